@@ -1,0 +1,60 @@
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "joinery/core/errors.hpp"
+#include "joinery/core/json_input.hpp"
+#include "joinery/core/matrix_problem.hpp"
+
+namespace joinery::cli {
+
+namespace {
+const char* kSolveHelp =
+    "usage: joinery solve FILE [--json]\n\n"
+    "Accelerations and constraint forces at the initial state, with the well-posedness\n"
+    "diagnosis of the singular-mass equation of motion.\n"
+    "FILE is a matrix problem: {\"joinery\": 1, \"coordinates\": [...], \"M\": [[...]],\n"
+    "\"Q\": [...], \"A\": [[...]], \"b\": [...], \"C\": [...]} (A, b, C optional).\n\n"
+    "exit status: 0 well posed, 3 ill posed (accelerations not unique),\n"
+    "             4 inconsistent constraints, 2 invalid input\n\noptions:\n";
+
+int exitFor(const Diagnosis& d) {
+  switch (d.status) {
+    case Posedness::WellPosed: return kOk;
+    case Posedness::IllPosed: return kIllPosed;
+    case Posedness::Inconsistent: return kInconsistent;
+  }
+  return kInternal;
+}
+}  // namespace
+
+int runSolve(const std::vector<std::string>& argv) {
+  auto specs = commonOptions();
+  specs.push_back({"--json", "", false, "print the result as JSON (keys of the contract)"});
+  const Args args = parseArgs(argv, specs);
+  if (args.has("--help")) {
+    std::cout << kSolveHelp << formatOptions(specs);
+    return kOk;
+  }
+  applyLogLevel(args);
+  if (args.positional.size() != 1)
+    throw UsageError{"solve takes exactly one FILE (got " + std::to_string(args.positional.size()) + ")"};
+  const std::string& file = args.positional[0];
+  const nlohmann::json doc = readJsonFile(file);
+  if (!doc.is_object() || !doc.contains("M")) {
+    if (doc.is_object() && doc.contains("bodies"))
+      throw InputError("scene files are not supported by this build's 'solve' yet; expected a matrix problem with a field 'M'", file, "/");
+    throw InputError("expected a matrix problem: an object with fields 'joinery' and 'M'", file, "/");
+  }
+  const MatrixProblem p = matrixProblemFromJson(doc, file);
+  const Solution s = solveMatrixProblem(p, DenseSolver(), file);
+  if (args.has("--json")) {
+    std::cout << solutionToJson(s, p.coordinates).dump(2) << "\n";
+  } else {
+    std::cout << "joinery solve " << file << "\n" << solutionToText(s, p.coordinates);
+  }
+  return exitFor(s.diagnosis);
+}
+
+}  // namespace joinery::cli

@@ -1,0 +1,53 @@
+// joinery — command-line front end. Subcommands: check, solve, simulate, graph.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "joinery/core/errors.hpp"
+
+namespace {
+const char* kUsage =
+    "usage: joinery <command> [options]\n\n"
+    "commands:\n"
+    "  solve FILE [--json]      accelerations, constraint forces and diagnosis at one state\n"
+    "\n"
+    "Run 'joinery <command> --help' for the options of a command.\n"
+    "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed\n";
+}
+
+int main(int argc, char** argv) {
+  using namespace joinery::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? kInvalidInput : kOk;
+  }
+  const std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (cmd == "solve") return runSolve(args);
+    std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
+    return kInvalidInput;
+  } catch (const UsageError& e) {
+    std::cerr << "joinery " << cmd << ": " << e.message << " (see 'joinery " << cmd << " --help')\n";
+    return kInvalidInput;
+  } catch (const joinery::InputError& e) {
+    std::cerr << "joinery " << cmd << ": error: " << e.what() << "\n";
+    return kInvalidInput;
+  } catch (const joinery::InvalidProblemError& e) {
+    std::cerr << "joinery " << cmd << ": error: " << e.what() << "\n";
+    return kInvalidInput;
+  } catch (const joinery::SimulationError& e) {
+    std::cerr << "joinery " << cmd << ": run failed: " << e.what() << "\n";
+    return kRunFailed;
+  } catch (const joinery::Error& e) {
+    std::cerr << "joinery " << cmd << ": error: " << e.what() << "\n";
+    return kInvalidInput;
+  } catch (const std::exception& e) {
+    std::cerr << "joinery " << cmd << ": internal error: " << e.what() << "\n";
+    return kInternal;
+  }
+}

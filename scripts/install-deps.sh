@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, every Debian package joinery needs that is not installed yet.
+# Idempotent: when everything is present it does nothing (and needs no network).
+set -euo pipefail
+
+packages=(
+  build-essential cmake          # compiler and build system
+  libeigen3-dev                  # Eigen 3.4: dense and sparse linear algebra
+  libboost-graph-dev             # Boost.Graph: the body-joint graph
+  libspdlog-dev                  # logging
+  nlohmann-json3-dev             # JSON scenes and output
+  libginac-dev                   # symbolic expressions and exact derivatives
+  catch2                         # tests (v2.13 on Debian)
+  libbenchmark-dev               # bench/ (Google Benchmark)
+  graphviz                       # renders `joinery graph` output in tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then SUDO="sudo"; else
+    echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
