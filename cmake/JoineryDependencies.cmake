@@ -24,3 +24,13 @@ endif()
 if(JOINERY_BUILD_BENCH)
   joinery_require(benchmark libbenchmark-dev)
 endif()
+
+# GiNaC (symbolic expressions, exact derivatives) through pkg-config.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(GINAC QUIET IMPORTED_TARGET ginac)
+endif()
+if(NOT GINAC_FOUND)
+  message(FATAL_ERROR "joinery: dependency 'ginac' not found. Install the Debian package 'libginac-dev' "
+                      "(and 'pkgconf') or run: bash scripts/install-deps.sh")
+endif()

@@ -12,6 +12,7 @@ packages=(
   libginac-dev                   # symbolic expressions and exact derivatives
   catch2                         # tests (v2.13 on Debian)
   libbenchmark-dev               # bench/ (Google Benchmark)
+  pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
 )
 

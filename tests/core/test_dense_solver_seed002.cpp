@@ -193,8 +193,9 @@ TEST_CASE("seed002 example 3: two masses equal the classical 2-DOF model", "[den
 // differentiated twice: k1 x1'' + k2 q1'' - k2 q2'' = 0. Null space of A: w = (k2, k2, k1+k2).
 // The projected dynamics w^T (M q'' - Q) = 0 give
 //   (k1+k2) m2 q2'' = k2 Q_x1 + k2 Q_q1 + (k1+k2) Q_q2 = -k1 k2 [(x1 - l10) + (q2 - q1 - l20)],
-// i.e. m2 q2'' = -ks (q2 - x1 - d - l10 - l20), ks = k1 k2 / (k1+k2): the series spring,
-// at ANY state. Where the balance holds, x1 - l10 = k2 s / k1 (s = q2 - q1 - l20), so the
+// i.e. m2 q2'' = -ks [(x1 - l10) + (q2 - q1 - l20)] = -ks (q2 - d - l10 - l20) (using
+// q1 = x1 + d; x1 cancels), ks = k1 k2 / (k1+k2): the series spring, whose extension is the
+// distance from the wall to m2 minus d and both free lengths, at ANY state. Where the balance holds, x1 - l10 = k2 s / k1 (s = q2 - q1 - l20), so the
 // series force is -k2 s. The rows of A give q1'' = x1'' and x1'' = k2 q2'' / (k1 + k2).
 TEST_CASE("seed002 example 3: m1 = 0 plus force balance gives springs in series", "[dense_solver][seed002]") {
   for (const auto& p : kSpringSets) {
@@ -216,7 +217,7 @@ TEST_CASE("seed002 example 3: m1 = 0 plus force balance gives springs in series"
         CHECK(d.status == Posedness::WellPosed);
 
         const double ks = p.k1 * p.k2 / (p.k1 + p.k2);
-        const double q2dd = -ks * (q2 - x1 - p.d - p.l10 - p.l20) / p.m2;
+        const double q2dd = -ks * (q2 - p.d - p.l10 - p.l20) / p.m2;
         const double x1dd = p.k2 * q2dd / (p.k1 + p.k2);
         CHECK_THAT(col(sol.qdd), isApprox(col(vec3(x1dd, x1dd, q2dd)), kRel, kAbs));
         if (balanced) CHECK(sol.qdd(2) == Approx(-p.k2 * s / p.m2).epsilon(kRel));

@@ -1,0 +1,170 @@
+#pragma once
+/// @file model.hpp
+/// The assembled model: bodies, constraints and force elements with a fixed coordinate layout.
+/// Immutable once built; evaluated at a State into a pre-sized Workspace with no heap
+/// allocation (see ModelWorkspace). The model's graph analysis lives in graph.hpp.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "joinery/core/body.hpp"
+#include "joinery/core/constraint.hpp"
+#include "joinery/core/dense_solver.hpp"
+#include "joinery/core/types.hpp"
+
+namespace joinery {
+
+/// The state of a model: time, coordinates and their velocities (global layout).
+struct State {
+  double t = 0;
+  VectorXd q;
+  VectorXd v;
+};
+
+/// Where one body's coordinates sit in the global vectors.
+struct BodySlot {
+  const Body* body = nullptr;
+  int offset = 0;  ///< first global coordinate index
+  int size = 0;    ///< number of coordinates
+};
+
+/// Where one constraint's rows sit: its own rows, or a body's internal constraints.
+struct RowBlock {
+  const Constraint* constraint = nullptr;  ///< nullptr for a body's internal constraint
+  const Body* body = nullptr;              ///< the body, for internal constraints
+  int row = 0;                             ///< first global row
+  int size = 0;                            ///< number of rows
+  std::string name;                        ///< joint name, or "<body>.norm" for internal ones
+};
+
+class Model;
+
+/// Pre-sized evaluation buffers for one model: the dense M, Q, A, b, C and every local block.
+/// Create one per thread with Model::makeWorkspace(); reuse it for every evaluation.
+class ModelWorkspace {
+ public:
+  MatrixXd M;  ///< n x n
+  VectorXd Q;  ///< n
+  MatrixXd A;  ///< m x n
+  VectorXd b;  ///< m
+  VectorXd C;  ///< n
+
+ private:
+  friend class Model;
+  struct Local {
+    std::vector<BodyStateView> views;
+    MatrixXd A;
+    VectorXd b, vec;
+  };
+  std::vector<Local> constraints_, forces_;
+  std::vector<MatrixXd> bodyM_;
+  std::vector<VectorXd> bodyQ_;
+};
+
+/// Builds a Model. Owns bodies, constraints and forces until build().
+class ModelBuilder {
+ public:
+  ModelBuilder();
+  ~ModelBuilder();
+  ModelBuilder(ModelBuilder&&) noexcept;
+  ModelBuilder& operator=(ModelBuilder&&) noexcept;
+
+  /// The fixed world body (named "ground", no coordinates).
+  const Body& ground() const;
+  /// Adds a body; its name must be unique (ModelError otherwise). Returns a stable reference.
+  const Body& addBody(BodyPtr body);
+  const Constraint& addConstraint(ConstraintPtr c);
+  const ForceElement& addForce(ForceElementPtr f);
+  /// Uniform gravity (m/s^2, world frame), applied through Body::addGravityForce().
+  void setGravity(const Vector3d& g);
+  /// The body with this name ("ground" included), or nullptr.
+  const Body* findBody(const std::string& name) const;
+  std::vector<std::string> bodyNames() const;
+  /// Checks that every joint and force refers to bodies of this model and assembles the layout.
+  /// @throws ModelError
+  Model build();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// An assembled, immutable model.
+class Model {
+ public:
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  int numCoordinates() const noexcept { return n_; }
+  int numConstraintRows() const noexcept { return m_; }
+  const Body& ground() const;
+  /// Bodies in order (ground excluded).
+  const std::vector<BodySlot>& bodySlots() const noexcept { return slots_; }
+  /// Global slot of a body (ground: offset 0, size 0).
+  const BodySlot& slotOf(const Body& b) const;
+  const std::vector<RowBlock>& rowBlocks() const noexcept { return rows_; }
+  std::vector<const Body*> bodies() const;
+  std::vector<const Constraint*> constraints() const;
+  std::vector<const ForceElement*> forces() const;
+  const Vector3d& gravity() const noexcept { return gravity_; }
+  const Body* findBody(const std::string& name) const;
+
+  /// Global coordinate names "body.coord" (n).
+  const std::vector<std::string>& coordinateNames() const noexcept { return coordNames_; }
+  /// Names of the constraint rows "joint[k]" (m).
+  const std::vector<std::string>& rowNames() const noexcept { return rowNames_; }
+  /// The body owning global coordinate i.
+  const Body& bodyOfCoordinate(int i) const;
+
+  /// Initial state from the bodies' definitions (t = 0).
+  State initialState() const;
+  ModelWorkspace makeWorkspace() const;
+
+  /// Evaluates M, Q (body forces + gravity + force elements) into ws.M, ws.Q. No allocation.
+  void calcMassAndForces(const State& s, ModelWorkspace& ws) const;
+  /// Evaluates the acceleration-level constraint rows into ws.A, ws.b. No allocation.
+  void calcConstraints(const State& s, ModelWorkspace& ws) const;
+  /// Position-level residual phi (m entries; zero for non-holonomic rows).
+  void calcPositionErrors(const State& s, ModelWorkspace& ws, VecRef phi) const;
+  /// Velocity-level residual (m entries; zero for acceleration-level rows).
+  void calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) const;
+  /// Non-ideal work vector C (n) given the per-constraint ideal force magnitudes Fi
+  /// (one per constraint in constraints() order). Writes ws.C. No allocation.
+  void calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& Fi) const;
+  bool hasNonideal() const noexcept { return hasNonideal_; }
+  /// Total energy pieces at a state.
+  double calcKineticEnergy(const State& s) const;
+  double calcPotentialEnergy(const State& s) const;
+  /// Renormalizes coordinates with internal constraints (quaternions) in place.
+  void normalizeCoordinates(VecRef q) const;
+
+ private:
+  friend class ModelBuilder;
+  Model();
+  void fillViews(const State& s, ModelWorkspace::Local& local,
+                 const std::vector<const Body*>& bodies) const;
+  struct Owned;
+  std::unique_ptr<Owned> owned_;
+  std::vector<BodySlot> slots_;
+  std::vector<RowBlock> rows_;
+  std::vector<std::string> coordNames_, rowNames_;
+  std::vector<int> coordBody_;
+  Vector3d gravity_ = Vector3d::Zero();
+  int n_ = 0, m_ = 0;
+  bool hasNonideal_ = false;
+};
+
+/// Accelerations, constraint forces and diagnosis of a model at a state, through the dense
+/// reference solver: ideal solve, then (if any joint is non-ideal) Fi per joint, C, and the
+/// full solve. Coordinates are named "body.coord" in the diagnosis.
+Solution solveForwardDynamics(const Model& model, const State& s, ModelWorkspace& ws,
+                              const DenseSolver& solver = DenseSolver());
+
+/// Magnitude of each constraint's ideal force |A_j^T lambda_j| (minimum-norm multipliers),
+/// one per constraint in Model::constraints() order, from the ideal constraint force.
+VectorXd idealForceMagnitudes(const Model& model, const ModelWorkspace& ws,
+                              const VectorXd& forceIdeal);
+
+}  // namespace joinery

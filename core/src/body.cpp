@@ -1,0 +1,72 @@
+#include "joinery/core/body.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "joinery/core/constraint.hpp"
+
+namespace joinery {
+
+Body::Body(std::string name) : name_(std::move(name)) {}
+
+void Body::addGravityForce(CVecRef, const Vector3d&, VecRef) const {}
+double Body::calcGravityPotential(CVecRef, const Vector3d&) const { return 0.0; }
+double Body::calcPotentialEnergy(double, CVecRef) const { return 0.0; }
+
+double Body::calcKineticEnergy(double t, CVecRef q, CVecRef v) const {
+  // Default: 1/2 v^T M v. Types with a cheaper closed form override it. Allocates; not for hot paths.
+  MatrixXd M(numCoordinates(), numCoordinates());
+  calcMassMatrix(t, q, M);
+  return 0.5 * v.dot(M * v);
+}
+
+void Body::calcInternalConstraints(double, CVecRef, CVecRef, MatRef, VecRef) const {}
+void Body::calcInternalPositionError(double, CVecRef, VecRef) const {}
+void Body::normalizeCoordinates(VecRef) const {}
+
+// ---------------------------------------------------------------------------------------
+Constraint::Constraint(std::string name, std::vector<const Body*> bodies)
+    : name_(std::move(name)), bodies_(std::move(bodies)) {}
+
+int Constraint::numLocalCoordinates() const {
+  int n = 0;
+  for (const Body* b : bodies_) n += b->numCoordinates();
+  return n;
+}
+
+void Constraint::calcPositionError(const LocalState&, VecRef phi) const { phi.setZero(); }
+
+void Constraint::calcVelocityError(const LocalState& s, VecRef psi) const {
+  if (level() == ConstraintLevel::Acceleration) {
+    psi.setZero();
+    return;
+  }
+  // Scleronomic default: psi = A q'. Rheonomic and nonholonomic types override.
+  const int nl = numLocalCoordinates();
+  MatrixXd A(numRows(), nl);
+  VectorXd b(numRows());
+  calcAccelerationRows(s, A, b);
+  VectorXd v(nl);
+  int k = 0;
+  for (const auto& bv : s.bodies) {
+    v.segment(k, bv.n) = bv.velocities();
+    k += bv.n;
+  }
+  psi = A * v;
+}
+
+void Constraint::addNonidealJson(nlohmann::json& j) const {
+  if (nonideal_) j["nonideal"] = nonideal_->toJson();
+}
+
+ForceElement::ForceElement(std::string name, std::vector<const Body*> bodies)
+    : name_(std::move(name)), bodies_(std::move(bodies)) {}
+
+int ForceElement::numLocalCoordinates() const {
+  int n = 0;
+  for (const Body* b : bodies_) n += b->numCoordinates();
+  return n;
+}
+
+double ForceElement::calcPotentialEnergy(const LocalState&) const { return 0.0; }
+
+}  // namespace joinery

@@ -1,0 +1,1 @@
+// placeholder: the expression engine is being written

@@ -1,0 +1,1 @@
+// placeholder: the assembled model is being written
