@@ -129,6 +129,7 @@ void validateProblem(const MatrixXd& M, const VectorXd& Q, const MatrixXd& A, co
   const double scale = M.cwiseAbs().maxCoeff();
   Eigen::Index ai = 0, aj = 0;
   const double asym = (M - M.transpose()).cwiseAbs().maxCoeff(&ai, &aj);
+  if (ai > aj) std::swap(ai, aj);  // name the upper-triangle entry
   if (asym > tol.symmetry * scale) {
     std::ostringstream os;
     os << "M is not symmetric: M(" << ai << "," << aj << ") = " << M(ai, aj) << " but M(" << aj

@@ -143,8 +143,6 @@ class Model {
  private:
   friend class ModelBuilder;
   Model();
-  void fillViews(const State& s, ModelWorkspace::Local& local,
-                 const std::vector<const Body*>& bodies) const;
   struct Owned;
   std::unique_ptr<Owned> owned_;
   std::vector<BodySlot> slots_;
