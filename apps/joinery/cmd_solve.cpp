@@ -6,6 +6,7 @@
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/matrix_problem.hpp"
+#include "report.hpp"
 
 namespace joinery::cli {
 
@@ -14,19 +15,11 @@ const char* kSolveHelp =
     "usage: joinery solve FILE [--json]\n\n"
     "Accelerations and constraint forces at the initial state, with the well-posedness\n"
     "diagnosis of the singular-mass equation of motion.\n"
-    "FILE is a matrix problem: {\"joinery\": 1, \"coordinates\": [...], \"M\": [[...]],\n"
+    "FILE is a scene, or a matrix problem: {\"joinery\": 1, \"coordinates\": [...], \"M\": [[...]],\n"
     "\"Q\": [...], \"A\": [[...]], \"b\": [...], \"C\": [...]} (A, b, C optional).\n\n"
     "exit status: 0 well posed, 3 ill posed (accelerations not unique),\n"
     "             4 inconsistent constraints, 2 invalid input\n\noptions:\n";
 
-int exitFor(const Diagnosis& d) {
-  switch (d.status) {
-    case Posedness::WellPosed: return kOk;
-    case Posedness::IllPosed: return kIllPosed;
-    case Posedness::Inconsistent: return kInconsistent;
-  }
-  return kInternal;
-}
 }  // namespace
 
 int runSolve(const std::vector<std::string>& argv) {
@@ -42,11 +35,10 @@ int runSolve(const std::vector<std::string>& argv) {
     throw UsageError{"solve takes exactly one FILE (got " + std::to_string(args.positional.size()) + ")"};
   const std::string& file = args.positional[0];
   const nlohmann::json doc = readJsonFile(file);
-  if (!doc.is_object() || !doc.contains("M")) {
-    if (doc.is_object() && doc.contains("bodies"))
-      throw InputError("scene files are not supported by this build's 'solve' yet; expected a matrix problem with a field 'M'", file, "/");
-    throw InputError("expected a matrix problem: an object with fields 'joinery' and 'M'", file, "/");
-  }
+  if (doc.is_object() && !doc.contains("M") && doc.contains("bodies"))
+    return runSceneSolveOrCheck(file, args.has("--json"), true);
+  if (!doc.is_object() || !doc.contains("M"))
+    throw InputError("expected a scene (with 'bodies') or a matrix problem (with 'M')", file, "/");
   const MatrixProblem p = matrixProblemFromJson(doc, file);
   const Solution s = solveMatrixProblem(p, DenseSolver(), file);
   if (args.has("--json")) {
@@ -54,7 +46,7 @@ int runSolve(const std::vector<std::string>& argv) {
   } else {
     std::cout << "joinery solve " << file << "\n" << solutionToText(s, p.coordinates);
   }
-  return exitFor(s.diagnosis);
+  return exitCodeFor(s.diagnosis);
 }
 
 }  // namespace joinery::cli

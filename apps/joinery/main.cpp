@@ -12,7 +12,11 @@ namespace {
 const char* kUsage =
     "usage: joinery <command> [options]\n\n"
     "commands:\n"
-    "  solve FILE [--json]      accelerations, constraint forces and diagnosis at one state\n"
+    "  check SCENE [--json]             assemble and diagnose a scene at its initial state\n"
+    "  solve FILE [--json]              accelerations, constraint forces and diagnosis at one state\n"
+    "                                   (FILE: a scene or a matrix problem)\n"
+    "  simulate SCENE -o OUT.csv [--t-end T]   run the simulation, samples to CSV\n"
+    "  graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed\n";
@@ -29,6 +33,9 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   try {
     if (cmd == "solve") return runSolve(args);
+    if (cmd == "check") return runCheck(args);
+    if (cmd == "simulate") return runSimulate(args);
+    if (cmd == "graph") return runGraph(args);
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

@@ -11,6 +11,8 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <random>
+#include <set>
+#include <vector>
 
 #include "eigen_approx.hpp"
 #include "joinery/core/dense_solver.hpp"
@@ -296,5 +298,94 @@ TEST_CASE("properties: Gauss's principle of least constraint", "[dense_solver][p
       CHECK(inc == Approx(quad).margin(kRel * scale));
       CHECK(quad > 0);  // M is positive definite on null(A): the minimizer is unique
     }
+  }
+}
+
+// A change of units must not change the answer: masses and forces in any unit (M, Q, C scaled
+// by s: kg -> g or tonnes) and every constraint row in any unit (A, b scaled by t). The spread
+// (up to 1e12 between mass rows and constraint rows) defeats a rank decision on the unscaled
+// stacked matrix, which is why equations.md asks for row scaling.
+TEST_CASE("properties: invariance under a change of units", "[dense_solver][properties]") {
+  std::mt19937 g(23);
+  for (int t = 0; t < 2 * kTrials; ++t) {
+    const Problem p = makeProblem(g, t % 2 == 0);
+    const double s = std::pow(10.0, uniform(g, -12, 12));
+    const double r = std::pow(10.0, uniform(g, -6, 6));
+    CAPTURE(t, p.pd, p.M.rows(), p.A.rows(), s, r);
+    const auto base = DenseSolver().solve(p.M, p.Q, p.A, p.b, p.C);
+    const auto sol = DenseSolver().solve(s * p.M, s * p.Q, r * p.A, r * p.b, s * p.C);
+    CHECK(sol.diagnosis.rankA == base.diagnosis.rankA);
+    CHECK(sol.diagnosis.rankMA == base.diagnosis.rankMA);
+    CHECK(sol.diagnosis.wellPosed);
+    CHECK_THAT(col(sol.qdd), isApprox(col(base.qdd), kRel, 1e-14 * base.qdd.norm()));
+    const double fScale = s * forceScale(p, base.qdd, p.C);
+    CHECK_THAT(col(sol.forceIdeal), isApprox(col(s * base.forceIdeal), kRel, kRel * fScale));
+  }
+}
+
+// Ill-posed problems: PSD M of rank r and m < n - r constraints leave a null space of [M; A]
+// of dimension n - r - m. Q is projected so that the null directions are in force balance,
+// which keeps the stacked system consistent: then q'' is the minimum-norm solution
+// (orthogonal to the null space) and still satisfies A q'' = b and the projected dynamics.
+TEST_CASE("properties: ill-posed problems report the null space of [M; A]", "[dense_solver][properties]") {
+  std::mt19937 g(29);
+  for (int t = 0; t < kTrials; ++t) {
+    const int n = uniformInt(g, 4, 12);
+    const int r = uniformInt(g, 1, n - 2);
+    const int k = n - r;  // nullity of M
+    const int m = uniformInt(g, 1, k - 1);
+    const MatrixXd U = orthonormal(g, n, n);
+    VectorXd e(r);
+    for (int i = 0; i < r; ++i) e(i) = std::exp(uniform(g, std::log(1e-1), std::log(1e1)));
+    MatrixXd M = U.leftCols(r) * e.asDiagonal() * U.leftCols(r).transpose();
+    M = 0.5 * (M + M.transpose());
+    MatrixXd A;
+    do {
+      A = withSingularValues(g, m, n, 0.3, 3.0);
+    } while (Eigen::JacobiSVD<MatrixXd>(A * U.rightCols(k)).singularValues().minCoeff() < 0.05);
+    MatrixXd MA(n + m, n);
+    MA << M, A;
+    Eigen::JacobiSVD<MatrixXd> svd(MA, Eigen::ComputeFullV);
+    const int dim = n - r - m;
+    const MatrixXd Wref = svd.matrixV().rightCols(dim);
+    const VectorXd C = randn(g, n, 1);
+    VectorXd Q = 3.0 * randn(g, n, 1);
+    Q -= Wref * (Wref.transpose() * (Q + C));  // force balance along every null direction
+    const VectorXd b = A * randn(g, n, 1);
+    CAPTURE(t, n, r, m, dim);
+
+    const auto sol = DenseSolver().solve(M, Q, A, b, C);
+    const auto& d = sol.diagnosis;
+    CHECK(d.rankA == m);
+    CHECK(d.rankMA == n - dim);
+    CHECK_FALSE(d.fullRank);
+    CHECK_FALSE(d.wellPosed);
+    CHECK(d.consistent);
+    CHECK(d.status == joinery::Posedness::IllPosed);
+    REQUIRE(d.nullBasis.rows() == n);
+    REQUIRE(d.nullBasis.cols() == dim);
+    REQUIRE(static_cast<int>(d.indeterminate.size()) == dim);
+    const MatrixXd& Nb = d.nullBasis;
+    // Orthonormal, and spans the same space as the reference null space.
+    CHECK_THAT(MatrixXd(Nb.transpose() * Nb), isApprox(MatrixXd::Identity(dim, dim), 0, 1e-10));
+    CHECK_THAT(MatrixXd(Nb - Wref * (Wref.transpose() * Nb)), isApprox(MatrixXd::Zero(n, dim), 0, 1e-8));
+    for (const auto& dir : d.indeterminate) {
+      CHECK(dir.direction.norm() == Approx(1.0).epsilon(1e-10));
+      CHECK(dir.direction.maxCoeff() >= dir.direction.cwiseAbs().maxCoeff() * (1 - 1e-12));
+      CHECK(dir.netForce == Approx(dir.direction.dot(Q + C)).margin(1e-10 * (Q + C).norm()));
+      CHECK(dir.forceBalanced);
+      CHECK_FALSE(dir.coordinates.empty());
+    }
+    std::set<int> all;
+    for (const auto& dir : d.indeterminate) all.insert(dir.coordinates.begin(), dir.coordinates.end());
+    CHECK(d.indeterminateCoordinates == std::vector<int>(all.begin(), all.end()));
+    // Minimum norm: no component along the null space. Still a solution.
+    REQUIRE(sol.qdd.allFinite());
+    const double qScale = sol.qdd.norm() + 1.0;
+    CHECK_THAT(col(Wref.transpose() * sol.qdd), isApprox(col(VectorXd::Zero(dim)), 0, kRel * qScale));
+    CHECK_THAT(col(A * sol.qdd), isApprox(col(b), 0, kRel * (A.norm() * qScale + b.norm())));
+    const MatrixXd P = MatrixXd::Identity(n, n) - pinv(A) * A;
+    const double fScale = M.norm() * qScale + Q.norm() + C.norm();
+    CHECK_THAT(col(P * (M * sol.qdd - Q - C)), isApprox(col(VectorXd::Zero(n)), 0, kRel * fScale));
   }
 }

@@ -1,0 +1,132 @@
+#include "joinery/bodies/linear_body.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "body_input.hpp"
+#include "joinery/core/registry.hpp"
+
+namespace joinery {
+
+LinearBody::LinearBody(std::string name, std::vector<std::string> coordinates, MatrixXd M,
+                       MatrixXd D, MatrixXd K, std::vector<Expression> force, VectorXd q0,
+                       VectorXd v0)
+    : Body(std::move(name)),
+      coordinates_(std::move(coordinates)),
+      M_(std::move(M)),
+      D_(std::move(D)),
+      K_(std::move(K)),
+      force_(std::move(force)),
+      q0_(std::move(q0)),
+      v0_(std::move(v0)) {
+  const auto n = static_cast<Eigen::Index>(coordinates_.size());
+  if (const std::string why = detail::checkCoordinateNames(coordinates_); !why.empty())
+    throw std::invalid_argument("linear: " + why);
+  if (M_.rows() != n || M_.cols() != n || D_.rows() != n || D_.cols() != n || K_.rows() != n ||
+      K_.cols() != n || q0_.size() != n || v0_.size() != n ||
+      (!force_.empty() && static_cast<Eigen::Index>(force_.size()) != n))
+    throw std::invalid_argument("linear: matrix or vector sizes do not match the coordinates");
+  if (!M_.allFinite() || !D_.allFinite() || !K_.allFinite())
+    throw std::invalid_argument("linear: matrices must be finite");
+  if ((M_ - M_.transpose()).cwiseAbs().maxCoeff() >
+      detail::kSymmetryTolerance * M_.cwiseAbs().maxCoeff())
+    throw std::invalid_argument("linear: mass matrix must be symmetric");
+  M_ = 0.5 * (M_ + M_.transpose());
+}
+
+SymbolTable LinearBody::forceSymbols(const std::vector<std::string>& coordinates) {
+  SymbolTable table;
+  table.addVariable("t");
+  for (const auto& c : coordinates) table.addVariable(c);
+  for (const auto& c : coordinates) table.addVariable(c + "_dot");
+  return table;
+}
+
+void LinearBody::getInitialState(VecRef q0, VecRef v0) const {
+  q0 = q0_;
+  v0 = v0_;
+}
+
+void LinearBody::calcMassMatrix(double, CVecRef, MatRef M) const { M = M_; }
+
+void LinearBody::calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const {
+  Q.noalias() = -D_ * v;
+  Q.noalias() -= K_ * q;
+  if (force_.empty()) return;
+  // Variables in slot order t, q, q'. One buffer per thread, grown once: no allocation per call.
+  thread_local std::vector<double> vars;
+  const std::size_t n = coordinates_.size();
+  if (vars.size() < 1 + 2 * n) vars.resize(1 + 2 * n);
+  vars[0] = t;
+  for (std::size_t i = 0; i < n; ++i) {
+    vars[1 + i] = q(static_cast<Eigen::Index>(i));
+    vars[1 + n + i] = v(static_cast<Eigen::Index>(i));
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    Q(static_cast<Eigen::Index>(i)) += force_[i].evaluate(vars.data());
+}
+
+double LinearBody::calcKineticEnergy(double, CVecRef, CVecRef v) const {
+  return 0.5 * v.dot(M_ * v);
+}
+
+double LinearBody::calcPotentialEnergy(double, CVecRef q) const { return 0.5 * q.dot(K_ * q); }
+
+nlohmann::json LinearBody::toJson() const {
+  nlohmann::json j = {{"name", name()},
+                      {"type", "linear"},
+                      {"coordinates", coordinates_},
+                      {"mass_matrix", detail::toJsonMatrix(M_)},
+                      {"q0", detail::toJsonArray(q0_)},
+                      {"v0", detail::toJsonArray(v0_)}};
+  if (!D_.isZero(0.0)) j["damping_matrix"] = detail::toJsonMatrix(D_);
+  if (!K_.isZero(0.0)) j["stiffness_matrix"] = detail::toJsonMatrix(K_);
+  if (!force_.empty()) j["force"] = detail::expressionsToJson(force_);
+  return j;
+}
+
+namespace {
+
+std::unique_ptr<Body> makeLinear(const JsonCursor& c, const FactoryContext& ctx) {
+  c.rejectUnknownKeys({"name", "type", "coordinates", "mass_matrix", "damping_matrix",
+                       "stiffness_matrix", "force", "q0", "v0"});
+  const std::string name = detail::readBodyName(c);
+  const std::vector<std::string> coords = detail::readCoordinateNames(c.at("coordinates"));
+  const int n = static_cast<int>(coords.size());
+  const JsonCursor mc = c.at("mass_matrix");
+  const MatrixXd M = ctx.matrix(mc, n, true);
+  detail::checkSymmetricPsd(mc, M, "mass_matrix");
+  const MatrixXd D = c.has("damping_matrix") ? ctx.matrix(c.at("damping_matrix"), n, true)
+                                             : MatrixXd::Zero(n, n);
+  const MatrixXd K = c.has("stiffness_matrix") ? ctx.matrix(c.at("stiffness_matrix"), n, true)
+                                               : MatrixXd::Zero(n, n);
+  std::vector<Expression> force;
+  if (c.has("force"))
+    force = detail::readExpressions(c.at("force"), ctx, LinearBody::forceSymbols(coords), n,
+                                    "coordinates, their _dot velocities and t");
+  std::string meaning;
+  for (const auto& s : coords) meaning += (meaning.empty() ? "" : ", ") + s;
+  const VectorXd q0 = detail::readVectorOr(ctx, c, "q0", n, meaning);
+  const VectorXd v0 = detail::readVectorOr(ctx, c, "v0", n, "velocities of " + meaning);
+  return std::make_unique<LinearBody>(name, coords, M, D, K, std::move(force), q0, v0);
+}
+
+}  // namespace
+
+JOINERY_REGISTER(BodyRegistry,
+                 {"linear", makeLinear,
+                  "linear substructure M q'' + D q' + K q = force(q, q', t) in named coordinates",
+                  {{"name", "beam"},
+                   {"type", "linear"},
+                   {"coordinates", {"u1", "u2"}},
+                   {"mass_matrix", {{2.0, 0.5}, {0.5, 1.0}}},
+                   {"damping_matrix", {{0.1, 0.0}, {0.0, 0.1}}},
+                   {"stiffness_matrix", {{200.0, -100.0}, {-100.0, 100.0}}},
+                   {"force", {"sin(t)", "-0.5*u2_dot*abs(u2_dot)"}},
+                   {"q0", {0.01, 0.02}},
+                   {"v0", {0.0, -0.1}}}})
+
+}  // namespace joinery

@@ -1,0 +1,231 @@
+#include "joinery/bodies/rigid3d.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "body_input.hpp"
+#include "joinery/bodies/quaternion.hpp"
+#include "joinery/core/registry.hpp"
+
+namespace joinery {
+
+namespace quat = quaternion;
+
+namespace {
+/// Largest accepted deviation of |orientation| from 1.
+constexpr double kNormTolerance = 1e-6;
+/// Quaternions with |e.e - 1| below this are kept bit for bit (so toJson() round-trips).
+constexpr double kRenormalizeThreshold = 8.0 * std::numeric_limits<double>::epsilon();
+
+Eigen::Vector4d quat4(CVecRef q) { return q.segment<4>(3); }
+}  // namespace
+
+Rigid3d::Rigid3d(std::string name, double mass, const Matrix3d& inertia, const Vector3d& position,
+                 const Eigen::Vector4d& orientation, const Vector3d& velocity,
+                 const Vector3d& angularVelocity)
+    : Body(std::move(name)),
+      mass_(mass),
+      inertia_(inertia),
+      position_(position),
+      velocity_(velocity),
+      angularVelocity_(angularVelocity),
+      orientation_(orientation) {
+  if (!(mass >= 0.0)) throw std::invalid_argument("rigid3d: mass must be >= 0");
+  if (!inertia.allFinite() || (inertia - inertia.transpose()).cwiseAbs().maxCoeff() >
+                                  detail::kSymmetryTolerance * inertia.cwiseAbs().maxCoeff())
+    throw std::invalid_argument("rigid3d: inertia must be symmetric");
+  Eigen::SelfAdjointEigenSolver<Matrix3d> es(inertia, Eigen::EigenvaluesOnly);
+  if (es.eigenvalues().minCoeff() < -detail::kPsdTolerance * es.eigenvalues().cwiseAbs().maxCoeff())
+    throw std::invalid_argument("rigid3d: inertia must be positive semi-definite");
+  inertia_ = 0.5 * (inertia + inertia.transpose());
+  const double n = orientation.norm();
+  if (!(std::abs(n - 1.0) <= kNormTolerance))
+    throw std::invalid_argument("rigid3d: orientation must be a unit quaternion");
+  if (std::abs(orientation.squaredNorm() - 1.0) > kRenormalizeThreshold) orientation_ /= n;
+}
+
+const std::vector<std::string>& Rigid3d::coordinateNames() const {
+  static const std::vector<std::string> names{"x", "y", "z", "e0", "e1", "e2", "e3"};
+  return names;
+}
+
+Eigen::Vector4d Rigid3d::quaternionRate(const Eigen::Vector4d& e, const Vector3d& wWorld) {
+  // e' = 1/2 G^T w_body with w_body = R^T w = G H^T w, and G^T G H^T = (I - e e^T) H^T = H^T.
+  return 0.5 * quat::worldH(e).transpose() * wWorld;
+}
+
+void Rigid3d::getInitialState(VecRef q0, VecRef v0) const {
+  q0.head<3>() = position_;
+  q0.segment<4>(3) = orientation_;
+  v0.head<3>() = velocity_;
+  v0.segment<4>(3) = quaternionRate(orientation_, angularVelocity_);
+}
+
+void Rigid3d::calcMassMatrix(double, CVecRef q, MatRef M) const {
+  const quat::Matrix34d G = quat::bodyG(quat4(q));
+  M.setZero();
+  M.topLeftCorner<3, 3>().diagonal().setConstant(mass_);
+  M.bottomRightCorner<4, 4>() = 4.0 * G.transpose() * inertia_ * G;
+}
+
+void Rigid3d::calcForces(double, CVecRef q, CVecRef v, VecRef Q) const {
+  // Lagrange's equations with T_rot = 2 e'^T G(e)^T J G(e) e' (docs/bodies.md):
+  // Q_rot = -8 G(e')^T J G(e) e' = -4 G(e')^T J w_body.
+  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
+  const Vector3d wb = 2.0 * quat::bodyG(e) * ed;
+  Q.head<3>().setZero();
+  Q.segment<4>(3) = -4.0 * quat::bodyG(ed).transpose() * (inertia_ * wb);
+}
+
+void Rigid3d::addGravityForce(CVecRef, const Vector3d& g, VecRef Q) const {
+  Q.head<3>() += mass_ * g;
+}
+
+double Rigid3d::calcGravityPotential(CVecRef q, const Vector3d& g) const {
+  return -mass_ * g.dot(q.head<3>());
+}
+
+double Rigid3d::calcKineticEnergy(double, CVecRef q, CVecRef v) const {
+  const Vector3d wb = 2.0 * quat::bodyG(quat4(q)) * v.segment<4>(3);
+  return 0.5 * mass_ * v.head<3>().squaredNorm() + 0.5 * wb.dot(inertia_ * wb);
+}
+
+void Rigid3d::calcInternalConstraints(double, CVecRef q, CVecRef v, MatRef A, VecRef b) const {
+  // phi = e.e - 1: A = phi_q = [0, 2 e^T], b = -(d(phi_q q')/dq) q' = -2 e'.e'.
+  A.setZero();
+  A.block<1, 4>(0, 3) = 2.0 * quat4(q).transpose();
+  b(0) = -2.0 * v.segment<4>(3).squaredNorm();
+}
+
+void Rigid3d::calcInternalPositionError(double, CVecRef q, VecRef phi) const {
+  phi(0) = quat4(q).squaredNorm() - 1.0;
+}
+
+void Rigid3d::normalizeCoordinates(VecRef q) const {
+  const double n = q.segment<4>(3).norm();
+  if (n > 0.0) q.segment<4>(3) /= n;
+}
+
+// ---- markers: exact derivatives of r(q) = x + R(e/|e|) p for any non-zero e -----------------
+
+Vector3d Rigid3d::calcPointPosition(CVecRef q, const Vector3d& local) const {
+  const Eigen::Vector4d e = quat4(q);
+  return q.head<3>() + quat::rotation(e) * local / e.squaredNorm();
+}
+
+void Rigid3d::calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const {
+  const Eigen::Vector4d e = quat4(q);
+  const double s = e.squaredNorm();
+  const Vector3d rp = quat::rotation(e) * local / s;
+  J.setZero();
+  J.leftCols<3>().setIdentity();
+  J.block<3, 4>(0, 3) = (-2.0 / s) * quat::skew(rp) * quat::worldH(e);
+}
+
+Vector3d Rigid3d::calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const {
+  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
+  const double s = e.squaredNorm();
+  const Vector3d rp = quat::rotation(e) * local / s;
+  const Vector3d w = (2.0 / s) * quat::worldH(e) * ed;
+  const Vector3d wxrp = w.cross(rp);
+  return w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp;
+}
+
+Matrix3d Rigid3d::calcOrientation(CVecRef q) const {
+  const Eigen::Vector4d e = quat4(q);
+  return quat::rotation(e) / e.squaredNorm();
+}
+
+void Rigid3d::calcAngularJacobian(CVecRef q, MatRef Jw) const {
+  const Eigen::Vector4d e = quat4(q);
+  Jw.setZero();
+  Jw.block<3, 4>(0, 3) = (2.0 / e.squaredNorm()) * quat::worldH(e);
+}
+
+Vector3d Rigid3d::calcAngularBias(CVecRef q, CVecRef v) const {
+  // d/dt(2 H(e)/s) e' = 2 H(e') e'/s - (2 e.e'/s) w, and H(e') e' = 0.
+  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
+  const double s = e.squaredNorm();
+  const Vector3d w = (2.0 / s) * quat::worldH(e) * ed;
+  return -(2.0 * e.dot(ed) / s) * w;
+}
+
+nlohmann::json Rigid3d::toJson() const {
+  const bool diagonal = inertia_(0, 1) == 0.0 && inertia_(0, 2) == 0.0 && inertia_(1, 2) == 0.0;
+  return {{"name", name()},
+          {"type", "rigid3d"},
+          {"mass", mass_},
+          {"inertia", diagonal ? detail::toJsonArray(inertia_.diagonal())
+                               : detail::toJsonMatrix(inertia_)},
+          {"position", detail::toJsonArray(position_)},
+          {"orientation", detail::toJsonArray(orientation_)},
+          {"velocity", detail::toJsonArray(velocity_)},
+          {"angular_velocity", detail::toJsonArray(angularVelocity_)}};
+}
+
+namespace {
+
+Matrix3d readInertia(const JsonCursor& c, const FactoryContext& ctx) {
+  const std::string expectation =
+      "[Ixx, Iyy, Izz] or a 3x3 matrix (kg m^2, body frame, about the centre of mass)";
+  if (!c.value().is_array() || c.size() != 3) c.fail(expectation);
+  if (!c.value()[0].is_array()) {
+    Matrix3d J = Matrix3d::Zero();
+    for (std::size_t i = 0; i < 3; ++i) {
+      const JsonCursor ci = c.at(i);
+      if (ci.value().is_array()) c.fail(expectation);
+      J(static_cast<int>(i), static_cast<int>(i)) =
+          detail::readNonNegative(ctx, ci, "a principal moment of inertia >= 0");
+    }
+    return J;
+  }
+  const Matrix3d J = ctx.matrix(c, 3);
+  detail::checkSymmetricPsd(c, J, "inertia");
+  return J;
+}
+
+std::unique_ptr<Body> makeRigid3d(const JsonCursor& c, const FactoryContext& ctx) {
+  c.rejectUnknownKeys({"name", "type", "mass", "inertia", "position", "orientation", "velocity",
+                       "angular_velocity"});
+  const std::string name = detail::readBodyName(c);
+  const double mass = detail::readNonNegative(ctx, c.at("mass"), "a mass >= 0");
+  const Matrix3d J = readInertia(c.at("inertia"), ctx);
+  const Vector3d x = detail::readVectorOr(ctx, c, "position", 3, "x, y, z of the centre of mass");
+  Eigen::Vector4d e(1.0, 0.0, 0.0, 0.0);
+  if (c.has("orientation")) {
+    const JsonCursor o = c.at("orientation");
+    e = detail::readVector(ctx, o, 4, "unit quaternion e0, e1, e2, e3, scalar first");
+    const double n = e.norm();
+    if (!(std::abs(n - 1.0) <= kNormTolerance)) {
+      std::ostringstream os;
+      os.precision(12);
+      os << "orientation has norm " << n
+         << "; expected a unit quaternion [e0, e1, e2, e3] (norm 1 within 1e-6)";
+      o.failWith(os.str());
+    }
+  }
+  const Vector3d v = detail::readVectorOr(ctx, c, "velocity", 3, "vx, vy, vz of the centre of mass");
+  const Vector3d w =
+      detail::readVectorOr(ctx, c, "angular_velocity", 3, "wx, wy, wz in the world frame");
+  return std::make_unique<Rigid3d>(name, mass, J, x, e, v, w);
+}
+
+}  // namespace
+
+JOINERY_REGISTER(BodyRegistry,
+                 {"rigid3d", makeRigid3d,
+                  "spatial rigid body: centre of mass x, y, z and unit quaternion e0..e3 "
+                  "(norm constraint built in)",
+                  {{"name", "box"},
+                   {"type", "rigid3d"},
+                   {"mass", 3.0},
+                   {"inertia", {{0.2, 0.01, 0.0}, {0.01, 0.3, -0.02}, {0.0, -0.02, 0.4}}},
+                   {"position", {0.1, -0.2, 0.3}},
+                   {"orientation", {0.5, 0.5, 0.5, 0.5}},
+                   {"velocity", {0.0, 0.5, -0.25}},
+                   {"angular_velocity", {1.0, -2.0, 0.5}}}})
+
+}  // namespace joinery

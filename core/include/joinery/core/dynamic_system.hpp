@@ -1,0 +1,213 @@
+#pragma once
+/// @file dynamic_system.hpp
+/// The generic second-order system that integrators see (docs/integrators.md):
+///
+///     q'' = f(t, q, q')     subject to   phi(q, t) = 0   (holonomic rows)
+///                                        psi(q, q', t) = 0 (velocity-level rows)
+///
+/// An integrator knows a DynamicSystem only: never a body, a joint or a Model. ModelSystem
+/// (below) adapts a Model; tests and users may write their own systems (a closed-form ODE,
+/// a reduced model). The defaults of the virtual hooks describe a system without
+/// constraints, so an ODE only implements the pure virtuals.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "joinery/core/dense_solver.hpp"
+#include "joinery/core/model.hpp"
+#include "joinery/core/types.hpp"
+
+namespace joinery {
+
+/// What an acceleration evaluation says about the state: the rank diagnosis of the
+/// singular-mass equation (equations.md §4), re-checked at every evaluation of a run.
+struct AccelerationStatus {
+  Posedness posedness = Posedness::WellPosed;
+  /// False when the model produced a NaN or an infinite value (force, mass, constraint);
+  /// `message` names the entry. The accelerations are then meaningless.
+  bool finite = true;
+  /// Empty when well posed and finite; otherwise the explanation (coordinates named).
+  std::string message;
+  int rankA = 0;      ///< numerical rank of A (-1 when unknown)
+  int redundant = 0;  ///< m - rank A: redundant rows at this state (legal)
+  /// True when the accelerations are the least-squares answer of constraint rows that are
+  /// momentarily dependent (a singular position) and very slightly inconsistent because of
+  /// drift; still counted as well posed (see ModelSystemOptions::singularInconsistency).
+  bool leastSquares = false;
+  /// Relative inconsistency |(I - A A+) b| / |b| of the row-scaled rows (0 when consistent).
+  double inconsistency = 0;
+
+  /// Well posed, consistent and finite: the accelerations are unique and usable.
+  bool ok() const noexcept { return finite && posedness == Posedness::WellPosed; }
+};
+
+/// Baumgarte stabilization parameters (units 1/s). The constraint rows are solved as
+///     A q'' = b - 2 alpha e_v - beta^2 e_p
+/// with e_p the position error (holonomic rows) and e_v the velocity error (phi' for
+/// holonomic rows, psi for nonholonomic rows). alpha = beta = 0 is the plain system.
+struct Baumgarte {
+  double alpha = 0;
+  double beta = 0;
+  bool active() const noexcept { return alpha != 0 || beta != 0; }
+};
+
+/// Constraint violation at a state (max-abs norms; 0 for a system without constraints).
+struct ConstraintResiduals {
+  double position = 0;  ///< max |phi_i| over holonomic rows
+  double velocity = 0;  ///< max |phi'_i| (holonomic) or |psi_i| (nonholonomic)
+  int positionRow = -1; ///< row of the largest position error (-1 if none)
+  int velocityRow = -1; ///< row of the largest velocity error (-1 if none)
+};
+
+/// Outcome of a drift-control projection.
+struct ProjectionReport {
+  bool converged = true;
+  int iterations = 0;
+  double correction = 0;      ///< max |dq| (positions) or max |dv| (velocities)
+  double residualBefore = 0;  ///< max-abs residual before
+  double residualAfter = 0;   ///< max-abs residual after
+};
+
+/// Options of a projection: Gauss–Newton iterations and the relative stopping tolerance
+/// (converged when the residual is below `tolerance * max(1, |q|_inf)` for positions and
+/// `tolerance * max(1, |v|_inf)` for velocities).
+struct ProjectionOptions {
+  int maxIterations = 6;
+  double tolerance = 1e-12;
+};
+
+/// A second-order dynamic system as integrators see it. Not thread-safe: an instance owns
+/// evaluation buffers; use one per thread.
+class DynamicSystem {
+ public:
+  virtual ~DynamicSystem() = default;
+
+  /// Number of coordinates n (q and q' both have n entries).
+  virtual int numCoordinates() const = 0;
+  /// Coordinate names (n), e.g. "pendulum.x"; velocities are named with "_dot" appended.
+  virtual const std::vector<std::string>& coordinateNames() const = 0;
+  /// The state a run starts from when none is given.
+  virtual State initialState() const = 0;
+
+  /// Accelerations q'' at `s` into `qdd` (size n), with Baumgarte-modified constraint rows
+  /// when `stab.active()`. Never throws for an ill-posed, inconsistent or non-finite state:
+  /// the status says so (qdd is then the minimum-norm answer, or garbage when not finite).
+  virtual AccelerationStatus calcAccelerations(const State& s, VecRef qdd,
+                                               const Baumgarte& stab) = 0;
+  /// Same, without stabilization.
+  AccelerationStatus calcAccelerations(const State& s, VecRef qdd) {
+    return calcAccelerations(s, qdd, Baumgarte{});
+  }
+
+  // ---- constraints (defaults: a system without constraints) --------------------------
+  /// Number of constraint rows m.
+  virtual int numConstraintRows() const { return 0; }
+  /// Names of the constraint rows (m), e.g. "rod[0]"; used in messages.
+  virtual const std::vector<std::string>& constraintRowNames() const;
+  /// Brings coordinates with an internal norm constraint (quaternions) back to it, in place.
+  virtual void normalizeCoordinates(VecRef q) { (void)q; }
+  /// Moves s.q onto the holonomic constraints phi(q, t) = 0 along the shortest step in the
+  /// metric W = M + A^T A (positive definite exactly when the model is well posed), by
+  /// Gauss–Newton iterations. Velocities are untouched.
+  virtual ProjectionReport projectPositions(State& s, const ProjectionOptions& opt) {
+    (void)s;
+    (void)opt;
+    return {};
+  }
+  /// Moves s.v onto the velocity-level constraints (holonomic phi' = 0 and nonholonomic
+  /// psi = 0), shortest step in the metric W.
+  virtual ProjectionReport projectVelocities(State& s, const ProjectionOptions& opt) {
+    (void)s;
+    (void)opt;
+    return {};
+  }
+  /// Position and velocity constraint residuals at `s`.
+  virtual ConstraintResiduals calcConstraintResiduals(const State& s) {
+    (void)s;
+    return {};
+  }
+
+  // ---- output ----------------------------------------------------------------------
+  /// Kinetic plus potential energy, when the system defines one (std::nullopt otherwise).
+  virtual std::optional<double> calcEnergy(const State& s) {
+    (void)s;
+    return std::nullopt;
+  }
+};
+
+/// Options of ModelSystem.
+struct ModelSystemOptions {
+  /// Evaluate well-conditioned states through a Cholesky factorization of
+  /// W = M + rho A^T A (rho = max M_ii, rows of A scaled to unit norm), with the
+  /// well-posedness checks: W positive definite with a reciprocal condition estimate above
+  /// `fastPathRcond`, and |A q'' - b| within the dense solver's consistency tolerance. Any
+  /// state that fails a check, and every model with a non-ideal joint, goes to the dense
+  /// reference solver, which decides and explains. false: the dense solver every time.
+  bool fastPath = true;
+  double fastPathRcond = 1e-12;
+  /// At a singular position (rank A < m) with [M; A] of full rank, a relative inconsistency
+  /// of b up to this value is drift, not a contradiction: the least-squares accelerations are
+  /// used and the state counts as well posed (AccelerationStatus::leastSquares). Beyond it,
+  /// or with rank A = m, the state is inconsistent. 0: never tolerate.
+  double singularInconsistency = 1e-3;
+};
+
+/// The DynamicSystem of a Model: accelerations with a well-posedness check at every
+/// evaluation (ModelSystemOptions::fastPath, else the dense reference solver with the full
+/// rank diagnosis), drift control on the model's constraint rows.
+///
+/// This is the only place in the integration path that knows Model. The evaluation buffers
+/// (ModelWorkspace, residual vectors, the metric W, the fast-path factors) are allocated once,
+/// in the constructor; the dense solver and the pseudo-inverses allocate internally (a
+/// sparse, allocation-free fast path is a separate piece of work).
+class ModelSystem final : public DynamicSystem {
+ public:
+  /// `model` must outlive this object.
+  explicit ModelSystem(const Model& model, ModelSystemOptions options = {},
+                       DenseSolver solver = DenseSolver());
+  ~ModelSystem() override;
+  ModelSystem(const ModelSystem&) = delete;
+  ModelSystem& operator=(const ModelSystem&) = delete;
+
+  const Model& model() const noexcept { return model_; }
+
+  int numCoordinates() const override;
+  const std::vector<std::string>& coordinateNames() const override;
+  State initialState() const override;
+  AccelerationStatus calcAccelerations(const State& s, VecRef qdd, const Baumgarte& stab) override;
+  using DynamicSystem::calcAccelerations;
+
+  int numConstraintRows() const override;
+  const std::vector<std::string>& constraintRowNames() const override;
+  void normalizeCoordinates(VecRef q) override;
+  ProjectionReport projectPositions(State& s, const ProjectionOptions& opt) override;
+  ProjectionReport projectVelocities(State& s, const ProjectionOptions& opt) override;
+  ConstraintResiduals calcConstraintResiduals(const State& s) override;
+  std::optional<double> calcEnergy(const State& s) override;
+
+  const ModelSystemOptions& options() const noexcept { return options_; }
+  /// Evaluations answered by the fast path / by the dense solver so far.
+  long long fastEvaluations() const noexcept { return fastCount_; }
+  long long denseEvaluations() const noexcept { return denseCount_; }
+
+ private:
+  struct Buffers;
+  /// Factorizes W = M + A^T A at s (M and all rows of A). Returns false if W is not
+  /// positive definite even after a tiny regularization.
+  bool factorizeMetric(const State& s);
+  /// Fast path on ws_ (M, Q, A) and buf_->bmod; false when a check fails.
+  bool solveFast(VecRef qdd, AccelerationStatus& st);
+  void solveDense(const State& s, VecRef qdd, AccelerationStatus& st);
+
+  const Model& model_;
+  ModelSystemOptions options_;
+  DenseSolver solver_;
+  long long fastCount_ = 0, denseCount_ = 0;
+  ModelWorkspace ws_;
+  std::unique_ptr<Buffers> buf_;
+  Solution last_;
+};
+
+}  // namespace joinery

@@ -1,0 +1,51 @@
+#pragma once
+/// @file scene.hpp
+/// The scene loader: reads a scene file (format version 1, docs/scene-format.md), resolves
+/// parameters, includes, components and instances, creates every body, joint and force
+/// through the type registries and assembles the Model.
+///
+/// Every problem with the input throws InputError naming the file, the JSON path (RFC 6901
+/// pointer such as `/instances/2/parameters/L`), the value found and what was expected.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "joinery/core/errors.hpp"
+#include "joinery/core/model.hpp"
+
+namespace joinery {
+
+/// Run settings of the scene's `simulation` object. Defaults apply to absent fields.
+struct SimulationSettings {
+  double tEnd = 1.0;                       ///< end time (s), > 0
+  std::string integrator = "dopri5";       ///< "rk4" (fixed step) or "dopri5" (adaptive)
+  double rtol = 1e-6;                      ///< relative tolerance of dopri5, in (0, 1)
+  double atol = 1e-9;                      ///< absolute tolerance of dopri5, >= 0
+  double step = 1e-3;                      ///< fixed step of rk4 (s), > 0; dopri5's first trial step
+  double outputInterval = 0.01;            ///< time between written samples (s), > 0
+  std::string stabilization = "projection";///< "none", "baumgarte" or "projection"
+  bool given = false;                      ///< true when the scene has a `simulation` object
+};
+
+/// A loaded scene.
+struct Scene {
+  std::string name;  ///< the scene's `name` (may be empty)
+  std::string file;  ///< the file it was read from (as given)
+  Model model;
+  SimulationSettings simulation;
+  /// The flattened scene: every instance expanded, names qualified (`l1.rod`), ports replaced
+  /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
+  /// (no parameters needed, no includes, components or instances) that loads into the same model.
+  nlohmann::json resolved;
+};
+
+/// Reads and loads a scene file. Includes are resolved relative to the file's directory.
+/// @throws InputError for any problem with the input (never another exception type for bad input).
+Scene loadScene(const std::string& path);
+
+/// Loads a scene from parsed JSON. `file` names the source in error messages and is the base
+/// for relative `include` paths (its directory; the working directory when empty).
+/// @throws InputError
+Scene sceneFromJson(const nlohmann::json& document, const std::string& file);
+
+}  // namespace joinery

@@ -1,0 +1,150 @@
+#pragma once
+/// @file integrator.hpp
+/// One-step integrators of a DynamicSystem written as the first-order system
+///
+///     y = (q, q'),   y' = (q', q''(t, q, q'))
+///
+/// An integrator knows a state, its derivative and how to advance it; drift control,
+/// sampling and the run loop live in simulation.hpp. See docs/integrators.md.
+
+#include <memory>
+#include <string>
+
+#include "joinery/core/dynamic_system.hpp"
+
+namespace joinery {
+
+/// Counters of one integrator.
+struct IntegratorStats {
+  long long steps = 0;          ///< accepted steps (RK4: including internal halvings)
+  long long rejected = 0;       ///< rejected trial steps (error too large, failed stage)
+  long long evaluations = 0;    ///< calls of DynamicSystem::calcAccelerations
+  long long redundantEvaluations = 0;  ///< evaluations where rank A < m (singular positions)
+  int maxRedundant = 0;         ///< largest m - rank A met
+  double minStep = 0;           ///< smallest accepted step (0 before the first)
+  double maxStep = 0;           ///< largest accepted step
+};
+
+/// The result of Integrator::advance().
+struct StepResult {
+  /// True when a step was taken. False when the run must stop because the state is ill posed
+  /// or inconsistent: `status` explains, `t` is the time where it was found.
+  bool ok = true;
+  AccelerationStatus status;
+  double tOld = 0;
+  double tNew = 0;
+  double t = 0;  ///< time of the evaluation that stopped the run (when !ok)
+};
+
+/// Base of the one-step methods.
+class Integrator {
+ public:
+  /// `system` must outlive the integrator. `stab` is passed to every acceleration evaluation.
+  Integrator(DynamicSystem& system, Baumgarte stab);
+  virtual ~Integrator();
+  Integrator(const Integrator&) = delete;
+  Integrator& operator=(const Integrator&) = delete;
+
+  virtual const char* name() const = 0;
+
+  /// Sets the current state (after drift control, or to start). The derivative is
+  /// re-evaluated (and the state re-diagnosed) at the next advance().
+  void reset(const State& s);
+  const State& state() const noexcept { return state_; }
+  double time() const noexcept { return state_.t; }
+  const IntegratorStats& stats() const noexcept { return stats_; }
+
+  /// Takes one accepted step from time() towards `tLimit` (> time()), landing exactly on
+  /// `tLimit` when it is reached. First re-checks the current state: an ill-posed or
+  /// inconsistent state returns `ok = false`.
+  /// @throws SimulationError for a non-finite state or derivative, or a step-size collapse.
+  virtual StepResult advance(double tLimit) = 0;
+
+  /// True when interpolate() works inside the last step.
+  virtual bool hasDenseOutput() const { return false; }
+  /// The state at `t` in [tOld, tNew] of the last step, from the dense output (the raw
+  /// step, before any drift control). Only when hasDenseOutput().
+  virtual void interpolate(double t, State& out);
+
+ protected:
+  /// Evaluates y' at (t, y) into dy; counts and checks finiteness.
+  AccelerationStatus evaluate(double t, const VectorXd& y, VectorXd& dy);
+  /// Ensures k1 = y'(state) is known; returns the status of the current state.
+  AccelerationStatus ensureDerivative();
+  /// y <- state, and back.
+  void loadY();
+  void storeY(double t);
+  void noteStep(double h);
+  [[noreturn]] void failNonFinite(double t, const AccelerationStatus& st, const char* where) const;
+
+  DynamicSystem& system_;
+  Baumgarte stab_;
+  int n_ = 0;
+  State state_;
+  State work_;          // scratch state for evaluations
+  VectorXd y_, k1_;     // 2n
+  bool haveDerivative_ = false;
+  long long resets_ = 0;  // counts reset() calls
+  AccelerationStatus currentStatus_;
+  IntegratorStats stats_;
+};
+
+/// Classical fourth-order Runge–Kutta with a fixed step (Hairer, Nørsett & Wanner, Solving
+/// ODEs I, table II.1.2). The step is shortened evenly so that every `tLimit` is hit exactly:
+/// h = (tLimit - t) / ceil((tLimit - t) / step). A stage that is ill posed, inconsistent or
+/// not finite is retried with the step halved (at most 8 times); then the run stops.
+class Rk4Integrator final : public Integrator {
+ public:
+  Rk4Integrator(DynamicSystem& system, double step, Baumgarte stab = {});
+  const char* name() const override { return "rk4"; }
+  double step() const noexcept { return h_; }
+  StepResult advance(double tLimit) override;
+
+ private:
+  StepResult substep(double h, double tNew, int depth);
+  double h_;
+  VectorXd k2_, k3_, k4_, yt_;
+};
+
+/// Options of Dormand–Prince 5(4).
+struct Dopri5Options {
+  double rtol = 1e-6;
+  double atol = 1e-9;
+  double initialStep = 0;  ///< first trial step; 0: Hairer's automatic choice
+  double minStep = 0;      ///< below this the run fails ("step-size collapse"); 0: 1e-12 * max(1, |t|)
+  double maxStep = 0;      ///< 0: no limit
+  /// Fixed step `initialStep`, no error control (for convergence studies only).
+  bool fixedStep = false;
+};
+
+/// Dormand–Prince 5(4) with error control and dense output (Hairer, Nørsett & Wanner, Solving
+/// ODEs I, §II.5 and II.6, code DOPRI5): the 5th-order solution is propagated, the embedded
+/// 4th-order one estimates the error, err = rms(e_i / (atol + rtol max(|y0_i|, |y1_i|))), and a
+/// PI controller (beta = 0.04, safety 0.9, factors in [0.2, 10]) picks the next step.
+/// The dense output is the standard 4th-order continuous extension. A stage that is not
+/// finite, ill posed or inconsistent rejects the trial step (h /= 4).
+class Dopri5Integrator final : public Integrator {
+ public:
+  Dopri5Integrator(DynamicSystem& system, Dopri5Options opt, Baumgarte stab = {});
+  const char* name() const override { return "dopri5"; }
+  StepResult advance(double tLimit) override;
+  bool hasDenseOutput() const override { return true; }
+  void interpolate(double t, State& out) override;
+  /// The step size the next advance() will try.
+  double nextStep() const noexcept { return h_; }
+
+ private:
+  double initialStep(double tLimit);
+  Dopri5Options opt_;
+  double h_ = 0;
+  double facold_ = 1e-4;
+  bool lastRejected_ = false;
+  bool fsal_ = false;  // k7 holds y'(state) (no reset since the last step)
+  VectorXd k2_, k3_, k4_, k5_, k6_, k7_, yt_, y0_, y1_, err_, dense_;
+  AccelerationStatus status7_;
+  long long resetsAtStep_ = -1;
+  double tOld_ = 0, hLast_ = 0;
+  bool haveStep_ = false, haveDense_ = false;
+};
+
+}  // namespace joinery

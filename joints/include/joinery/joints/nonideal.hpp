@@ -1,0 +1,60 @@
+#pragma once
+/// @file nonideal.hpp
+/// Non-ideal constraint laws (generalized D'Alembert principle, docs/theory.md section 3):
+/// the work vector C of a joint over its local coordinates.
+///
+/// Scene JSON, optional key "nonideal" on every joint:
+///  - {"C": {"body.coord": expr, ...}}: C entries as expressions of t, the coordinates and
+///    velocities of the joint's bodies ("body.coord", "body.coord_dot"), parameters, and `Fi`
+///    (the magnitude of the joint's ideal constraint force). Coordinates not named get 0.
+///  - {"coulomb": mu}: Coulomb friction on joints with a sliding direction (prismatic2d).
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "joinery/core/constraint.hpp"
+#include "joinery/core/registry.hpp"
+
+namespace joinery {
+
+/// A joint with one sliding direction (prismatic2d): what Coulomb friction needs.
+class SlidingJoint {
+ public:
+  virtual ~SlidingJoint() = default;
+  /// Relative sliding velocity of body2 with respect to body1 along the sliding axis (m/s).
+  virtual double calcSlidingVelocity(const LocalState& s) const = 0;
+  /// C += generalized force of a force `f` (N) along the sliding axis acting on body2 at its
+  /// joint point, and of the opposite reaction on body1 at its joint point.
+  virtual void addSlidingForce(const LocalState& s, double f, VecRef C) const = 0;
+};
+
+/// Coulomb friction: a force of magnitude mu * Fi on body2 opposing the sliding velocity
+/// v_rel, the reaction on body1. C = 0 when |v_rel| <= kStickVelocity (no regularisation
+/// beyond this dead band: the sign function is discontinuous at v_rel = 0).
+class CoulombFriction final : public NonidealLaw {
+ public:
+  /// Sliding speeds at or below this (m/s) count as sticking: no friction force.
+  static constexpr double kStickVelocity = 1e-12;
+  /// @throws ModelError when mu < 0 or not finite.
+  CoulombFriction(const SlidingJoint& joint, double mu);
+  double coefficient() const noexcept { return mu_; }
+  void calcWork(const Constraint& c, const LocalState& s, double Fi, VecRef C) const override;
+  nlohmann::json toJson() const override;
+
+ private:
+  const SlidingJoint& joint_;
+  double mu_;
+};
+
+/// Reads the "nonideal" object of `joint`. `sliding` is the joint's sliding interface
+/// (nullptr when it has none: then "coulomb" is an input error).
+/// @throws InputError at the offending field.
+std::unique_ptr<NonidealLaw> parseNonideal(const JsonCursor& c, const FactoryContext& ctx,
+                                           const Constraint& joint,
+                                           const SlidingJoint* sliding = nullptr);
+
+/// Sets joint's non-ideal law from the optional key "nonideal" of its definition `c`.
+void attachNonideal(const JsonCursor& c, const FactoryContext& ctx, Constraint& joint,
+                    const SlidingJoint* sliding = nullptr);
+
+}  // namespace joinery

@@ -1,0 +1,49 @@
+// distance: point1 of body1 and point2 of body2 stay `length` apart (1 row, 2-D or 3-D):
+// phi = (|r2 - r1|^2 - length^2) / 2.
+#include "joinery/joints/nonideal.hpp"
+#include "primitive_joint.hpp"
+
+namespace joinery {
+namespace {
+
+constexpr std::string_view kType = "distance";
+
+class Distance final : public detail::TwoPointJoint {
+ public:
+  Distance(const detail::TwoBodyInput& in, double length) : TwoPointJoint(in, false), length_(length) {
+    addRows(std::make_unique<detail::PointDistance>(point1(), point2(), length));
+  }
+  std::string_view typeName() const override { return kType; }
+  nlohmann::json toJson() const override {
+    nlohmann::json j = baseJson();
+    j["length"] = length_;
+    return j;
+  }
+
+ private:
+  double length_;
+};
+
+std::unique_ptr<Constraint> makeDistance(const JsonCursor& c, const FactoryContext& ctx) {
+  c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "length", "nonideal"});
+  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "distance joint", true);
+  const double length = ctx.number(c.at("length"));
+  if (!(length > 0))
+    c.at("length").failWith("length must be > 0, got " + std::to_string(length) +
+                            " (use revolute2d or spherical to make two points coincide)");
+  auto joint = std::make_unique<Distance>(in, length);
+  attachNonideal(c, ctx, *joint);
+  return joint;
+}
+
+}  // namespace
+
+JOINERY_REGISTER(ConstraintRegistry,
+                 {std::string(kType), makeDistance,
+                  "rod: point1 of body1 and point2 of body2 stay `length` apart (1 row)",
+                  nlohmann::json::parse(R"json({"name": "rod", "type": "distance",
+                    "body1": "body1", "point1": [0.5, 0.2], "body2": "body2", "point2": [-0.3, 0.1],
+                    "length": 1.5})json")})
+
+}  // namespace joinery

@@ -1,0 +1,43 @@
+#include "primitive_joint.hpp"
+
+namespace joinery::detail {
+
+PrimitiveJoint::PrimitiveJoint(std::string name, std::vector<const Body*> bodies)
+    : Constraint(std::move(name), std::move(bodies)) {}
+
+PrimitiveJoint::~PrimitiveJoint() = default;
+
+void PrimitiveJoint::addRows(std::unique_ptr<const RowPrimitive> rows) {
+  numRows_ += rows->numRows();
+  blocks_.push_back(std::move(rows));
+}
+
+void PrimitiveJoint::calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const {
+  A.setZero();
+  int r = 0;
+  for (const auto& block : blocks_) {
+    const int k = block->numRows();
+    block->calcAccelerationRows(s, A.middleRows(r, k), b.segment(r, k));
+    r += k;
+  }
+}
+
+void PrimitiveJoint::calcPositionError(const LocalState& s, VecRef phi) const {
+  int r = 0;
+  for (const auto& block : blocks_) {
+    const int k = block->numRows();
+    block->calcPositionError(s, phi.segment(r, k));
+    r += k;
+  }
+}
+
+void PrimitiveJoint::calcVelocityError(const LocalState& s, VecRef psi) const {
+  int r = 0;
+  for (const auto& block : blocks_) {
+    const int k = block->numRows();
+    block->calcVelocityError(s, psi.segment(r, k));
+    r += k;
+  }
+}
+
+}  // namespace joinery::detail

@@ -1,0 +1,66 @@
+#pragma once
+// Private to joinery::joints. Base of the joints built from row blocks (marker_access.hpp:
+// coincident points, point distance, relative angle, point on line, perpendicular axes, linear
+// combinations, paths), each written once against PointMarker/FrameMarker (docs/joints.md).
+// The base stacks their position errors, velocity errors and acceleration rows A q'' = b.
+
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "element_input.hpp"
+#include "joinery/core/constraint.hpp"
+#include "marker_access.hpp"
+
+namespace joinery::detail {
+
+/// A constraint made of row blocks over its bodies' local coordinates.
+class PrimitiveJoint : public Constraint {
+ public:
+  ~PrimitiveJoint() override;
+
+  int numRows() const override { return numRows_; }
+  /// Writes A (numRows x numLocalCoordinates) and b of every block, in order.
+  void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const override;
+  /// phi(q, t) of every block.
+  void calcPositionError(const LocalState& s, VecRef phi) const override;
+  /// phi_q q' + phi_t of every block (exact for rheonomic blocks; allocation-free).
+  void calcVelocityError(const LocalState& s, VecRef psi) const override;
+
+ protected:
+  PrimitiveJoint(std::string name, std::vector<const Body*> bodies);
+  /// Appends a block of rows (constructors only).
+  void addRows(std::unique_ptr<const RowPrimitive> rows);
+
+ private:
+  std::vector<std::unique_ptr<const RowPrimitive>> blocks_;
+  int numRows_ = 0;
+};
+
+/// A joint between point1 of body1 and point2 of body2 (bodies() = {body1, body2}).
+class TwoPointJoint : public PrimitiveJoint {
+ protected:
+  /// `planar`: the points are written as [x, y] in toJson().
+  TwoPointJoint(const TwoBodyInput& in, bool planar)
+      : PrimitiveJoint(in.name, {in.body1, in.body2}), in_(in), planar_(planar) {}
+
+  const TwoBodyInput& input() const noexcept { return in_; }
+  BodyPoint point1() const { return BodyPoint(bodies(), 0, in_.point1); }
+  BodyPoint point2() const { return BodyPoint(bodies(), 1, in_.point2); }
+  BodyFrame frame1() const { return BodyFrame(bodies(), 0); }
+  BodyFrame frame2() const { return BodyFrame(bodies(), 1); }
+  /// name, type, bodies, points and the non-ideal law; derived types add their fields.
+  nlohmann::json baseJson() const {
+    nlohmann::json j = twoBodyJson(name(), typeName(), *in_.body1, in_.point1, *in_.body2,
+                                   in_.point2, planar_);
+    addNonidealJson(j);
+    return j;
+  }
+
+ private:
+  TwoBodyInput in_;
+  bool planar_;
+};
+
+}  // namespace joinery::detail

@@ -1,0 +1,36 @@
+// revolute2d: point1 of body1 and point2 of body2 coincide in the world x-y plane (2 rows).
+#include "joinery/joints/nonideal.hpp"
+#include "primitive_joint.hpp"
+
+namespace joinery {
+namespace {
+
+constexpr std::string_view kType = "revolute2d";
+
+class Revolute2d final : public detail::TwoPointJoint {
+ public:
+  explicit Revolute2d(const detail::TwoBodyInput& in) : TwoPointJoint(in, true) {
+    // rows: x2 - x1, y2 - y1 of the world positions of the points
+    addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 2));
+  }
+  std::string_view typeName() const override { return kType; }
+  nlohmann::json toJson() const override { return baseJson(); }
+};
+
+std::unique_ptr<Constraint> makeRevolute2d(const JsonCursor& c, const FactoryContext& ctx) {
+  c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "nonideal"});
+  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = true};
+  auto joint = std::make_unique<Revolute2d>(detail::parseTwoBodies(c, ctx, needs, "revolute2d joint", true));
+  attachNonideal(c, ctx, *joint);
+  return joint;
+}
+
+}  // namespace
+
+JOINERY_REGISTER(ConstraintRegistry,
+                 {std::string(kType), makeRevolute2d,
+                  "planar pin: point1 of body1 and point2 of body2 coincide (2 rows)",
+                  nlohmann::json::parse(R"json({"name": "pin", "type": "revolute2d",
+                    "body1": "body1", "point1": [0.5, 0.2], "body2": "body2", "point2": [-0.3, 0.1]})json")})
+
+}  // namespace joinery
