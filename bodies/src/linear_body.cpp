@@ -69,11 +69,20 @@ void LinearBody::calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const {
     Q(static_cast<Eigen::Index>(i)) += force_[i].evaluate(vars.data());
 }
 
+namespace {
+// x^T A x without a temporary vector.
+double quadraticForm(const MatrixXd& A, CVecRef x) {
+  double s = 0;
+  for (Eigen::Index j = 0; j < A.cols(); ++j) s += x(j) * A.col(j).dot(x);
+  return s;
+}
+}  // namespace
+
 double LinearBody::calcKineticEnergy(double, CVecRef, CVecRef v) const {
-  return 0.5 * v.dot(M_ * v);
+  return 0.5 * quadraticForm(M_, v);
 }
 
-double LinearBody::calcPotentialEnergy(double, CVecRef q) const { return 0.5 * q.dot(K_ * q); }
+double LinearBody::calcPotentialEnergy(double, CVecRef q) const { return 0.5 * quadraticForm(K_, q); }
 
 nlohmann::json LinearBody::toJson() const {
   nlohmann::json j = {{"name", name()},

@@ -212,19 +212,37 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   rhs.block(k, 0, m, 1) = bs;
   rhs.block(k, 1, m, 1) = bs;
 
-  Eigen::BDCSVD<MatrixXd> svdH(H, Eigen::ComputeThinU | Eigen::ComputeFullV);
-  d.rankMA = numericalRank(svdH.singularValues(), tol_.rank);
+  // --- 3. Rank of [M; A] and its null space, from the row-scaled stack itself -------
+  // (not from H: near a singular position A has a tiny but genuine singular value, and two
+  // separate rank decisions on A and on H could then disagree; M alone decides here)
+  MatrixXd S(n + m, n);
+  {
+    MatrixXd Ms = M;
+    MatrixXd dummy = MatrixXd::Zero(n, 1);
+    scaleRows(Ms, dummy, tol_.zeroRow);
+    S.topRows(n) = Ms;
+    S.bottomRows(m) = As;
+  }
+  Eigen::BDCSVD<MatrixXd> svdS(S, Eigen::ComputeFullV);
+  d.rankMA = numericalRank(svdS.singularValues(), tol_.rank);
   d.fullRank = d.rankMA == n;
-  const MatrixXd X = n > 0 ? applyPinv(svdH, d.rankMA, rhs) : MatrixXd(0, 2);
+
+  // --- 4. Accelerations: pseudo-inverse of H --------------------------------------------
+  // When [M; A] has full rank, H has full column rank exactly (span N contains null A), so
+  // every singular value of H is kept but those at round-off level (a guard against 1/0);
+  // otherwise H is truncated at the rank tolerance and gives the minimum-norm answer.
+  Eigen::BDCSVD<MatrixXd> svdH(H, Eigen::ComputeThinU | Eigen::ComputeFullV);
+  const int rankH = numericalRank(svdH.singularValues(), d.fullRank ? tol_.roundoff : tol_.rank);
+  const MatrixXd X = n > 0 ? applyPinv(svdH, rankH, rhs) : MatrixXd(0, 2);
   const VectorXd qddIdeal = X.col(0);
   sol.qdd = hasC ? VectorXd(X.col(1)) : qddIdeal;
   sol.forceIdeal = M * qddIdeal - Q;
   sol.forceNonideal = hasC ? VectorXd(M * sol.qdd - Q - sol.forceIdeal) : VectorXd::Zero(n);
   d.residual = m > 0 ? (A * sol.qdd - b).norm() : 0.0;
 
-  // --- 3. Indeterminate directions -----------------------------------------------
+  // --- 5. Indeterminate directions -----------------------------------------------
   if (!d.fullRank) {
-    MatrixXd W = svdH.matrixV().rightCols(n - d.rankMA);
+    MatrixXd W = svdS.matrixV().rightCols(n - d.rankMA);
     const VectorXd QC = Q + C;
     VectorXd f = W.transpose() * QC;
     const double fscale = QC.size() ? QC.norm() : 0.0;
@@ -263,7 +281,7 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   d.status = !d.consistent ? Posedness::Inconsistent
                            : (d.fullRank ? Posedness::WellPosed : Posedness::IllPosed);
 
-  // --- 4. Messages -----------------------------------------------------------------
+  // --- 6. Messages -----------------------------------------------------------------
   if (!d.consistent) {
     std::ostringstream os;
     os << "inconsistent constraints: A q'' = b has no solution (part of b outside the range of A: "

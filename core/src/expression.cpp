@@ -105,11 +105,21 @@ void lePrint(const GiNaC::ex& a, const GiNaC::ex& b, const GiNaC::print_context&
 
 }  // namespace
 
-REGISTER_FUNCTION(joinery_abs, eval_func(absEval).derivative_func(absDeriv).print_func<GiNaC::print_context>(absPrint))
-REGISTER_FUNCTION(joinery_sign, eval_func(signEval).derivative_func(signDeriv).print_func<GiNaC::print_context>(signPrint))
-REGISTER_FUNCTION(joinery_min, eval_func(minEval).derivative_func(minDeriv).print_func<GiNaC::print_context>(minPrint))
-REGISTER_FUNCTION(joinery_max, eval_func(maxEval).derivative_func(maxDeriv).print_func<GiNaC::print_context>(maxPrint))
-REGISTER_FUNCTION(joinery_le, eval_func(leEval).derivative_func(leDeriv).print_func<GiNaC::print_context>(lePrint))
+REGISTER_FUNCTION(
+    joinery_abs,
+    eval_func(absEval).derivative_func(absDeriv).print_func<GiNaC::print_context>(absPrint))
+REGISTER_FUNCTION(
+    joinery_sign,
+    eval_func(signEval).derivative_func(signDeriv).print_func<GiNaC::print_context>(signPrint))
+REGISTER_FUNCTION(
+    joinery_min,
+    eval_func(minEval).derivative_func(minDeriv).print_func<GiNaC::print_context>(minPrint))
+REGISTER_FUNCTION(
+    joinery_max,
+    eval_func(maxEval).derivative_func(maxDeriv).print_func<GiNaC::print_context>(maxPrint))
+REGISTER_FUNCTION(
+    joinery_le,
+    eval_func(leEval).derivative_func(leDeriv).print_func<GiNaC::print_context>(lePrint))
 
 }  // namespace joinery::detail::gx
 
@@ -128,8 +138,7 @@ std::string composeExpressionMessage(const std::string& message, const std::stri
 }
 }  // namespace
 
-ExpressionError::ExpressionError(const std::string& message, std::string text,
-                                 std::size_t position)
+ExpressionError::ExpressionError(const std::string& message, std::string text, std::size_t position)
     : Error(composeExpressionMessage(message, text, position)),
       text_(std::move(text)),
       detail_(message),
@@ -193,11 +202,34 @@ std::recursive_mutex& ginacMutex() {
 constexpr int kMaxStack = 64;
 
 enum class Op : std::uint8_t {
-  Const, Var,
-  Add, Sub, Mul, Div, Pow,  // binary: a op b, a pushed first
-  Atan2, Min, Max, Le,      // binary functions, arguments in order
-  Neg, Recip, PowInt, Sqrt, // unary
-  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Exp, Log, Abs, Sign,
+  Const,
+  Var,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,  // binary: a op b, a pushed first
+  Atan2,
+  Min,
+  Max,
+  Le,  // binary functions, arguments in order
+  Neg,
+  Recip,
+  PowInt,
+  Sqrt,  // unary
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Exp,
+  Log,
+  Abs,
+  Sign,
 };
 
 struct Instr {
@@ -221,6 +253,7 @@ double powInt(double x, int n) {
 // Runs a program whose stack need is at most the size of `stack`. Never allocates.
 double run(const Instr* pc, const Instr* end, const double* vars, double* stack) {
   double* sp = stack;  // one past the top
+  // clang-format off
   for (; pc != end; ++pc) {
     switch (pc->op) {
       case Op::Const: *sp++ = pc->value; break;
@@ -254,6 +287,7 @@ double run(const Instr* pc, const Instr* end, const double* vars, double* stack)
       case Op::Sign: sp[-1] = sp[-1] > 0.0 ? 1.0 : (sp[-1] < 0.0 ? -1.0 : sp[-1]); break;
     }
   }
+  // clang-format on
   return sp[-1];
 }
 
@@ -372,7 +406,8 @@ class Compiler {
   static Code chain(std::vector<std::pair<Code, Op>>& items, Op first) {
     Code out = std::move(items.front().first);
     if (first != Op::Const) out.ins.push_back(Instr{first, 0, 0.0});
-    for (std::size_t i = 1; i < items.size(); ++i) out = binary(std::move(out), items[i].first, items[i].second);
+    for (std::size_t i = 1; i < items.size(); ++i)
+      out = binary(std::move(out), items[i].first, items[i].second);
     fold(out);
     return out;
   }
@@ -393,7 +428,8 @@ class Compiler {
     for (std::size_t i = 0; i < e.nops(); ++i) {
       const GiNaC::ex term = e.op(i);
       bool negative = isNegativeReal(term);
-      if (GiNaC::is_exactly_a<GiNaC::mul>(term) && isNegativeReal(term.op(term.nops() - 1))) negative = true;
+      if (GiNaC::is_exactly_a<GiNaC::mul>(term) && isNegativeReal(term.op(term.nops() - 1)))
+        negative = true;
       if (negative) {
         neg.emplace_back(compileNode(-term), Op::Sub);
       } else {
@@ -453,13 +489,26 @@ class Compiler {
       Op op;
     };
     static constexpr std::array<Entry, 15> kUnary{{
-        {"sin", Op::Sin}, {"cos", Op::Cos}, {"tan", Op::Tan}, {"asin", Op::Asin},
-        {"acos", Op::Acos}, {"atan", Op::Atan}, {"sinh", Op::Sinh}, {"cosh", Op::Cosh},
-        {"tanh", Op::Tanh}, {"exp", Op::Exp}, {"log", Op::Log}, {"abs", Op::Abs},
-        {"joinery_abs", Op::Abs}, {"joinery_sign", Op::Sign}, {"csgn", Op::Sign},
+        {"sin", Op::Sin},
+        {"cos", Op::Cos},
+        {"tan", Op::Tan},
+        {"asin", Op::Asin},
+        {"acos", Op::Acos},
+        {"atan", Op::Atan},
+        {"sinh", Op::Sinh},
+        {"cosh", Op::Cosh},
+        {"tanh", Op::Tanh},
+        {"exp", Op::Exp},
+        {"log", Op::Log},
+        {"abs", Op::Abs},
+        {"joinery_abs", Op::Abs},
+        {"joinery_sign", Op::Sign},
+        {"csgn", Op::Sign},
     }};
     static constexpr std::array<Entry, 4> kBinary{{
-        {"atan2", Op::Atan2}, {"joinery_min", Op::Min}, {"joinery_max", Op::Max},
+        {"atan2", Op::Atan2},
+        {"joinery_min", Op::Min},
+        {"joinery_max", Op::Max},
         {"joinery_le", Op::Le},
     }};
     for (const Entry& u : kUnary) {
@@ -474,7 +523,8 @@ class Compiler {
   }
 
   Code compileNode(const GiNaC::ex& e) {
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return constant(toDouble(GiNaC::ex_to<GiNaC::numeric>(e)));
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(e))
+      return constant(toDouble(GiNaC::ex_to<GiNaC::numeric>(e)));
     if (GiNaC::is_a<GiNaC::symbol>(e)) {
       for (const auto& [slot, sym] : symbols_->entries) {
         if (e.is_equal(sym)) return leaf(Instr{Op::Var, slot, 0.0});
@@ -512,7 +562,8 @@ std::shared_ptr<const ExpressionImpl> makeImpl(const GiNaC::ex& form,
     throw ExpressionError(std::string("internal error: ") + ex.what(), what());
   }
   if (code.depth > kMaxStack) {
-    throw ExpressionError("expression is nested too deeply: it needs " + std::to_string(code.depth) +
+    throw ExpressionError("expression is nested too deeply: it needs " +
+                              std::to_string(code.depth) +
                               " evaluation stack slots, the limit is " + std::to_string(kMaxStack),
                           what());
   }
@@ -525,10 +576,12 @@ std::shared_ptr<const ExpressionImpl> makeImpl(const GiNaC::ex& form,
   return impl;
 }
 
-// Replaces floating-point numbers by symbols named with their shortest double form, so that
-// GiNaC prints "0.2" rather than the long float "0.2000000000000000111". Printing only.
-struct ShortFloats : GiNaC::map_function {
+// Printing only: replaces floating-point numbers by symbols named with their shortest
+// double form (GiNaC would print "0.2000000000000000111"), and Pi by a symbol "pi" (GiNaC
+// prints "Pi"), so that a printed derivative reads in the language.
+struct ForPrinting : GiNaC::map_function {
   GiNaC::ex operator()(const GiNaC::ex& x) override {
+    if (GiNaC::is_a<GiNaC::constant>(x) && x.is_equal(GiNaC::Pi)) return GiNaC::symbol("pi");
     if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) {
       const GiNaC::numeric& n = GiNaC::ex_to<GiNaC::numeric>(x);
       if (!n.is_real() || n.is_rational()) return x;
@@ -547,18 +600,9 @@ struct ShortFloats : GiNaC::map_function {
 
 std::string printForm(const GiNaC::ex& form) {
   std::ostringstream os;
-  ShortFloats shortFloats;
-  os << shortFloats(form);
-  std::string s = os.str();
-  // GiNaC prints the constant as "Pi"; the language spells it "pi" (variable names cannot
-  // be "Pi" here: a whole-word match on an identifier boundary that is not part of a name)
-  auto isIdent = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
-  for (std::size_t p = s.find("Pi"); p != std::string::npos; p = s.find("Pi", p + 2)) {
-    const bool startOk = p == 0 || !isIdent(s[p - 1]);
-    const bool endOk = p + 2 >= s.size() || !isIdent(s[p + 2]);
-    if (startOk && endOk) s[p] = 'p';
-  }
-  return s;
+  ForPrinting forPrinting;
+  os << forPrinting(form);
+  return os.str();
 }
 
 // ---- parser ---------------------------------------------------------------------------------
@@ -594,7 +638,8 @@ class Parser {
     const Token& t = peek();
     if (t.kind != Tok::End) {
       if (t.kind == Tok::Op && t.text == ")") fail("syntax error: unmatched ')'", t.pos);
-      if (t.kind == Tok::Op && t.text == ",") fail("syntax error: ',' outside a function call", t.pos);
+      if (t.kind == Tok::Op && t.text == ",")
+        fail("syntax error: ',' outside a function call", t.pos);
       fail("syntax error: expected an operator before " + describe(t) + " (write '*' to multiply)",
            t.pos);
     }
@@ -610,10 +655,14 @@ class Parser {
 
   static std::string describe(const Token& t) {
     switch (t.kind) {
-      case Tok::End: return "the end of the text";
-      case Tok::Number: return "the number " + t.text;
-      case Tok::Name: return "the name '" + t.text + "'";
-      case Tok::Op: return "'" + t.text + "'";
+      case Tok::End:
+        return "the end of the text";
+      case Tok::Number:
+        return "the number " + t.text;
+      case Tok::Name:
+        return "the name '" + t.text + "'";
+      case Tok::Op:
+        return "'" + t.text + "'";
     }
     return {};
   }
@@ -664,11 +713,20 @@ class Parser {
             fail("syntax error: '**' is not an operator; write '^' for a power", i);
           }
           [[fallthrough]];
-        case '+': case '-': case '/': case '^': case '(': case ')': case ',':
+        case '+':
+        case '-':
+        case '/':
+        case '^':
+        case '(':
+        case ')':
+        case ',':
           tokens_.push_back(Token{Tok::Op, i, std::string(1, c)});
           ++i;
           continue;
-        case '=': case '<': case '>': case '!':
+        case '=':
+        case '<':
+        case '>':
+        case '!':
           fail("syntax error: " + quoteChar(c) +
                    " is not allowed: an expression is a value (operators are + - * / ^)",
                i);
@@ -751,7 +809,8 @@ class Parser {
   GiNaC::ex parsePrimary() {
     const Token& t = take();
     switch (t.kind) {
-      case Tok::Number: return number(t);
+      case Tok::Number:
+        return number(t);
       case Tok::Name:
         if (isOp(peek(), '(')) return call(t);
         return name(t);
@@ -762,7 +821,8 @@ class Parser {
           return e;
         }
         break;
-      case Tok::End: break;
+      case Tok::End:
+        break;
     }
     fail("syntax error: expected a number, a name or '(', found " + describe(t), t.pos);
   }
@@ -773,8 +833,8 @@ class Parser {
       take();
       return;
     }
-    fail("syntax error: expected ')' to close " + what + " at column " + std::to_string(open.pos + 1) +
-             ", found " + describe(t),
+    fail("syntax error: expected ')' to close " + what + " at column " +
+             std::to_string(open.pos + 1) + ", found " + describe(t),
          t.pos);
   }
 
@@ -791,7 +851,8 @@ class Parser {
       if (e != std::string::npos && s.find('-', e) != std::string::npos) return 0;
       fail("number " + s + " is out of range", t.pos);
     }
-    if (res.ec != std::errc() || res.ptr != s.data() + s.size()) fail("malformed number '" + s + "'", t.pos);
+    if (res.ec != std::errc() || res.ptr != s.data() + s.size())
+      fail("malformed number '" + s + "'", t.pos);
     return numberEx(v, t.pos);
   }
 
@@ -829,9 +890,23 @@ class Parser {
 
   static int arity(const std::string& n) {
     static const std::array<std::pair<const char*, int>, 17> kFunctions{{
-        {"sin", 1}, {"cos", 1}, {"tan", 1}, {"asin", 1}, {"acos", 1}, {"atan", 1},
-        {"atan2", 2}, {"sinh", 1}, {"cosh", 1}, {"tanh", 1}, {"exp", 1}, {"log", 1},
-        {"sqrt", 1}, {"abs", 1}, {"sign", 1}, {"min", 2}, {"max", 2},
+        {"sin", 1},
+        {"cos", 1},
+        {"tan", 1},
+        {"asin", 1},
+        {"acos", 1},
+        {"atan", 1},
+        {"atan2", 2},
+        {"sinh", 1},
+        {"cosh", 1},
+        {"tanh", 1},
+        {"exp", 1},
+        {"log", 1},
+        {"sqrt", 1},
+        {"abs", 1},
+        {"sign", 1},
+        {"min", 2},
+        {"max", 2},
     }};
     for (const auto& [name, count] : kFunctions) {
       if (n == name) return count;
@@ -840,8 +915,8 @@ class Parser {
   }
 
   static std::vector<std::string> functionNames() {
-    return {"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
-            "tanh", "exp", "log", "sqrt", "abs", "sign", "min", "max"};
+    return {"sin",  "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+            "tanh", "exp", "log", "sqrt", "abs",  "sign", "min",   "max"};
   }
 
   GiNaC::ex call(const Token& fn) {
@@ -864,8 +939,9 @@ class Parser {
       fail("unknown function '" + n + "'" + didYouMean(n, functionNames()), fn.pos);
     }
     if (static_cast<int>(args.size()) != expected) {
-      fail("'" + n + "' takes " + std::to_string(expected) + (expected == 1 ? " argument" : " arguments") +
-               ", found " + std::to_string(args.size()),
+      fail("'" + n + "' takes " + std::to_string(expected) +
+               (expected == 1 ? " argument" : " arguments") + ", found " +
+               std::to_string(args.size()),
            fn.pos);
     }
     return build(fn.pos, [&]() -> GiNaC::ex {
@@ -909,11 +985,13 @@ std::shared_ptr<const ExpressionImpl> makeConstant(double value) {
 
 // ---- Expression -----------------------------------------------------------------------------
 
-Expression::Expression(std::shared_ptr<const detail::ExpressionImpl> impl) : impl_(std::move(impl)) {}
+Expression::Expression(std::shared_ptr<const detail::ExpressionImpl> impl)
+    : impl_(std::move(impl)) {}
 
 Expression::Expression() {
   // one shared zero, never destroyed (no GiNaC object inside, so no teardown-order issue)
-  static const auto* zero = new std::shared_ptr<const detail::ExpressionImpl>(detail::makeConstant(0.0));
+  static const auto* zero =
+      new std::shared_ptr<const detail::ExpressionImpl>(detail::makeConstant(0.0));
   impl_ = *zero;
 }
 

@@ -19,6 +19,10 @@ const std::vector<std::string>& DynamicSystem::constraintRowNames() const {
 
 namespace {
 
+/// Relative singular value below which a combination of constraint rows counts as redundant
+/// in the fast path and the projections (a singular position and its neighbourhood).
+constexpr double kSingularThreshold = 1e-6;
+
 /// Max |x_i| over the listed rows; `at` receives the row (or -1).
 double maxAbsRows(const VectorXd& x, const std::vector<int>& rows, int& at) {
   double r = 0;
@@ -53,10 +57,15 @@ struct ModelSystem::Buffers {
   VectorXd rhsH, rhsV;         // mh, mv
   MatrixXd BtH, BtV;           // (L^-1 rows^T)^T: mh x n, mv x n
   Eigen::CompleteOrthogonalDecomposition<MatrixXd> codH, codV;
+  // fast path
+  MatrixXd As, Y, S;           // m x n, n x m, m x m
+  VectorXd bs, rhs, mu, res, z;
+  Eigen::CompleteOrthogonalDecomposition<MatrixXd> codS;
+  Eigen::LLT<MatrixXd> lltS;
 };
 
-ModelSystem::ModelSystem(const Model& model, DenseSolver solver)
-    : model_(model), solver_(solver), ws_(model.makeWorkspace()), buf_(std::make_unique<Buffers>()) {
+ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSolver solver)
+    : model_(model), options_(options), solver_(solver), ws_(model.makeWorkspace()), buf_(std::make_unique<Buffers>()) {
   const int n = model.numCoordinates();
   const int m = model.numConstraintRows();
   Buffers& b = *buf_;
@@ -86,9 +95,24 @@ ModelSystem::ModelSystem(const Model& model, DenseSolver solver)
   b.BtV = MatrixXd::Zero(mv, n);
   b.codH = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(mh, n);
   b.codV = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(mv, n);
-  // the same rank threshold as the dense solver, on row-scaled matrices
-  b.codH.setThreshold(solver_.tolerances().rank);
-  b.codV.setThreshold(solver_.tolerances().rank);
+  // Projections: row-scaled Jacobians; directions with a singular value below 1e-6 of the
+  // largest are left alone: near a singular position a Gauss-Newton step along them would be
+  // huge for a residual that is round-off, and would kick the mechanism off its branch.
+  b.codH.setThreshold(kSingularThreshold);
+  b.codV.setThreshold(kSingularThreshold);
+  b.As = MatrixXd::Zero(m, n);
+  b.Y = MatrixXd::Zero(n, m);
+  b.S = MatrixXd::Zero(m, m);
+  b.bs = VectorXd::Zero(m);
+  b.rhs = VectorXd::Zero(m);
+  b.mu = VectorXd::Zero(m);
+  b.res = VectorXd::Zero(m);
+  b.z = VectorXd::Zero(n);
+  b.codS = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(m, m);
+  b.lltS = Eigen::LLT<MatrixXd>(m);
+  // As W^-1 As^T has eigenvalues sigma_i(As W^-1/2)^2: 1e-12 here is about 1e-6 on the
+  // singular values of the scaled rows, the same regularization as the projections.
+  b.codS.setThreshold(kSingularThreshold * kSingularThreshold);
 }
 
 ModelSystem::~ModelSystem() = default;
@@ -104,7 +128,6 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
   AccelerationStatus st;
   Buffers& b = *buf_;
   const int m = model_.numConstraintRows();
-  const auto& names = model_.coordinateNames();
   try {
     if (stab.active() && m > 0) {
       // errors first: calcVelocityErrors rewrites the internal rows of ws_.A and ws_.b
@@ -113,10 +136,106 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
     }
     model_.calcMassAndForces(s, ws_);
     model_.calcConstraints(s, ws_);
-    // Baumgarte: A q'' = b - 2 alpha e_v - beta^2 e_p  (e_p = 0 on non-holonomic rows,
-    // e_v = 0 on acceleration-level rows, so one formula serves every row)
-    b.bmod = ws_.b;
-    if (stab.active() && m > 0) b.bmod -= 2.0 * stab.alpha * b.psi + stab.beta * stab.beta * b.phi;
+  } catch (const NonFiniteError& e) {
+    st.finite = false;
+    st.rankA = -1;
+    st.message = "non-finite model value at t = " + std::to_string(s.t) + ": " + e.what();
+    return st;
+  }
+  // Baumgarte: A q'' = b - 2 alpha e_v - beta^2 e_p  (e_p = 0 on non-holonomic rows,
+  // e_v = 0 on acceleration-level rows, so one formula serves every row)
+  b.bmod = ws_.b;
+  if (stab.active() && m > 0) b.bmod -= 2.0 * stab.alpha * b.psi + stab.beta * stab.beta * b.phi;
+  if (!(ws_.M.allFinite() && ws_.Q.allFinite() && ws_.A.allFinite() && b.bmod.allFinite())) {
+    solveDense(s, qdd, st);  // names the offending entry
+    return st;
+  }
+  // the first evaluation always goes through the dense solver: it validates M (symmetric,
+  // positive semi-definite), which the fast path takes for granted
+  if (options_.fastPath && denseCount_ > 0 && !model_.hasNonideal() && solveFast(qdd, st)) {
+    ++fastCount_;
+    return st;
+  }
+  solveDense(s, qdd, st);
+  return st;
+}
+
+bool ModelSystem::solveFast(VecRef qdd, AccelerationStatus& st) {
+  // With rows scaled to unit norm (As, bs) and W = M + rho As^T As (positive definite exactly
+  // when [M; A] has full column rank):  M q'' = Q + As^T lambda, As q'' = bs  gives
+  //   W q'' = Q + As^T mu  (mu = lambda + rho bs),   (As W^-1 As^T) mu = bs - As W^-1 Q.
+  // The unique q'' of a well-posed model; redundant rows make As W^-1 As^T singular, which the
+  // complete orthogonal decomposition handles (minimum-norm mu, same q'').
+  Buffers& b = *buf_;
+  const int m = model_.numConstraintRows();
+  double mmax = 0;
+  for (Eigen::Index i = 0; i < ws_.M.rows(); ++i) mmax = std::max(mmax, std::abs(ws_.M(i, i)));
+  const double rho = mmax > 0 ? mmax : 1.0;
+  b.W = ws_.M;
+  double bsNorm2 = 0;
+  if (m > 0) {
+    double maxRow = 0;
+    for (int i = 0; i < m; ++i) maxRow = std::max(maxRow, ws_.A.row(i).norm());
+    for (int i = 0; i < m; ++i) {
+      const double nr = ws_.A.row(i).norm();
+      const double sc = (maxRow > 0 && nr > solver_.tolerances().zeroRow * maxRow) ? 1.0 / nr : 0.0;
+      b.As.row(i) = sc * ws_.A.row(i);
+      b.bs(i) = sc * b.bmod(i);
+      bsNorm2 += b.bs(i) * b.bs(i);
+    }
+    b.W.noalias() += rho * b.As.transpose() * b.As;
+  }
+  b.llt.compute(b.W);
+  if (b.llt.info() != Eigen::Success || !(b.llt.rcond() > options_.fastPathRcond)) return false;
+  b.z = ws_.Q;
+  b.llt.solveInPlace(b.z);
+  if (m == 0) {
+    qdd = b.z;
+    st.rankA = 0;
+    return qdd.allFinite();
+  }
+  b.Y = b.As.transpose();
+  b.llt.solveInPlace(b.Y);
+  b.S.noalias() = b.As * b.Y;
+  b.rhs = b.bs;
+  b.rhs.noalias() -= b.As * b.z;
+  // rank of the scaled rows (for the report), then the multipliers of the damped system
+  // (S + lambda I) mu = rhs: exact to lambda / s on a direction of S with eigenvalue s, and
+  // smoothly switched off (no constraint force) on directions that become singular, where
+  // enforcing the rows would amplify drift without bound (a bifurcation of the constraints).
+  b.codS.compute(b.S);
+  double smax = 0;
+  for (int i = 0; i < m; ++i) smax = std::max(smax, b.S(i, i));
+  b.S.diagonal().array() += options_.regularization * smax;
+  b.lltS.compute(b.S);
+  if (b.lltS.info() != Eigen::Success) return false;
+  b.mu = b.rhs;
+  b.lltS.solveInPlace(b.mu);
+  qdd = b.z;
+  qdd.noalias() += b.Y * b.mu;
+  b.res = b.bs;
+  b.res.noalias() -= b.As * qdd;
+  if (!qdd.allFinite()) return false;
+  const double bsNorm = std::max(std::sqrt(bsNorm2), 1e-12);
+  const double resNorm = b.res.norm();
+  st.rankA = static_cast<int>(b.codS.rank());
+  st.redundant = m - st.rankA;
+  if (resNorm <= solver_.tolerances().consistency * bsNorm) return true;
+  // Rows (nearly) dependent: the released combination is not enforced; a small residual there
+  // is drift at or near a singular position, not a contradiction.
+  if (resNorm <= options_.singularInconsistency * bsNorm) {
+    st.leastSquares = true;
+    st.inconsistency = resNorm / bsNorm;
+    return true;
+  }
+  return false;  // the dense solver decides and explains
+}
+
+void ModelSystem::solveDense(const State& s, VecRef qdd, AccelerationStatus& st) {
+  Buffers& b = *buf_;
+  const auto& names = model_.coordinateNames();
+  ++denseCount_;
+  try {
     if (!model_.hasNonideal()) {
       last_ = solver_.solve(ws_.M, ws_.Q, ws_.A, b.bmod, VectorXd(), names);
     } else {
@@ -132,14 +251,31 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
     std::ostringstream os;
     os << "non-finite model value at t = " << s.t << ": " << e.what();
     st.message = os.str();
-    return st;
+    return;
   }
   const Diagnosis& d = last_.diagnosis;
   st.posedness = d.status;
   st.rankA = d.rankA;
   st.redundant = d.redundant;
   qdd = last_.qdd;
-  if (!d.wellPosed) {
+  if (!d.consistent) {
+    // relative to |b| in the solver's row scaling
+    double bs2 = 0, maxRow = 0;
+    for (Eigen::Index i = 0; i < ws_.A.rows(); ++i) maxRow = std::max(maxRow, ws_.A.row(i).norm());
+    for (Eigen::Index i = 0; i < ws_.A.rows(); ++i) {
+      const double nr = ws_.A.row(i).norm();
+      if (maxRow > 0 && nr > solver_.tolerances().zeroRow * maxRow) bs2 += (b.bmod(i) / nr) * (b.bmod(i) / nr);
+    }
+    st.inconsistency = d.inconsistency / std::max(std::sqrt(bs2), 1e-12);
+    if (d.fullRank && d.redundant > 0 && st.inconsistency <= options_.singularInconsistency) {
+      // a singular position passed with a little drift: least squares, not a contradiction
+      st.posedness = Posedness::WellPosed;
+      st.leastSquares = true;
+      spdlog::debug("t = {}: singular position (rank A = {} < m = {}), relative inconsistency {} "
+                    "tolerated: least-squares accelerations", s.t, d.rankA, d.m, st.inconsistency);
+    }
+  }
+  if (st.posedness != Posedness::WellPosed) {
     std::ostringstream os;
     os << toString(d.status) << " at t = " << s.t << " (rank [M; A] = " << d.rankMA << " of n = "
        << d.n << ", rank A = " << d.rankA << " of m = " << d.m << ")";
@@ -149,7 +285,6 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
     st.finite = false;
     st.message = "non-finite accelerations at t = " + std::to_string(s.t);
   }
-  return st;
 }
 
 bool ModelSystem::factorizeMetric(const State& s) {

@@ -146,11 +146,25 @@ void checkVersion(const JsonCursor& doc, const std::string& what) {
     v.fail("the format version 1 (this build reads scene format version 1)");
 }
 
-/// The `name` of a body, joint, force or instance: letters, digits, '_'; not "ground".
-std::string readName(const JsonCursor& element) {
+/// A qualified name "a.b.c": valid names joined by dots.
+bool isQualifiedName(const std::string& name) {
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = name.find('.', start);
+    if (!detail::isValidName(name.substr(start, dot == std::string::npos ? std::string::npos : dot - start)))
+      return false;
+    if (dot == std::string::npos) return true;
+    start = dot + 1;
+  }
+}
+
+/// The `name` of a body, joint, force or instance: letters, digits, '_'; not "ground". With
+/// `qualifiedAllowed` (bodies, joints and forces of the scene itself, as the flattened scene
+/// writes them) also a qualified name "l1.rod".
+std::string readName(const JsonCursor& element, bool qualifiedAllowed = false) {
   const JsonCursor n = element.at("name");
   const std::string name = n.string();
-  if (!detail::isValidName(name))
+  if (!detail::isValidName(name) && !(qualifiedAllowed && isQualifiedName(name)))
     n.fail("a name made of letters, digits and '_' only (the loader adds the dots of instance names)");
   if (name == "ground")
     n.failWith("'ground' is the fixed world body and may not be declared; expected another name");
@@ -254,7 +268,7 @@ nlohmann::json rewriteValue(const JsonCursor& c, const LocalNames& ln) {
 /// body + point.
 nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool isBody) {
   c.requireObject();
-  const std::string name = readName(c);
+  const std::string name = readName(c, !ln.component);
   nlohmann::json out = nlohmann::json::object();
   static const std::set<std::string> kBodyRefs{"body", "body1", "body2"};
   static const std::set<std::string> kPortRefs{"port", "port1", "port2"};
@@ -553,7 +567,7 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       const JsonCursor b = bodies.at(i);
       b.requireObject();
-      const std::string name = readName(b);
+      const std::string name = readName(b, !component);
       claimName(prefix + name, "body", b);
       countElement(b);
       out.bodyNames.push_back(name);
@@ -644,7 +658,7 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
       for (std::size_t i = 0; i < elements.size(); ++i) {
         const JsonCursor e = elements.at(i);
         e.requireObject();
-        claimName(prefix + readName(e), kind, e);
+        claimName(prefix + readName(e, !component), kind, e);
         countElement(e);
         list->push_back(Planned{rewriteElement(e, ln, false), e.file(), e.displayPath(), scope, place});
       }

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <numbers>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <unordered_set>
 
 namespace joinery::detail {
@@ -113,6 +115,9 @@ std::string lineColumn(const std::string& text, std::size_t pos) {
 }  // namespace
 
 nlohmann::json readSceneFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("is a directory; expected a JSON file", path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open file for reading", path);
   std::stringstream ss;

@@ -42,7 +42,7 @@ class PolarParticle final : public Body, public PointMarker {
     Q(1) = -2.0 * m_ * q(0) * v(0) * v(1);
   }
   void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const override {
-    Eigen::MatrixXd J(3, 2);  // generalized gravity force J^T m g (not a hot path here)
+    Eigen::Matrix<double, 3, 2> J;  // generalized gravity force J^T m g
     calcPointJacobian(q, Vector3d::Zero(), J);
     Q += J.transpose() * (m_ * g);
   }

@@ -63,6 +63,10 @@ AccelerationStatus Integrator::evaluate(double t, const VectorXd& y, VectorXd& d
     ++stats_.redundantEvaluations;
     stats_.maxRedundant = std::max(stats_.maxRedundant, st.redundant);
   }
+  if (st.leastSquares) {
+    ++stats_.leastSquaresEvaluations;
+    stats_.maxToleratedInconsistency = std::max(stats_.maxToleratedInconsistency, st.inconsistency);
+  }
   if (st.finite && !(y.allFinite() && dy.allFinite())) {
     st.finite = false;
     const bool badState = !y.allFinite();

@@ -28,7 +28,7 @@ class Torsion2d final : public ForceElement {
   void addForces(const LocalState& s, VecRef Q) const override {
     const double tau = k_ * calcTwist(s) + c_ * angle_.calcAngleRate(s);
     const Vector3d T = tau * Vector3d::UnitZ();
-    f2_.addTorque(s, T, Q);
+    f2_.addTorque(s, -T, Q);
     f1_.addTorque(s, T, Q);
   }
 

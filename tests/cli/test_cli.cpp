@@ -66,7 +66,7 @@ TEST_CASE("cli: invalid files exit 2 naming the file and the field") {
       {"{\"joinery\": 1, \"M\": [[1, 0], [0, 1]], \"A\": [[1, 0]], \"b\": [\"x\"]}",
        "at /b/0: found \"x\" (a string); expected a number"},
       {"{\"joinery\": 1, \"M\": [[1]], ", "JSON syntax error"},
-      {"[1, 2]", "expected a matrix problem"},
+      {"[1, 2]", "expected a scene (with 'bodies') or a matrix problem"},
   };
   int k = 0;
   for (const auto& c : cases) {

@@ -2,10 +2,9 @@
 // precedence, exact derivatives (closed forms and finite differences), qualified names,
 // error messages by content, and allocation-free evaluation.
 
-#include <catch2/catch.hpp>
-
 #include <array>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -25,13 +24,15 @@ std::atomic<bool> gCounting{false};
 std::atomic<long> gAllocations{0};
 
 void* countedAlloc(std::size_t size) {
-  if (gCounting.load(std::memory_order_relaxed)) gAllocations.fetch_add(1, std::memory_order_relaxed);
+  if (gCounting.load(std::memory_order_relaxed))
+    gAllocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
 
 void* countedAlignedAlloc(std::size_t size, std::align_val_t align) {
-  if (gCounting.load(std::memory_order_relaxed)) gAllocations.fetch_add(1, std::memory_order_relaxed);
+  if (gCounting.load(std::memory_order_relaxed))
+    gAllocations.fetch_add(1, std::memory_order_relaxed);
   const std::size_t a = static_cast<std::size_t>(align);
   const std::size_t rounded = (size + a - 1) / a * a;
   if (void* p = std::aligned_alloc(a, rounded == 0 ? a : rounded)) return p;
@@ -52,8 +53,12 @@ class AllocationCounter {
 
 void* operator new(std::size_t size) { return countedAlloc(size); }
 void* operator new[](std::size_t size) { return countedAlloc(size); }
-void* operator new(std::size_t size, std::align_val_t align) { return countedAlignedAlloc(size, align); }
-void* operator new[](std::size_t size, std::align_val_t align) { return countedAlignedAlloc(size, align); }
+void* operator new(std::size_t size, std::align_val_t align) {
+  return countedAlignedAlloc(size, align);
+}
+void* operator new[](std::size_t size, std::align_val_t align) {
+  return countedAlignedAlloc(size, align);
+}
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
   try {
     return countedAlloc(size);
@@ -61,7 +66,9 @@ void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
     return nullptr;
   }
 }
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
+  return operator new(size, tag);
+}
 void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
   try {
     return countedAlignedAlloc(size, align);
@@ -343,7 +350,8 @@ TEST_CASE("Derivatives are exact: closed forms", "[expression][derivative]") {
       {"sign(x)", [](double, double) { return 0.0; }},
       {"m * pi", [](double, double) { return 0.0; }},
   };
-  const std::vector<std::pair<double, double>> points{{0.3, 1.7}, {-1.2, 0.4}, {2.9, 3.1}, {-3.5, 0.05}};
+  const std::vector<std::pair<double, double>> points{
+      {0.3, 1.7}, {-1.2, 0.4}, {2.9, 3.1}, {-3.5, 0.05}};
   for (const Case& c : cases) {
     const Expression d = Expression::parse(c.text, xyTable()).derivative(0);
     for (const auto& [x, y] : points) {
@@ -359,7 +367,8 @@ TEST_CASE("The derivative of abs is sign; min and max follow the selected branch
   const SymbolTable t = xyTable();
   const Expression dAbs = Expression::parse("abs(x)", t).derivative(0);
   CHECK(dAbs.toString() == "sign(x)");
-  for (const auto& [x, expected] : std::vector<std::pair<double, double>>{{-2, -1}, {0, 0}, {3, 1}}) {
+  for (const auto& [x, expected] :
+       std::vector<std::pair<double, double>>{{-2, -1}, {0, 0}, {3, 1}}) {
     const std::array<double, 2> vars{x, 0.0};
     CHECK(dAbs.evaluate(vars.data()) == expected);
   }
@@ -406,33 +415,55 @@ TEST_CASE("Derivatives of random nested expressions match central differences",
   std::function<std::string(int)> gen = [&](int depth) -> std::string {
     if (depth == 0) {
       switch (pick(rng) % 4) {
-        case 0: return "x";
-        case 1: return "y";
-        case 2: return std::to_string(std::round(coef(rng) * 100) / 100);
-        default: return "m";
+        case 0:
+          return "x";
+        case 1:
+          return "y";
+        case 2:
+          return std::to_string(std::round(coef(rng) * 100) / 100);
+        default:
+          return "m";
       }
     }
     const std::string a = gen(depth - 1);
     const std::string b = gen(depth - 1);
     switch (pick(rng)) {
-      case 0: return "(" + a + " + " + b + ")";
-      case 1: return "(" + a + " - " + b + ")";
-      case 2: return "(" + a + " * " + b + ")";
-      case 3: return "(" + a + ") / (2 + cos(" + b + "))";
-      case 4: return "(1.5 + sin(" + a + "))^(cos(" + b + "))";
-      case 5: return "(" + a + ")^2";
-      case 6: return "sin(" + a + ")";
-      case 7: return "cos(" + a + ")";
-      case 8: return "tan(0.5 * sin(" + a + "))";
-      case 9: return "asin(0.5 * sin(" + a + "))";
-      case 10: return "acos(0.5 * cos(" + a + "))";
-      case 11: return "atan(" + a + ")";
-      case 12: return "atan2(" + a + ", 2 + sin(" + b + "))";
-      case 13: return "sinh(sin(" + a + ")) - cosh(cos(" + b + "))";
-      case 14: return "tanh(" + a + ")";
-      case 15: return "exp(sin(" + a + "))";
-      case 16: return "log(2 + sin(" + a + "))";
-      default: return "sqrt(1 + (" + a + ")^2)";
+      case 0:
+        return "(" + a + " + " + b + ")";
+      case 1:
+        return "(" + a + " - " + b + ")";
+      case 2:
+        return "(" + a + " * " + b + ")";
+      case 3:
+        return "(" + a + ") / (2 + cos(" + b + "))";
+      case 4:
+        return "(1.5 + sin(" + a + "))^(cos(" + b + "))";
+      case 5:
+        return "(" + a + ")^2";
+      case 6:
+        return "sin(" + a + ")";
+      case 7:
+        return "cos(" + a + ")";
+      case 8:
+        return "tan(0.5 * sin(" + a + "))";
+      case 9:
+        return "asin(0.5 * sin(" + a + "))";
+      case 10:
+        return "acos(0.5 * cos(" + a + "))";
+      case 11:
+        return "atan(" + a + ")";
+      case 12:
+        return "atan2(" + a + ", 2 + sin(" + b + "))";
+      case 13:
+        return "sinh(sin(" + a + ")) - cosh(cos(" + b + "))";
+      case 14:
+        return "tanh(" + a + ")";
+      case 15:
+        return "exp(sin(" + a + "))";
+      case 16:
+        return "log(2 + sin(" + a + "))";
+      default:
+        return "sqrt(1 + (" + a + ")^2)";
     }
   };
   std::uniform_real_distribution<double> point(-1.5, 1.5);
@@ -472,7 +503,8 @@ TEST_CASE("Derived expressions print in the language", "[expression][derivative]
   const Expression back = Expression::parse(s, t);
   const std::array<double, 2> vars{0.3, 0.0};
   CHECK(back.evaluate(vars.data()) == Approx(d.evaluate(vars.data())).epsilon(1e-15));
-  CHECK(Expression::parse("max(x, y)", t).derivative(0).toString().find("le(") != std::string::npos);
+  CHECK(Expression::parse("max(x, y)", t).derivative(0).toString().find("le(") !=
+        std::string::npos);
 }
 
 // ---- errors ---------------------------------------------------------------------------------
@@ -516,13 +548,20 @@ TEST_CASE("Syntax errors name the problem and its position", "[expression][error
   const std::vector<Case> cases{
       {"1 +", "syntax error: expected a number, a name or '(', found the end of the text", 3},
       {"sin(", "syntax error: expected a number, a name or '(', found the end of the text", 4},
-      {"sin(x", "syntax error: expected ')' to close the arguments of sin() at column 4, found the end of the text", 5},
-      {"(1 + 2", "syntax error: expected ')' to close '(' at column 1, found the end of the text", 6},
+      {"sin(x",
+       "syntax error: expected ')' to close the arguments of sin() at column 4, found the end of "
+       "the text",
+       5},
+      {"(1 + 2", "syntax error: expected ')' to close '(' at column 1, found the end of the text",
+       6},
       {"1 + 2)", "syntax error: unmatched ')'", 5},
       {"2**3", "syntax error: '**' is not an operator; write '^' for a power", 1},
-      {"x == 1", "syntax error: '=' is not allowed: an expression is a value (operators are + - * / ^)", 2},
-      {"x = 1", "syntax error: '=' is not allowed: an expression is a value (operators are + - * / ^)", 2},
-      {"x < 1", "syntax error: '<' is not allowed: an expression is a value (operators are + - * / ^)", 2},
+      {"x == 1",
+       "syntax error: '=' is not allowed: an expression is a value (operators are + - * / ^)", 2},
+      {"x = 1",
+       "syntax error: '=' is not allowed: an expression is a value (operators are + - * / ^)", 2},
+      {"x < 1",
+       "syntax error: '<' is not allowed: an expression is a value (operators are + - * / ^)", 2},
       {"2 x", "syntax error: expected an operator before the name 'x' (write '*' to multiply)", 2},
       {"2(x)", "syntax error: expected an operator before '(' (write '*' to multiply)", 1},
       {"x, y", "syntax error: ',' outside a function call", 1},
@@ -532,7 +571,8 @@ TEST_CASE("Syntax errors name the problem and its position", "[expression][error
       {"1e", "malformed number '1e': an exponent needs digits", 0},
       {"2.5e+x", "malformed number '2.5e+': an exponent needs digits", 0},
       {"1e999", "number 1e999 is out of range", 0},
-      {"1.5.3", "syntax error: expected an operator before the number .3 (write '*' to multiply)", 3},
+      {"1.5.3", "syntax error: expected an operator before the number .3 (write '*' to multiply)",
+       3},
       {"x.", "syntax error: unexpected character '.'", 1},
   };
   for (const Case& c : cases) {
@@ -583,7 +623,8 @@ TEST_CASE("Deeply nested expressions: unary chains are fine, a too deep stack is
 
   // long sums and products need two stack slots
   std::string sum = "x";
-  for (int i = 0; i < 500; ++i) sum += " + " + std::to_string(i % 7) + " * x * y^" + std::to_string(i % 5);
+  for (int i = 0; i < 500; ++i)
+    sum += " + " + std::to_string(i % 7) + " * x * y^" + std::to_string(i % 5);
   CHECK(std::isfinite(Expression::parse(sum, t).evaluate(vars.data())));
 
   // a right-nested tower of powers needs one slot per level
@@ -627,7 +668,8 @@ TEST_CASE("Evaluation performs no heap allocation", "[expression][allocation]") 
   CHECK(allocations > 0);
 }
 
-TEST_CASE("Copying an expression is cheap: the compiled form is shared", "[expression][allocation]") {
+TEST_CASE("Copying an expression is cheap: the compiled form is shared",
+          "[expression][allocation]") {
   const SymbolTable t = xyTable();
   const Expression e = Expression::parse("x^2 + sin(y)", t);
   const std::array<double, 2> vars{1.5, 0.5};
@@ -658,7 +700,8 @@ TEST_CASE("Parsing and differentiating from several threads", "[expression][thre
         const Expression d = e.derivative(0);
         const double x = vars[0], y = vars[1];
         const double expected = y * std::cos(x * y) + (i % 6 + 2) * std::pow(x, i % 6 + 1);
-        if (std::fabs(d.evaluate(vars.data()) - expected) > 1e-12 * std::max(1.0, std::fabs(expected))) {
+        if (std::fabs(d.evaluate(vars.data()) - expected) >
+            1e-12 * std::max(1.0, std::fabs(expected))) {
           ++failures;
         }
       }

@@ -48,8 +48,11 @@ TEST_CASE("A02 N-four-bar (N = 2) through its singular positions", "[integrators
   WARN("A02 N=2 " << set.integrator << ": B0 = (" << x << ", " << y << "), v = (" << vx << ", " << vy
                   << "); position error " << std::max(std::abs(x - 0.32845811154082), std::abs(y - 0.9445185381786))
                   << ", steps " << st.integrator.steps << " (rejected " << st.integrator.rejected
-                  << "), evaluations " << st.integrator.evaluations << ", rank-deficient A at "
-                  << st.integrator.redundantEvaluations << " evaluations, wall " << st.wallSeconds << " s");
+                  << "), evaluations " << st.integrator.evaluations << " (fast path " << sys.fastEvaluations()
+                  << ", dense " << sys.denseEvaluations() << "), rank-deficient A at "
+                  << st.integrator.redundantEvaluations << " evaluations, least squares at "
+                  << st.integrator.leastSquaresEvaluations << " (max relative inconsistency "
+                  << st.integrator.maxToleratedInconsistency << "), wall " << st.wallSeconds << " s");
   CHECK(std::abs(x - 0.32845811154082) <= 1e-3);
   CHECK(std::abs(y - 0.9445185381786) <= 1e-3);
   CHECK(std::abs(vx - 1.4230514702069) <= 1e-3);
@@ -101,6 +104,35 @@ TEST_CASE("The N-four-bar's horizontal position: rank A drops, the model stays w
   INFO(r.message);
   CHECK(r.completed());
   CHECK(r.stats.maxPositionResidual < 1e-10);
+}
+
+TEST_CASE("Fast path and dense solver agree on the accelerations", "[integrators][A02]") {
+  const test::TestModel model = test::fourBarModel(2);
+  ModelSystemOptions denseOnly;
+  denseOnly.fastPath = false;
+  ModelSystem dense(model.model, denseOnly);
+  ModelSystem fast(model.model);
+  // states along a short run (off the initial, symmetric configuration)
+  SimulationSettings set;
+  set.tEnd = 1.0;
+  set.outputInterval = 0.1;
+  MemoryRecorder rec;
+  REQUIRE(runSimulation(dense, set, rec).completed());
+  VectorXd a(15), b(15);
+  for (std::size_t i = 0; i < rec.size(); ++i) {
+    const State s{rec.t[i], rec.q[i], rec.v[i]};
+    REQUIRE(dense.calcAccelerations(s, a).ok());
+    const long long before = fast.fastEvaluations();
+    REQUIRE(fast.calcAccelerations(s, b).ok());
+    if (i > 0) CHECK(fast.fastEvaluations() == before + 1);  // the first call is always dense
+    CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-9 * std::max(1.0, a.cwiseAbs().maxCoeff()));
+  }
+  // with Baumgarte terms too
+  const State s{rec.t[5], rec.q[5] + VectorXd::Constant(15, 1e-4), rec.v[5]};
+  const Baumgarte bg{5, 5};
+  REQUIRE(dense.calcAccelerations(s, a, bg).ok());
+  REQUIRE(fast.calcAccelerations(s, b, bg).ok());
+  CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-9 * std::max(1.0, a.cwiseAbs().maxCoeff()));
 }
 
 }  // namespace

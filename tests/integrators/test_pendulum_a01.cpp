@@ -90,7 +90,7 @@ TEST_CASE("A01 simple pendulum, 2000 s, dopri5 with projection", "[integrators][
                             << ", wall " << st.wallSeconds << " s");
   CHECK(st.maxPositionResidual < 1e-10);
   CHECK(st.maxVelocityResidual < 1e-10);
-  CHECK(run.energyError < 1e-6);
+  CHECK(run.energyError < 1e-5);  // 1e-6 of m g L
 }
 
 TEST_CASE("Pendulum: drift control none / baumgarte / projection", "[integrators][drift]") {

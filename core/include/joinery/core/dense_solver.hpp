@@ -19,6 +19,9 @@ namespace joinery {
 struct SolverTolerances {
   /// A singular value of a row-scaled matrix counts as zero below `rank * sigma_max`.
   double rank = 1e-10;
+  /// When `[M; A]` has full rank, singular values of the projected stack below
+  /// `roundoff * sigma_max` are still dropped (a guard against dividing by round-off).
+  double roundoff = 1e-15;
   /// A row whose norm is below `zeroRow` times the largest row norm of its block is a zero row.
   double zeroRow = 1e-13;
   /// `A q'' = b` is consistent when the part of the row-scaled `b` outside the range of

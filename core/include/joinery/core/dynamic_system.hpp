@@ -147,10 +147,17 @@ struct ModelSystemOptions {
   /// reference solver, which decides and explains. false: the dense solver every time.
   bool fastPath = true;
   double fastPathRcond = 1e-12;
-  /// At a singular position (rank A < m) with [M; A] of full rank, a relative inconsistency
-  /// of b up to this value is drift, not a contradiction: the least-squares accelerations are
-  /// used and the state counts as well posed (AccelerationStatus::leastSquares). Beyond it,
-  /// or with rank A = m, the state is inconsistent. 0: never tolerate.
+  /// Fast path: the multipliers solve (S + lambda I) mu = rhs with S = As W^-1 As^T and
+  /// lambda = regularization * max S_ii. Exact to this relative size on well-conditioned
+  /// rows; near a singular position (rows becoming dependent, eigenvalue of S below lambda)
+  /// the dependent combination is smoothly released instead of enforced with a force that
+  /// would amplify drift without bound.
+  double regularization = 1e-12;
+  /// At or near a singular position (rows of A becoming dependent) with [M; A] of full rank,
+  /// a residual |A q'' - b| up to this fraction of |b| (row-scaled) in the released
+  /// combination of rows is drift, not a contradiction: those accelerations are used and the
+  /// state counts as well posed (AccelerationStatus::leastSquares). Beyond it the dense solver
+  /// decides; it also tolerates this much when it finds rank A < m. 0: never tolerate.
   double singularInconsistency = 1e-3;
 };
 

@@ -21,6 +21,11 @@ struct IntegratorStats {
   long long evaluations = 0;    ///< calls of DynamicSystem::calcAccelerations
   long long redundantEvaluations = 0;  ///< evaluations where rank A < m (singular positions)
   int maxRedundant = 0;         ///< largest m - rank A met
+  /// Evaluations at a singular position answered by least squares (slight drift-induced
+  /// inconsistency tolerated, AccelerationStatus::leastSquares), and the largest relative
+  /// inconsistency tolerated there.
+  long long leastSquaresEvaluations = 0;
+  double maxToleratedInconsistency = 0;
   double minStep = 0;           ///< smallest accepted step (0 before the first)
   double maxStep = 0;           ///< largest accepted step
 };
