@@ -322,3 +322,20 @@ TEST_CASE("diagnosis: a very light mass is still a mass", "[dense_solver][diagno
   // light coordinate, so 1e-6 relative.
   CHECK_THAT(col(sol.qdd), isApprox(col(vec({0.5, 1.0, 0.5})), 1e-6, 1e-12));
 }
+
+TEST_CASE("diagnosis: a problem both rank deficient and inconsistent is reported inconsistent") {
+  // x is massless and free (ill posed), and two rows demand y'' = 1 and y'' = 2 (inconsistent).
+  // docs/theory.md: inconsistency takes priority (exit 4), the null space is still reported.
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(2, 2);
+  M(1, 1) = 1.0;
+  Eigen::MatrixXd A(2, 2);
+  A << 0, 1, 0, 1;
+  const Eigen::VectorXd Q = Eigen::VectorXd::Zero(2);
+  const Eigen::Vector2d b(1, 2);
+  const auto s = joinery::DenseSolver().solve(M, Q, A, b);
+  CHECK(s.diagnosis.status == joinery::Posedness::Inconsistent);
+  CHECK_FALSE(s.diagnosis.consistent);
+  CHECK_FALSE(s.diagnosis.fullRank);
+  CHECK(s.diagnosis.indeterminateCoordinates == std::vector<int>{0});
+  CHECK(s.qdd.allFinite());
+}

@@ -2,8 +2,9 @@
 /// @file quaternion.hpp
 /// Euler-parameter (unit quaternion) kinematics used by Rigid3d, scalar first:
 /// `e = (e0, e1, e2, e3) = (e0, ev)`, rotating body-frame vectors into the world frame.
-/// Conventions (Nikravesh, *Computer-Aided Analysis of Mechanical Systems*, 1988, sec. 6.3;
-/// the body-frame matrix is the `E` of Udwadia & Schutte, J. Appl. Mech. 77 (2010)):
+/// Conventions (go by the formulas; names differ between books: G is Nikravesh's L, Haug's G
+/// and the last three rows of the `E` of Udwadia & Schutte, J. Appl. Mech. 77 (2010); H is
+/// Nikravesh's G and Haug's E):
 ///
 ///     R(e) = (e0^2 - ev.ev) I + 2 ev ev^T + 2 e0 [ev]x        (= rotation for |e| = 1)
 ///     G(e) = [ -ev | e0 I - [ev]x ]    body-frame:   w_body  = 2 G(e) e'
