@@ -170,18 +170,14 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   MatrixXd bs = b;  // m x 1
   scaleRows(As, bs, tol_.zeroRow);
   MatrixXd N;  // n x (n - rankA): orthonormal basis of the null space of A
+  VectorXd rOutside = VectorXd::Zero(m);  // part of b_scaled outside the range of A
   if (m > 0) {
     Eigen::BDCSVD<MatrixXd> svdA(As, Eigen::ComputeThinU | Eigen::ComputeFullV);
     d.rankA = numericalRank(svdA.singularValues(), tol_.rank);
     const MatrixXd Ur = svdA.matrixU().leftCols(d.rankA);
     const VectorXd r = bs.col(0) - Ur * (Ur.transpose() * bs.col(0));
     d.inconsistency = r.norm();
-    const double bnorm = bs.col(0).norm();
-    d.consistent = d.inconsistency <= tol_.consistency * std::max(bnorm, 1e-12) + 1e-300;
-    if (!d.consistent) {
-      for (int i = 0; i < m; ++i)
-        if (std::abs(r(i)) > tol_.consistency * std::max(bnorm, 1e-12)) d.inconsistentRows.push_back(i);
-    }
+    rOutside = r;
     N = svdA.matrixV().rightCols(n - d.rankA);
   } else {
     N = MatrixXd::Identity(n, n);
@@ -239,6 +235,18 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   sol.forceIdeal = M * qddIdeal - Q;
   sol.forceNonideal = hasC ? VectorXd(M * sol.qdd - Q - sol.forceIdeal) : VectorXd::Zero(n);
   d.residual = m > 0 ? (A * sol.qdd - b).norm() : 0.0;
+
+  // Consistency: the part of b outside the range of A, against the size of the terms of
+  // A q'' = b in row-scaled units (rows of A_s have unit norm, so |A_s q''| <= |q''|). Near
+  // a singular position b can be tiny while round-off is not, so |b| alone is no scale.
+  if (m > 0) {
+    const double scale = std::max({bs.col(0).norm(), qddIdeal.norm(), 1e-300});
+    const double limit = tol_.consistency * scale;
+    d.consistent = d.inconsistency <= limit;
+    if (!d.consistent)
+      for (int i = 0; i < m; ++i)
+        if (std::abs(rOutside(i)) > limit / std::sqrt(static_cast<double>(m))) d.inconsistentRows.push_back(i);
+  }
 
   // --- 5. Indeterminate directions -----------------------------------------------
   if (!d.fullRank) {

@@ -167,6 +167,11 @@ nlohmann::json readJsonFile(const std::string& path) {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(std::string("JSON syntax error: ") + e.what(), path);
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range for 1e400: a number no double can hold
+    throw InputError(std::string("invalid JSON value: ") + e.what() +
+                         "; expected numbers that fit a double (|x| < 1.8e308)",
+                     path);
   }
 }
 

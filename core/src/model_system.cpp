@@ -1,6 +1,12 @@
 // ModelSystem: a Model seen as a generic DynamicSystem (dynamic_system.hpp).
-// Accelerations through the dense reference solver with the rank diagnosis at every call;
-// drift control by Gauss–Newton projection in the metric W = M + A^T A.
+//
+// Every evaluation checks well-posedness. The fast path factorizes the metric
+//     W = M + rho As^T As      (As: rows of A scaled to unit norm, rho = max M_ii)
+// which is positive definite exactly when [M; A] has full column rank, and solves for the
+// constraint multipliers on S = As W^-1 As^T by iterated Tikhonov regularization; any state
+// that fails a check goes to the dense reference solver, which decides and explains.
+// Drift control projects positions and velocities with Gauss–Newton steps of least W-norm,
+// through the same regularized solve. docs/integrators.md explains the choices.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -18,10 +24,6 @@ const std::vector<std::string>& DynamicSystem::constraintRowNames() const {
 }
 
 namespace {
-
-/// Relative singular value below which a combination of constraint rows counts as redundant
-/// in the fast path and the projections (a singular position and its neighbourhood).
-constexpr double kSingularThreshold = 1e-6;
 
 /// Max |x_i| over the listed rows; `at` receives the row (or -1).
 double maxAbsRows(const VectorXd& x, const std::vector<int>& rows, int& at) {
@@ -42,30 +44,74 @@ double maxAbsRows(const VectorXd& x, const std::vector<int>& rows) {
   return maxAbsRows(x, rows, at);
 }
 
+/// Least-W-norm solution of J x = g for row-scaled J (k x n), given the Cholesky factor of W:
+///     x = Y mu,  Y = W^-1 J^T,  S mu = g,  S = J Y,
+/// with S mu = g solved by K steps of iterated Tikhonov regularization
+///     mu_0 = 0,  mu_{j+1} = mu_j + (S + lambda I)^-1 (g - S mu_j),  lambda = reg * max S_ii.
+/// On an eigen-direction of S with eigenvalue s the error factor is (lambda / (s + lambda))^K:
+/// exact to round-off where the rows are well conditioned, smoothly released where a
+/// combination of rows becomes dependent (s << lambda). Buffers sized once.
+class MetricSolve {
+ public:
+  void resize(Eigen::Index n, Eigen::Index k) {
+    Y = MatrixXd::Zero(n, k);
+    S = MatrixXd::Zero(k, k);
+    Sr = MatrixXd::Zero(k, k);
+    mu = VectorXd::Zero(k);
+    dmu = VectorXd::Zero(k);
+    llt = Eigen::LLT<MatrixXd>(k);
+  }
+  /// Returns false if the regularized factorization fails (non-finite input).
+  bool solve(const Eigen::LLT<MatrixXd>& W, const MatrixXd& J, const VectorXd& g, double reg,
+             int iterations, VectorXd& x) {
+    Y = J.transpose();
+    W.solveInPlace(Y);
+    S.noalias() = J * Y;
+    double smax = 0;
+    for (Eigen::Index i = 0; i < S.rows(); ++i) smax = std::max(smax, S(i, i));
+    Sr = S;
+    Sr.diagonal().array() += reg * (smax > 0 ? smax : 1.0);
+    llt.compute(Sr);
+    if (llt.info() != Eigen::Success) return false;
+    mu.setZero();
+    dmu = g;
+    for (int j = 0; j < std::max(1, iterations); ++j) {
+      llt.solveInPlace(dmu);
+      mu += dmu;
+      dmu = g;
+      dmu.noalias() -= S * mu;
+    }
+    x.noalias() = Y * mu;
+    return x.allFinite();
+  }
+
+  MatrixXd Y, S, Sr;
+  VectorXd mu, dmu;
+  Eigen::LLT<MatrixXd> llt;
+};
+
 }  // namespace
 
 /// Buffers sized once for the model: no allocation in the evaluation itself (the dense
-/// solver and the decompositions of the projections allocate internally).
+/// solver allocates internally).
 struct ModelSystem::Buffers {
   std::vector<int> holonomic;  // rows with a position-level residual (phi)
   std::vector<int> velocity;   // rows with a velocity-level residual (phi' or psi)
   VectorXd phi, psi, bmod;     // m
-  VectorXd x0, best, dx, y;    // n
-  MatrixXd W;                  // n x n
+  VectorXd x0, best, dx, z;    // n
+  MatrixXd As;                 // m x n: rows of A scaled to unit norm
+  VectorXd rowScale, bs, g, res;  // m
+  MatrixXd W;                  // n x n metric M + rho As^T As
   Eigen::LLT<MatrixXd> llt;
-  MatrixXd rowsH, rowsV;       // mh x n, mv x n (row-scaled Jacobians)
+  MatrixXd rowsH, rowsV;       // mh x n, mv x n (scaled rows for the projections)
   VectorXd rhsH, rhsV;         // mh, mv
-  MatrixXd BtH, BtV;           // (L^-1 rows^T)^T: mh x n, mv x n
-  Eigen::CompleteOrthogonalDecomposition<MatrixXd> codH, codV;
-  // fast path
-  MatrixXd As, Y, S;           // m x n, n x m, m x m
-  VectorXd bs, rhs, mu, res, z;
-  Eigen::CompleteOrthogonalDecomposition<MatrixXd> codS;
-  Eigen::LLT<MatrixXd> lltS;
+  MetricSolve all, hol, vel;   // on all rows / holonomic rows / velocity-level rows
+  Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS;  // rank report of the fast path
 };
 
 ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSolver solver)
-    : model_(model), options_(options), solver_(solver), ws_(model.makeWorkspace()), buf_(std::make_unique<Buffers>()) {
+    : model_(model), options_(options), solver_(solver), ws_(model.makeWorkspace()),
+      buf_(std::make_unique<Buffers>()) {
   const int n = model.numCoordinates();
   const int m = model.numConstraintRows();
   Buffers& b = *buf_;
@@ -78,41 +124,22 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
   }
   const auto mh = static_cast<Eigen::Index>(b.holonomic.size());
   const auto mv = static_cast<Eigen::Index>(b.velocity.size());
-  b.phi = VectorXd::Zero(m);
-  b.psi = VectorXd::Zero(m);
-  b.bmod = VectorXd::Zero(m);
-  b.x0 = VectorXd::Zero(n);
-  b.best = VectorXd::Zero(n);
-  b.dx = VectorXd::Zero(n);
-  b.y = VectorXd::Zero(n);
+  for (VectorXd* v : {&b.phi, &b.psi, &b.bmod, &b.rowScale, &b.bs, &b.g, &b.res}) *v = VectorXd::Zero(m);
+  for (VectorXd* v : {&b.x0, &b.best, &b.dx, &b.z}) *v = VectorXd::Zero(n);
+  b.As = MatrixXd::Zero(m, n);
   b.W = MatrixXd::Zero(n, n);
   b.llt = Eigen::LLT<MatrixXd>(n);
   b.rowsH = MatrixXd::Zero(mh, n);
   b.rowsV = MatrixXd::Zero(mv, n);
   b.rhsH = VectorXd::Zero(mh);
   b.rhsV = VectorXd::Zero(mv);
-  b.BtH = MatrixXd::Zero(mh, n);
-  b.BtV = MatrixXd::Zero(mv, n);
-  b.codH = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(mh, n);
-  b.codV = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(mv, n);
-  // Projections: row-scaled Jacobians; directions with a singular value below 1e-6 of the
-  // largest are left alone: near a singular position a Gauss-Newton step along them would be
-  // huge for a residual that is round-off, and would kick the mechanism off its branch.
-  b.codH.setThreshold(kSingularThreshold);
-  b.codV.setThreshold(kSingularThreshold);
-  b.As = MatrixXd::Zero(m, n);
-  b.Y = MatrixXd::Zero(n, m);
-  b.S = MatrixXd::Zero(m, m);
-  b.bs = VectorXd::Zero(m);
-  b.rhs = VectorXd::Zero(m);
-  b.mu = VectorXd::Zero(m);
-  b.res = VectorXd::Zero(m);
-  b.z = VectorXd::Zero(n);
-  b.codS = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(m, m);
-  b.lltS = Eigen::LLT<MatrixXd>(m);
-  // As W^-1 As^T has eigenvalues sigma_i(As W^-1/2)^2: 1e-12 here is about 1e-6 on the
-  // singular values of the scaled rows, the same regularization as the projections.
-  b.codS.setThreshold(kSingularThreshold * kSingularThreshold);
+  b.all.resize(n, m);
+  b.hol.resize(n, mh);
+  b.vel.resize(n, mv);
+  b.rankS = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(m, m);
+  // a combination of rows whose eigenvalue in S is below `regularization` of the largest is
+  // the one the regularized solve releases: report it as redundant
+  b.rankS.setThreshold(options_.regularization);
 }
 
 ModelSystem::~ModelSystem() = default;
@@ -124,35 +151,50 @@ int ModelSystem::numConstraintRows() const { return model_.numConstraintRows(); 
 const std::vector<std::string>& ModelSystem::constraintRowNames() const { return model_.rowNames(); }
 void ModelSystem::normalizeCoordinates(VecRef q) { model_.normalizeCoordinates(q); }
 
+bool ModelSystem::factorizeMetric() {
+  // ws_.M and ws_.A hold the current state. Rows scaled to unit norm (zero rows stay zero),
+  // rho = max M_ii so that both parts of W carry the same units.
+  Buffers& b = *buf_;
+  const int m = model_.numConstraintRows();
+  if (!ws_.M.allFinite() || !ws_.A.allFinite()) return false;
+  double maxRow = 0;
+  for (int i = 0; i < m; ++i) maxRow = std::max(maxRow, ws_.A.row(i).norm());
+  for (int i = 0; i < m; ++i) {
+    const double nr = ws_.A.row(i).norm();
+    b.rowScale(i) = (maxRow > 0 && nr > solver_.tolerances().zeroRow * maxRow) ? 1.0 / nr : 0.0;
+    b.As.row(i) = b.rowScale(i) * ws_.A.row(i);
+  }
+  double mmax = 0;
+  for (Eigen::Index i = 0; i < ws_.M.rows(); ++i) mmax = std::max(mmax, std::abs(ws_.M(i, i)));
+  const double rho = mmax > 0 ? mmax : 1.0;
+  b.W = ws_.M;
+  if (m > 0) b.W.noalias() += rho * b.As.transpose() * b.As;
+  b.llt.compute(b.W);
+  return b.llt.info() == Eigen::Success && b.llt.rcond() > options_.fastPathRcond;
+}
+
 AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, const Baumgarte& stab) {
   AccelerationStatus st;
   Buffers& b = *buf_;
   const int m = model_.numConstraintRows();
-  try {
-    if (stab.active() && m > 0) {
-      // errors first: calcVelocityErrors rewrites the internal rows of ws_.A and ws_.b
-      model_.calcPositionErrors(s, ws_, b.phi);
-      model_.calcVelocityErrors(s, ws_, b.psi);
-    }
-    model_.calcMassAndForces(s, ws_);
-    model_.calcConstraints(s, ws_);
-  } catch (const NonFiniteError& e) {
-    st.finite = false;
-    st.rankA = -1;
-    st.message = "non-finite model value at t = " + std::to_string(s.t) + ": " + e.what();
-    return st;
+  if (stab.active() && m > 0) {
+    // errors first: calcVelocityErrors rewrites the internal rows of ws_.A and ws_.b
+    model_.calcPositionErrors(s, ws_, b.phi);
+    model_.calcVelocityErrors(s, ws_, b.psi);
   }
+  model_.calcMassAndForces(s, ws_);
+  model_.calcConstraints(s, ws_);
   // Baumgarte: A q'' = b - 2 alpha e_v - beta^2 e_p  (e_p = 0 on non-holonomic rows,
   // e_v = 0 on acceleration-level rows, so one formula serves every row)
   b.bmod = ws_.b;
   if (stab.active() && m > 0) b.bmod -= 2.0 * stab.alpha * b.psi + stab.beta * stab.beta * b.phi;
-  if (!(ws_.M.allFinite() && ws_.Q.allFinite() && ws_.A.allFinite() && b.bmod.allFinite())) {
-    solveDense(s, qdd, st);  // names the offending entry
-    return st;
-  }
-  // the first evaluation always goes through the dense solver: it validates M (symmetric,
-  // positive semi-definite), which the fast path takes for granted
-  if (options_.fastPath && denseCount_ > 0 && !model_.hasNonideal() && solveFast(qdd, st)) {
+  // The first evaluation always goes through the dense solver: it validates M (symmetric,
+  // positive semi-definite), which the fast path takes for granted. Non-finite values go
+  // there too (it names the entry), and so do models with non-ideal joints.
+  const bool finiteInput =
+      ws_.M.allFinite() && ws_.Q.allFinite() && ws_.A.allFinite() && b.bmod.allFinite();
+  if (options_.fastPath && denseCount_ > 0 && finiteInput && !model_.hasNonideal() &&
+      solveFast(qdd, st)) {
     ++fastCount_;
     return st;
   }
@@ -161,32 +203,13 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
 }
 
 bool ModelSystem::solveFast(VecRef qdd, AccelerationStatus& st) {
-  // With rows scaled to unit norm (As, bs) and W = M + rho As^T As (positive definite exactly
-  // when [M; A] has full column rank):  M q'' = Q + As^T lambda, As q'' = bs  gives
-  //   W q'' = Q + As^T mu  (mu = lambda + rho bs),   (As W^-1 As^T) mu = bs - As W^-1 Q.
-  // The unique q'' of a well-posed model; redundant rows make As W^-1 As^T singular, which the
-  // complete orthogonal decomposition handles (minimum-norm mu, same q'').
+  // M q'' = Q + As^T lambda and As q'' = bs give, with mu = lambda + rho bs,
+  //   W q'' = Q + As^T mu,   (As W^-1 As^T) mu = bs - As W^-1 Q,
+  // i.e. q'' = z + x with z = W^-1 Q and x the least-W-norm solution of As x = bs - As z:
+  // the unique q'' of a well-posed model (equations.md §4), redundant rows included.
   Buffers& b = *buf_;
   const int m = model_.numConstraintRows();
-  double mmax = 0;
-  for (Eigen::Index i = 0; i < ws_.M.rows(); ++i) mmax = std::max(mmax, std::abs(ws_.M(i, i)));
-  const double rho = mmax > 0 ? mmax : 1.0;
-  b.W = ws_.M;
-  double bsNorm2 = 0;
-  if (m > 0) {
-    double maxRow = 0;
-    for (int i = 0; i < m; ++i) maxRow = std::max(maxRow, ws_.A.row(i).norm());
-    for (int i = 0; i < m; ++i) {
-      const double nr = ws_.A.row(i).norm();
-      const double sc = (maxRow > 0 && nr > solver_.tolerances().zeroRow * maxRow) ? 1.0 / nr : 0.0;
-      b.As.row(i) = sc * ws_.A.row(i);
-      b.bs(i) = sc * b.bmod(i);
-      bsNorm2 += b.bs(i) * b.bs(i);
-    }
-    b.W.noalias() += rho * b.As.transpose() * b.As;
-  }
-  b.llt.compute(b.W);
-  if (b.llt.info() != Eigen::Success || !(b.llt.rcond() > options_.fastPathRcond)) return false;
+  if (!factorizeMetric()) return false;
   b.z = ws_.Q;
   b.llt.solveInPlace(b.z);
   if (m == 0) {
@@ -194,35 +217,23 @@ bool ModelSystem::solveFast(VecRef qdd, AccelerationStatus& st) {
     st.rankA = 0;
     return qdd.allFinite();
   }
-  b.Y = b.As.transpose();
-  b.llt.solveInPlace(b.Y);
-  b.S.noalias() = b.As * b.Y;
-  b.rhs = b.bs;
-  b.rhs.noalias() -= b.As * b.z;
-  // rank of the scaled rows (for the report), then the multipliers of the damped system
-  // (S + lambda I) mu = rhs: exact to lambda / s on a direction of S with eigenvalue s, and
-  // smoothly switched off (no constraint force) on directions that become singular, where
-  // enforcing the rows would amplify drift without bound (a bifurcation of the constraints).
-  b.codS.compute(b.S);
-  double smax = 0;
-  for (int i = 0; i < m; ++i) smax = std::max(smax, b.S(i, i));
-  b.S.diagonal().array() += options_.regularization * smax;
-  b.lltS.compute(b.S);
-  if (b.lltS.info() != Eigen::Success) return false;
-  b.mu = b.rhs;
-  b.lltS.solveInPlace(b.mu);
-  qdd = b.z;
-  qdd.noalias() += b.Y * b.mu;
+  b.bs = b.rowScale.cwiseProduct(b.bmod);
+  b.g = b.bs;
+  b.g.noalias() -= b.As * b.z;
+  if (!b.all.solve(b.llt, b.As, b.g, options_.regularization, options_.regularizationIterations, b.dx))
+    return false;
+  qdd = b.z + b.dx;
+  if (!qdd.allFinite()) return false;
+  b.rankS.compute(b.all.S);
+  st.rankA = static_cast<int>(b.rankS.rank());
+  st.redundant = m - st.rankA;
   b.res = b.bs;
   b.res.noalias() -= b.As * qdd;
-  if (!qdd.allFinite()) return false;
-  const double bsNorm = std::max(std::sqrt(bsNorm2), 1e-12);
+  const double bsNorm = std::max(b.bs.norm(), 1e-12);
   const double resNorm = b.res.norm();
-  st.rankA = static_cast<int>(b.codS.rank());
-  st.redundant = m - st.rankA;
   if (resNorm <= solver_.tolerances().consistency * bsNorm) return true;
-  // Rows (nearly) dependent: the released combination is not enforced; a small residual there
-  // is drift at or near a singular position, not a contradiction.
+  // A combination of rows (nearly) dependent at this state: the regularized solve released it;
+  // a small residual there is drift at or near a singular position, not a contradiction.
   if (resNorm <= options_.singularInconsistency * bsNorm) {
     st.leastSquares = true;
     st.inconsistency = resNorm / bsNorm;
@@ -287,55 +298,21 @@ void ModelSystem::solveDense(const State& s, VecRef qdd, AccelerationStatus& st)
   }
 }
 
-bool ModelSystem::factorizeMetric(const State& s) {
-  Buffers& b = *buf_;
-  model_.calcMassAndForces(s, ws_);
-  model_.calcConstraints(s, ws_);
-  if (!ws_.M.allFinite() || !ws_.A.allFinite()) return false;
-  b.W = ws_.M;
-  b.W.noalias() += ws_.A.transpose() * ws_.A;
-  b.llt.compute(b.W);
-  if (b.llt.info() == Eigen::Success) return true;
-  // W is singular only for an ill-posed model; regularize slightly so the projection still
-  // does something sensible (the acceleration check reports the ill-posedness).
-  const double delta = 1e-12 * std::max(1.0, b.W.diagonal().cwiseAbs().maxCoeff());
-  b.W.diagonal().array() += delta;
-  b.llt.compute(b.W);
-  if (b.llt.info() == Eigen::Success) {
-    spdlog::debug("projection metric M + A^T A singular at t = {}: regularized by {}", s.t, delta);
-    return true;
-  }
-  return false;
-}
-
 namespace {
 
-/// Row-scaled gather: out.row(k) = J.row(rows[k]) / |J.row(rows[k])|, rhs likewise.
-/// Rows that are zero (within round-off of the largest) become zero rows.
+/// Row-scaled gather: out.row(k) = J.row(rows[k]) / |J.row(rows[k])|, rhs likewise (negated:
+/// the step solves J dx = -r). Rows that are zero (within round-off of the largest) stay zero.
 void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& rows,
                   MatrixXd& out, VectorXd& rhs) {
   double maxNorm = 0;
-  for (std::size_t k = 0; k < rows.size(); ++k) maxNorm = std::max(maxNorm, J.row(rows[k]).norm());
+  for (int i : rows) maxNorm = std::max(maxNorm, J.row(i).norm());
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
     const double nr = J.row(rows[k]).norm();
     const double s = (maxNorm > 0 && nr > 1e-13 * maxNorm) ? 1.0 / nr : 0.0;
     out.row(kk) = s * J.row(rows[k]);
-    rhs(kk) = s * r(rows[k]);
+    rhs(kk) = -s * r(rows[k]);
   }
-}
-
-/// The minimum-W-norm step dx with J dx = -r (rows already scaled): with W = L L^T,
-/// y = L^T dx is the minimum-norm solution of (L^-1 J^T)^T y = -r.
-template <class Cod>
-void minimumMetricStep(const Eigen::LLT<MatrixXd>& llt, const MatrixXd& J, const VectorXd& r,
-                       MatrixXd& Bt, Cod& cod, VectorXd& y, VectorXd& dx) {
-  // Bt = J L^-T (so that Bt y = J dx): solve Bt L^T = J on the right
-  Bt = J;
-  llt.matrixU().template solveInPlace<Eigen::OnTheRight>(Bt);
-  cod.compute(Bt);
-  y = -cod.solve(r);
-  dx = llt.matrixU().solve(y);
 }
 
 }  // namespace
@@ -350,7 +327,10 @@ ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions
   rep.residualAfter = res;
   const double tol = opt.tolerance * std::max(1.0, s.q.cwiseAbs().maxCoeff());
   if (res <= tol) return rep;
-  if (!std::isfinite(res) || !factorizeMetric(s)) {
+  // the metric is taken at the starting point and kept over the iterations
+  model_.calcMassAndForces(s, ws_);
+  model_.calcConstraints(s, ws_);
+  if (!std::isfinite(res) || !factorizeMetric()) {
     rep.converged = false;
     return rep;
   }
@@ -359,10 +339,11 @@ ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions
   b.best = s.q;
   double best = res;
   for (int it = 1; it <= opt.maxIterations; ++it) {
-    // ws_.A holds A at s.q: from factorizeMetric on the first pass, recomputed below after
-    model_.calcConstraints(s, ws_);
+    if (it > 1) model_.calcConstraints(s, ws_);  // phi_q at the current iterate
     gatherScaled(ws_.A, b.phi, b.holonomic, b.rowsH, b.rhsH);
-    minimumMetricStep(b.llt, b.rowsH, b.rhsH, b.BtH, b.codH, b.y, b.dx);
+    if (!b.hol.solve(b.llt, b.rowsH, b.rhsH, options_.regularization,
+                     options_.regularizationIterations, b.dx))
+      break;
     s.q += b.dx;
     rep.iterations = it;
     model_.calcPositionErrors(s, ws_, b.phi);
@@ -371,8 +352,7 @@ ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions
       best = res;
       b.best = s.q;
     }
-    if (res <= tol) break;
-    if (!std::isfinite(res)) break;
+    if (res <= tol || !std::isfinite(res)) break;
   }
   s.q = b.best;
   rep.residualAfter = best;
@@ -391,7 +371,9 @@ ProjectionReport ModelSystem::projectVelocities(State& s, const ProjectionOption
   rep.residualAfter = res;
   const double tol = opt.tolerance * std::max(1.0, s.v.cwiseAbs().maxCoeff());
   if (res <= tol) return rep;
-  if (!std::isfinite(res) || !factorizeMetric(s)) {
+  model_.calcMassAndForces(s, ws_);
+  model_.calcConstraints(s, ws_);
+  if (!std::isfinite(res) || !factorizeMetric()) {
     rep.converged = false;
     return rep;
   }
@@ -401,9 +383,11 @@ ProjectionReport ModelSystem::projectVelocities(State& s, const ProjectionOption
   for (int it = 1; it <= opt.maxIterations; ++it) {
     // A holds phi_q on holonomic rows and psi_v on non-holonomic rows (psi_v depends on v
     // when psi is nonlinear in the velocities: recompute it)
-    model_.calcConstraints(s, ws_);
+    if (it > 1) model_.calcConstraints(s, ws_);
     gatherScaled(ws_.A, b.psi, b.velocity, b.rowsV, b.rhsV);
-    minimumMetricStep(b.llt, b.rowsV, b.rhsV, b.BtV, b.codV, b.y, b.dx);
+    if (!b.vel.solve(b.llt, b.rowsV, b.rhsV, options_.regularization,
+                     options_.regularizationIterations, b.dx))
+      break;
     s.v += b.dx;
     rep.iterations = it;
     model_.calcVelocityErrors(s, ws_, b.psi);

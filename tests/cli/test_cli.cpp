@@ -89,3 +89,10 @@ TEST_CASE("cli: usage errors exit 2; --help exits 0") {
   CHECK(h.exitCode == 0);
   CHECK_THAT(h.output, Catch::Contains("usage: joinery solve"));
 }
+
+TEST_CASE("cli: a number too large for a double is an input error, not a crash") {
+  const std::string path = writeTemp("huge.json", "{\"joinery\": 1, \"M\": [[1e400]]}");
+  const auto r = runCommand(kExe + " solve " + path);
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains(path) && Catch::Contains("fit a double"));
+}

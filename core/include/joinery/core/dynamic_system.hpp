@@ -147,12 +147,15 @@ struct ModelSystemOptions {
   /// reference solver, which decides and explains. false: the dense solver every time.
   bool fastPath = true;
   double fastPathRcond = 1e-12;
-  /// Fast path: the multipliers solve (S + lambda I) mu = rhs with S = As W^-1 As^T and
-  /// lambda = regularization * max S_ii. Exact to this relative size on well-conditioned
-  /// rows; near a singular position (rows becoming dependent, eigenvalue of S below lambda)
-  /// the dependent combination is smoothly released instead of enforced with a force that
-  /// would amplify drift without bound.
-  double regularization = 1e-12;
+  /// Fast path: the multipliers of S mu = rhs (S = As W^-1 As^T) by `regularizationIterations`
+  /// steps of iterated Tikhonov regularization with lambda = regularization * max S_ii (an
+  /// augmented-Lagrangian iteration). Rows whose combination has an eigenvalue s of S well
+  /// above lambda are enforced to round-off (error factor (lambda / (s + lambda))^K); a
+  /// combination that becomes dependent (s << lambda, i.e. singular values of the scaled rows
+  /// below about sqrt(regularization)) is smoothly released instead of being enforced with a
+  /// force that amplifies drift without bound near a singular position.
+  double regularization = 1e-6;
+  int regularizationIterations = 4;
   /// At or near a singular position (rows of A becoming dependent) with [M; A] of full rank,
   /// a residual |A q'' - b| up to this fraction of |b| (row-scaled) in the released
   /// combination of rows is drift, not a contradiction: those accelerations are used and the
@@ -201,9 +204,9 @@ class ModelSystem final : public DynamicSystem {
 
  private:
   struct Buffers;
-  /// Factorizes W = M + A^T A at s (M and all rows of A). Returns false if W is not
-  /// positive definite even after a tiny regularization.
-  bool factorizeMetric(const State& s);
+  /// Scales the rows of ws_.A and factorizes W = M + rho As^T As from ws_.M, ws_.A. False
+  /// when W is not positive definite or its reciprocal condition is below fastPathRcond.
+  bool factorizeMetric();
   /// Fast path on ws_ (M, Q, A) and buf_->bmod; false when a check fails.
   bool solveFast(VecRef qdd, AccelerationStatus& st);
   void solveDense(const State& s, VecRef qdd, AccelerationStatus& st);
