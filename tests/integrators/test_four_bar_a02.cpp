@@ -45,7 +45,7 @@ TEST_CASE("A02 N-four-bar (N = 2) through its singular positions", "[integrators
   double x, y, vx, vy;
   tipB0(rec.q.back(), rec.v.back(), x, y, vx, vy);
   const auto& st = r.stats;
-  WARN("A02 N=2 " << set.integrator << ": B0 = (" << x << ", " << y << "), v = (" << vx << ", " << vy
+  INFO("A02 N=2 " << set.integrator << ": B0 = (" << x << ", " << y << "), v = (" << vx << ", " << vy
                   << "); position error " << std::max(std::abs(x - 0.32845811154082), std::abs(y - 0.9445185381786))
                   << ", steps " << st.integrator.steps << " (rejected " << st.integrator.rejected
                   << "), evaluations " << st.integrator.evaluations << " (fast path " << sys.fastEvaluations()

@@ -109,8 +109,8 @@ class DynamicSystem {
   /// Brings coordinates with an internal norm constraint (quaternions) back to it, in place.
   virtual void normalizeCoordinates(VecRef q) { (void)q; }
   /// Moves s.q onto the holonomic constraints phi(q, t) = 0 along the shortest step in the
-  /// metric W = M + A^T A (positive definite exactly when the model is well posed), by
-  /// Gauss–Newton iterations. Velocities are untouched.
+  /// metric W = M + rho A^T A (rows of A scaled; positive definite exactly when the model is
+  /// well posed), by Gauss–Newton iterations. Velocities are untouched.
   virtual ProjectionReport projectPositions(State& s, const ProjectionOptions& opt) {
     (void)s;
     (void)opt;
@@ -139,12 +139,15 @@ class DynamicSystem {
 
 /// Options of ModelSystem.
 struct ModelSystemOptions {
-  /// Evaluate well-conditioned states through a Cholesky factorization of
-  /// W = M + rho A^T A (rho = max M_ii, rows of A scaled to unit norm), with the
+  /// Evaluate states through a Cholesky factorization of W = M + rho A^T A (rho = max M_ii,
+  /// rows of A scaled to unit norm) and regularized multipliers (below), with the
   /// well-posedness checks: W positive definite with a reciprocal condition estimate above
-  /// `fastPathRcond`, and |A q'' - b| within the dense solver's consistency tolerance. Any
-  /// state that fails a check, and every model with a non-ideal joint, goes to the dense
-  /// reference solver, which decides and explains. false: the dense solver every time.
+  /// `fastPathRcond`, and |A q'' - b| within the dense solver's consistency tolerance (or
+  /// within `singularInconsistency` on released rows). Any state that fails a check, the
+  /// first evaluation, and every model with a non-ideal joint go to the dense reference
+  /// solver, which decides and explains. false: the dense solver every time (no
+  /// regularization: it cannot pass a singular position with an adaptive integrator at tight
+  /// tolerances, see docs/integrators.md).
   bool fastPath = true;
   double fastPathRcond = 1e-12;
   /// Fast path: the multipliers of S mu = rhs (S = As W^-1 As^T) by `regularizationIterations`
@@ -177,6 +180,7 @@ class ModelSystem final : public DynamicSystem {
   /// `model` must outlive this object.
   explicit ModelSystem(const Model& model, ModelSystemOptions options = {},
                        DenseSolver solver = DenseSolver());
+  ModelSystem(Model&&, ModelSystemOptions = {}, DenseSolver = DenseSolver()) = delete;
   ~ModelSystem() override;
   ModelSystem(const ModelSystem&) = delete;
   ModelSystem& operator=(const ModelSystem&) = delete;
