@@ -59,7 +59,8 @@ class MetricSolve {
     Sr = MatrixXd::Zero(k, k);
     mu = VectorXd::Zero(k);
     dmu = VectorXd::Zero(k);
-    llt = Eigen::LLT<MatrixXd>(k);
+    // (the factorization allocates its k x k storage on first use; Eigen's decompositions are
+    // not assigned here: their status members start uninitialized)
   }
   /// Returns false if the regularized factorization fails (non-finite input).
   bool solve(const Eigen::LLT<MatrixXd>& W, const MatrixXd& J, const VectorXd& g, double reg,
@@ -128,7 +129,6 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
   for (VectorXd* v : {&b.x0, &b.best, &b.dx, &b.z}) *v = VectorXd::Zero(n);
   b.As = MatrixXd::Zero(m, n);
   b.W = MatrixXd::Zero(n, n);
-  b.llt = Eigen::LLT<MatrixXd>(n);
   b.rowsH = MatrixXd::Zero(mh, n);
   b.rowsV = MatrixXd::Zero(mv, n);
   b.rhsH = VectorXd::Zero(mh);
@@ -136,7 +136,6 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
   b.all.resize(n, m);
   b.hol.resize(n, mh);
   b.vel.resize(n, mv);
-  b.rankS = Eigen::CompleteOrthogonalDecomposition<MatrixXd>(m, m);
   // a combination of rows whose eigenvalue in S is below `regularization` of the largest is
   // the one the regularized solve releases: report it as redundant
   b.rankS.setThreshold(options_.regularization);

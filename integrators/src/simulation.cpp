@@ -322,13 +322,14 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
     res.stats.maxVelocityResidual = std::max(res.stats.maxVelocityResidual, r.velocity);
   };
 
-  const auto drift = [&](State& x) {
+  // projection of a state; `count`: an integration state (not a sample copy)
+  const auto drift = [&](State& x, bool count) {
     if (*stab != Stabilization::Projection) return false;
     const ProjectionReport pp = system.projectPositions(x, options.stepProjection);
     const ProjectionReport pv = system.projectVelocities(x, options.stepProjection);
     const bool changed = pp.iterations > 0 || pv.iterations > 0;
-    if (changed) ++res.stats.projections;
-    if (!pp.converged || !pv.converged) ++res.stats.projectionsNotConverged;
+    if (count && changed) ++res.stats.projections;
+    if (count && (!pp.converged || !pv.converged)) ++res.stats.projectionsNotConverged;
     return changed;
   };
 
@@ -380,7 +381,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
         while (!outputsDone && outputTime(outIndex) < r.tNew) {
           integ->interpolate(outputTime(outIndex), sample);
           system.normalizeCoordinates(sample.q);
-          if (options.projectSamples) drift(sample);
+          if (options.projectSamples) drift(sample, false);
           record(sample);
           if (outputTime(outIndex) >= tEnd) outputsDone = true;
           ++outIndex;
@@ -391,7 +392,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
       const VectorXd& qRaw = integ->state().q;
       system.normalizeCoordinates(cur.q);
       bool changed = cur.q != qRaw;
-      changed = drift(cur) || changed;
+      changed = drift(cur, true) || changed;
       if (!finiteState(cur)) {
         std::ostringstream os;
         os << "non-finite state after the step to t = " << cur.t;
