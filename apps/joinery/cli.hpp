@@ -15,6 +15,7 @@ enum ExitCode : int {
   kIllPosed = 3,
   kInconsistent = 4,
   kRunFailed = 5,
+  kValidationFailed = 6,  ///< joinery validate: some check failed (an extension of the contract)
 };
 
 /// Parsed arguments of one subcommand: positionals, flags and valued options.

@@ -8,6 +8,7 @@ int runSolve(const std::vector<std::string>& args);
 int runCheck(const std::vector<std::string>& args);
 int runGraph(const std::vector<std::string>& args);
 int runSimulate(const std::vector<std::string>& args);
+int runValidate(const std::vector<std::string>& args);
 /// check (and solve) on a scene file; prints the report, returns the exit code.
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations);
 }  // namespace joinery::cli

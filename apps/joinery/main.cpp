@@ -1,4 +1,4 @@
-// joinery — command-line front end. Subcommands: check, solve, simulate, graph.
+// joinery — command-line front end. Subcommands: check, solve, simulate, graph, validate.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -17,9 +17,11 @@ const char* kUsage =
     "                                   (FILE: a scene or a matrix problem)\n"
     "  simulate SCENE -o OUT.csv [--t-end T]   run the simulation, samples to CSV\n"
     "  graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT\n"
+    "  validate MANIFEST [--quick]      run a validation set, print errors against references\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
-    "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed\n";
+    "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
+    "             6 validation check failed\n";
 }
 
 int main(int argc, char** argv) {
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
     if (cmd == "check") return runCheck(args);
     if (cmd == "simulate") return runSimulate(args);
     if (cmd == "graph") return runGraph(args);
+    if (cmd == "validate") return runValidate(args);
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

@@ -1,0 +1,450 @@
+// joinery validate: runs a validation manifest (a list of scenes with reference values and
+// invariants to check) and prints a table of errors against tolerances. See
+// docs/validation.md for the manifest format and the cases bundled in examples/validation.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "joinery/core/dense_solver.hpp"
+#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/errors.hpp"
+#include "joinery/core/expression.hpp"
+#include "joinery/core/graph.hpp"
+#include "joinery/core/json_input.hpp"
+#include "joinery/core/scene.hpp"
+#include "joinery/integrators/recorder.hpp"
+#include "joinery/integrators/simulation.hpp"
+#include "report.hpp"
+
+namespace joinery::cli {
+
+namespace {
+
+const char* kValidateHelp =
+    "usage: joinery validate MANIFEST [--quick] [--case ID]... [--json] [-o REPORT.md]\n\n"
+    "Runs every case of a validation manifest (scenes with reference values, invariants\n"
+    "and structural facts to check; format in docs/validation.md) and prints a table:\n"
+    "case, check, reference, joinery's value, error, tolerance, verdict.\n"
+    "The bundled set: joinery validate examples/validation/cases.json\n\n"
+    "exit status: 0 every check passed, 6 some check failed, 2 invalid input\n\noptions:\n";
+
+/// One check of a case.
+struct Check {
+  std::string kind;      ///< value, energy_drift, position_residual, velocity_residual,
+                         ///< mobility_rank, mobility_count, redundant, well_posed
+  std::string quantity;  ///< value: expression over the sample columns
+  double t = 0;          ///< value: sample time
+  double reference = 0;  ///< value: reference; structural kinds: expected number
+  double tolerance = 0;  ///< value / invariants: allowed error
+  bool relative = false; ///< error relative to |reference| (value) or to max(1, |E0|) (energy)
+  std::string why;       ///< the reason for the tolerance
+  std::string label;     ///< what the table shows
+};
+
+struct Case {
+  std::string id, title, source, scene, notes;
+  std::optional<double> tEnd, quickTEnd;
+  std::vector<Check> checks;
+  std::string path;  ///< JSON path of the case in the manifest
+};
+
+struct Row {
+  std::string caseId, label;
+  std::string reference, value, error, tolerance, verdict, why;
+  bool failed = false;
+};
+
+std::string fmt(double x, int digits = 10) {
+  std::ostringstream s;
+  s << std::setprecision(digits) << x;
+  return s.str();
+}
+
+std::string fmtErr(double x) {
+  std::ostringstream s;
+  s << std::scientific << std::setprecision(2) << x;
+  return s.str();
+}
+
+Check readCheck(const JsonCursor& c) {
+  c.requireObject();
+  Check k;
+  k.kind = c.at("kind").string();
+  static const std::vector<std::string> kinds = {"value", "energy_drift", "position_residual",
+                                                 "velocity_residual", "mobility_rank",
+                                                 "mobility_count", "redundant", "well_posed"};
+  if (std::find(kinds.begin(), kinds.end(), k.kind) == kinds.end())
+    c.at("kind").fail("one of value, energy_drift, position_residual, velocity_residual, "
+                      "mobility_rank, mobility_count, redundant, well_posed" +
+                      didYouMean(k.kind, kinds));
+  if (c.has("why")) k.why = c.at("why").string();
+  if (c.has("relative")) {
+    if (!c.at("relative").value().is_boolean()) c.at("relative").fail("true or false");
+    k.relative = c.at("relative").value().get<bool>();
+  }
+  if (k.kind == "value") {
+    c.rejectUnknownKeys({"kind", "quantity", "t", "reference", "tolerance", "relative", "why"});
+    k.quantity = c.at("quantity").string();
+    k.t = c.at("t").number();
+    k.reference = c.at("reference").number();
+    k.tolerance = c.at("tolerance").number();
+    k.label = k.quantity + " at t=" + fmt(k.t, 6);
+  } else if (k.kind == "energy_drift" || k.kind == "position_residual" || k.kind == "velocity_residual") {
+    c.rejectUnknownKeys({"kind", "tolerance", "relative", "why"});
+    k.tolerance = c.at("tolerance").number();
+    k.label = k.kind == "energy_drift" ? (k.relative ? "max |E-E0|/max(1,|E0|)" : "max |E-E0|")
+                                       : "max " + k.kind;
+  } else if (k.kind == "well_posed") {
+    c.rejectUnknownKeys({"kind", "expected", "why"});
+    if (!c.at("expected").value().is_boolean()) c.at("expected").fail("true or false");
+    k.reference = c.at("expected").value().get<bool>() ? 1 : 0;
+    k.label = "well posed";
+  } else {
+    c.rejectUnknownKeys({"kind", "expected", "why"});
+    k.reference = c.at("expected").integer();
+    k.label = k.kind == "mobility_rank"    ? "mobility n - rank A"
+              : k.kind == "mobility_count" ? "Gruebler count n - m"
+                                           : "redundant rows m - rank A";
+  }
+  if ((k.kind == "value" || k.kind == "energy_drift" || k.kind == "position_residual" ||
+       k.kind == "velocity_residual") &&
+      !(k.tolerance > 0))
+    c.at("tolerance").fail("a tolerance > 0");
+  return k;
+}
+
+std::vector<Case> readManifest(const std::string& file) {
+  const nlohmann::json doc = readJsonFile(file);
+  const JsonCursor root(doc, file);
+  root.requireObject();
+  root.rejectUnknownKeys({"joinery_validation", "title", "cases"});
+  if (root.at("joinery_validation").integer() != 1)
+    root.at("joinery_validation").fail("1 (the manifest format version)");
+  const JsonCursor cases = root.at("cases");
+  cases.requireArray();
+  std::vector<Case> out;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const JsonCursor c = cases.at(i);
+    c.requireObject();
+    c.rejectUnknownKeys({"id", "title", "source", "scene", "t_end", "quick_t_end", "checks", "notes"});
+    Case k;
+    k.path = c.displayPath();
+    k.id = c.at("id").string();
+    k.scene = c.at("scene").string();
+    if (c.has("title")) k.title = c.at("title").string();
+    if (c.has("source")) k.source = c.at("source").string();
+    if (c.has("notes")) k.notes = c.at("notes").string();
+    if (c.has("t_end")) {
+      k.tEnd = c.at("t_end").number();
+      if (!(*k.tEnd > 0)) c.at("t_end").fail("an end time > 0");
+    }
+    if (c.has("quick_t_end")) {
+      k.quickTEnd = c.at("quick_t_end").number();
+      if (!(*k.quickTEnd > 0)) c.at("quick_t_end").fail("an end time > 0");
+    }
+    for (const Case& prev : out)
+      if (prev.id == k.id) c.at("id").fail("a case id not used before (\"" + k.id + "\" repeats)");
+    const JsonCursor checks = c.at("checks");
+    checks.requireArray();
+    for (std::size_t j = 0; j < checks.size(); ++j) k.checks.push_back(readCheck(checks.at(j)));
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+/// Structural facts at the initial state (as `joinery check` reports them).
+struct Structure {
+  int mobilityRank = 0, mobilityCount = 0, redundant = 0;
+  bool wellPosed = false;
+};
+
+Structure structureOf(const Scene& scene) {
+  const CheckReport r = makeCheckReport(scene);
+  Structure s;
+  const Diagnosis& d = r.solution.diagnosis;
+  s.mobilityCount = r.graph.calcMobilityCount();
+  s.mobilityRank = r.graph.numCoordinates - d.rankA;
+  s.redundant = r.graph.numConstraintRows - d.rankA;
+  s.wellPosed = d.wellPosed;
+  return s;
+}
+
+/// Runs one case and appends its rows. Returns false if a check failed.
+bool runCase(const Case& c, const std::filesystem::path& dir, bool quick, std::vector<Row>& rows,
+             nlohmann::json& jcase) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string scenePath = (dir / c.scene).string();
+  Scene scene = loadScene(scenePath);
+  SimulationSettings settings = scene.simulation;
+  if (c.tEnd) settings.tEnd = *c.tEnd;
+  if (quick && c.quickTEnd) settings.tEnd = std::min(settings.tEnd, *c.quickTEnd);
+  const double horizon = settings.tEnd;
+
+  bool ok = true;
+  auto add = [&](const Check* k, std::string ref, std::string val, std::string err, std::string tol,
+                 std::string verdict) {
+    Row r;
+    r.caseId = c.id;
+    r.label = k ? k->label : "run";
+    r.reference = std::move(ref);
+    r.value = std::move(val);
+    r.error = std::move(err);
+    r.tolerance = std::move(tol);
+    r.verdict = verdict;
+    r.why = k ? k->why : "";
+    r.failed = verdict == "FAIL";
+    if (r.failed) ok = false;
+    jcase["checks"].push_back({{"check", r.label}, {"reference", r.reference}, {"value", r.value},
+                               {"error", r.error}, {"tolerance", r.tolerance}, {"verdict", verdict}});
+    rows.push_back(std::move(r));
+  };
+
+  // structural checks at the initial state
+  bool needStructure = false;
+  for (const Check& k : c.checks)
+    if (k.kind == "mobility_rank" || k.kind == "mobility_count" || k.kind == "redundant" ||
+        k.kind == "well_posed")
+      needStructure = true;
+  if (needStructure) {
+    const Structure s = structureOf(scene);
+    for (const Check& k : c.checks) {
+      int got = 0;
+      if (k.kind == "mobility_rank") got = s.mobilityRank;
+      else if (k.kind == "mobility_count") got = s.mobilityCount;
+      else if (k.kind == "redundant") got = s.redundant;
+      else if (k.kind == "well_posed") got = s.wellPosed ? 1 : 0;
+      else continue;
+      const bool pass = got == static_cast<int>(k.reference);
+      if (k.kind == "well_posed")
+        add(&k, k.reference != 0 ? "yes" : "no", got ? "yes" : "no", "", "exact", pass ? "pass" : "FAIL");
+      else
+        add(&k, fmt(k.reference), fmt(got), fmt(got - k.reference), "exact", pass ? "pass" : "FAIL");
+    }
+  }
+
+  bool needRun = false;
+  for (const Check& k : c.checks)
+    if (k.kind == "value" || k.kind == "energy_drift" || k.kind == "position_residual" ||
+        k.kind == "velocity_residual")
+      needRun = true;
+  if (needRun) {
+    ModelSystem system(scene.model);
+    MemoryRecorder rec;
+    const SimulationResult res = runSimulation(system, settings, rec);
+    jcase["outcome"] = toString(res.outcome);
+    jcase["t_reached"] = res.t;
+    jcase["steps"] = res.stats.integrator.steps;
+    if (!res.completed()) add(nullptr, "t_end " + fmt(horizon, 6), "stopped at " + fmt(res.t, 6), "",
+                              "", "FAIL");
+    // sample columns: t, coordinates, velocities
+    SymbolTable names;
+    const int tSlot = names.addVariable("t");
+    for (const auto& n : rec.names) names.addVariable(n);
+    for (const auto& n : rec.names) names.addVariable(n + "_dot");
+    if (scene.resolved.is_object() && scene.resolved.contains("parameters") &&
+        scene.resolved["parameters"].is_object())
+      for (const auto& [key, v] : scene.resolved["parameters"].items())
+        if (v.is_number()) names.setConstant(key, v.get<double>());
+    std::vector<double> vars(static_cast<std::size_t>(names.numVariables()));
+    const std::size_t n = rec.names.size();
+    auto loadSample = [&](std::size_t i) {
+      vars[static_cast<std::size_t>(tSlot)] = rec.t[i];
+      for (std::size_t j = 0; j < n; ++j) {
+        vars[1 + j] = rec.q[i](static_cast<Eigen::Index>(j));
+        vars[1 + n + j] = rec.v[i](static_cast<Eigen::Index>(j));
+      }
+    };
+    for (const Check& k : c.checks) {
+      if (k.kind == "value") {
+        if (k.t > horizon * (1 + 1e-12)) {
+          add(&k, fmt(k.reference, 15), "", "", (k.relative ? "rel " : "") + fmtErr(k.tolerance),
+              "skipped");
+          continue;
+        }
+        const Expression e = [&] {
+          try {
+            return Expression::parse(k.quantity, names);
+          } catch (const Error& ex) {
+            throw InputError(std::string("case ") + c.id + ": quantity '" + k.quantity + "': " + ex.what(),
+                             scenePath);
+          }
+        }();
+        std::optional<std::size_t> at;
+        for (std::size_t i = 0; i < rec.size(); ++i)
+          if (std::abs(rec.t[i] - k.t) <= 1e-9 * std::max(1.0, std::abs(k.t))) at = i;
+        if (!at) {
+          add(&k, fmt(k.reference), "no sample at t", "", fmt(k.tolerance, 3), "FAIL");
+          continue;
+        }
+        loadSample(*at);
+        const double v = e.evaluate(vars.data());
+        double err = std::abs(v - k.reference);
+        if (k.relative) err /= std::max(std::abs(k.reference), 1e-300);
+        const bool pass = std::isfinite(v) && err <= k.tolerance;
+        add(&k, fmt(k.reference, 15), fmt(v, 15), fmtErr(err),
+            (k.relative ? "rel " : "") + fmtErr(k.tolerance), pass ? "pass" : "FAIL");
+      } else if (k.kind == "energy_drift") {
+        double e0 = 0, drift = 0;
+        bool have = false;
+        for (std::size_t i = 0; i < rec.size(); ++i) {
+          if (!rec.energy[i]) continue;
+          if (!have) e0 = *rec.energy[i], have = true;
+          drift = std::max(drift, std::abs(*rec.energy[i] - e0));
+        }
+        if (!have) {
+          add(&k, "0", "energy undefined", "", fmtErr(k.tolerance), "FAIL");
+          continue;
+        }
+        if (k.relative) drift /= std::max(1.0, std::abs(e0));
+        add(&k, "0", fmtErr(drift), fmtErr(drift), (k.relative ? "rel " : "") + fmtErr(k.tolerance),
+            drift <= k.tolerance ? "pass" : "FAIL");
+      } else if (k.kind == "position_residual" || k.kind == "velocity_residual") {
+        const auto& src = k.kind == "position_residual" ? rec.positionResidual : rec.velocityResidual;
+        double worst = 0;
+        for (double r : src) worst = std::max(worst, r);
+        add(&k, "0", fmtErr(worst), fmtErr(worst), fmtErr(k.tolerance),
+            worst <= k.tolerance ? "pass" : "FAIL");
+      }
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  jcase["id"] = c.id;
+  jcase["title"] = c.title;
+  jcase["source"] = c.source;
+  jcase["scene"] = c.scene;
+  jcase["t_end"] = horizon;
+  jcase["wall_seconds"] = secs;
+  jcase["passed"] = ok;
+  return ok;
+}
+
+std::string renderTable(const std::vector<Row>& rows, bool markdown) {
+  const std::vector<std::string> head = {"case", "check", "reference", "joinery", "error", "tolerance", "verdict"};
+  auto cells = [](const Row& r) {
+    return std::vector<std::string>{r.caseId, r.label, r.reference, r.value, r.error, r.tolerance, r.verdict};
+  };
+  std::ostringstream out;
+  if (markdown) {
+    out << "|";
+    for (const auto& h : head) out << " " << h << " |";
+    out << "\n|";
+    for (std::size_t i = 0; i < head.size(); ++i) out << "---|";
+    out << "\n";
+    for (const Row& r : rows) {
+      out << "|";
+      for (auto cell : cells(r)) {
+        for (std::size_t p = cell.find('|'); p != std::string::npos; p = cell.find('|', p + 2))
+          cell.replace(p, 1, "\\|");
+        out << " " << cell << " |";
+      }
+      out << "\n";
+    }
+    return out.str();
+  }
+  std::vector<std::size_t> w(head.size());
+  for (std::size_t i = 0; i < head.size(); ++i) w[i] = head[i].size();
+  for (const Row& r : rows) {
+    const auto c = cells(r);
+    for (std::size_t i = 0; i < c.size(); ++i) w[i] = std::max(w[i], c[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& c) {
+    for (std::size_t i = 0; i < c.size(); ++i)
+      out << std::left << std::setw(static_cast<int>(w[i])) << c[i] << (i + 1 < c.size() ? "  " : "\n");
+  };
+  line(head);
+  for (const Row& r : rows) line(cells(r));
+  return out.str();
+}
+
+}  // namespace
+
+int runValidate(const std::vector<std::string>& argv) {
+  auto specs = commonOptions();
+  specs.push_back({"--quick", "", false, "use each case's quick_t_end (a short run for CI)"});
+  specs.push_back({"--case", "", true, "run only the case with this id (comma-separated list allowed)"});
+  specs.push_back({"--json", "", false, "print the results as JSON"});
+  specs.push_back({"--output", "-o", true, "also write the table as Markdown to this file"});
+  const Args args = parseArgs(argv, specs);
+  if (args.has("--help")) {
+    std::cout << kValidateHelp << formatOptions(specs);
+    return kOk;
+  }
+  applyLogLevel(args);
+  if (args.positional.size() != 1)
+    throw UsageError{"validate takes exactly one MANIFEST file (got " +
+                     std::to_string(args.positional.size()) + ")"};
+  const std::string file = args.positional[0];
+  std::vector<Case> cases = readManifest(file);
+  if (auto only = args.get("--case")) {
+    std::vector<std::string> wanted;
+    std::stringstream ss(*only);
+    for (std::string id; std::getline(ss, id, ',');) wanted.push_back(id);
+    std::vector<std::string> ids;
+    for (const Case& c : cases) ids.push_back(c.id);
+    for (const auto& w : wanted)
+      if (std::find(ids.begin(), ids.end(), w) == ids.end())
+        throw UsageError{"--case '" + w + "': no such case in " + file + didYouMean(w, ids)};
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [&](const Case& c) {
+                                 return std::find(wanted.begin(), wanted.end(), c.id) == wanted.end();
+                               }),
+                cases.end());
+  }
+  const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+  const bool quick = args.has("--quick");
+  const bool json = args.has("--json");
+  std::vector<Row> rows;
+  nlohmann::json jout = {{"manifest", file}, {"quick", quick}, {"cases", nlohmann::json::array()}};
+  int failedCases = 0;
+  for (const Case& c : cases) {
+    nlohmann::json jcase = {{"checks", nlohmann::json::array()}};
+    bool ok = false;
+    try {
+      ok = runCase(c, dir, quick, rows, jcase);
+    } catch (const InputError& e) {
+      // a broken case is a failed case; the others still run
+      Row r;
+      r.caseId = c.id;
+      r.label = "load";
+      r.value = e.what();
+      r.verdict = "FAIL";
+      r.failed = true;
+      rows.push_back(r);
+      jcase["id"] = c.id;
+      jcase["error"] = e.what();
+    }
+    if (!ok) ++failedCases;
+    if (!json)
+      std::cerr << (ok ? "  pass " : "  FAIL ") << c.id << " (" << c.scene << ")"
+                << (jcase.contains("wall_seconds") ? ", " + fmt(jcase["wall_seconds"].get<double>(), 3) + " s"
+                                                   : std::string())
+                << "\n";
+    jout["cases"].push_back(jcase);
+  }
+  jout["failed_cases"] = failedCases;
+  if (json)
+    std::cout << jout.dump(2) << "\n";
+  else
+    std::cout << renderTable(rows, false) << "\n"
+              << cases.size() - static_cast<std::size_t>(failedCases) << " of " << cases.size()
+              << " case(s) passed" << (quick ? " (quick mode: shortened runs)" : "") << "\n";
+  if (auto out = args.get("--output")) {
+    std::ofstream f(*out);
+    if (!f) throw InputError("cannot open the output file for writing", *out);
+    f << renderTable(rows, true);
+    if (!f) throw InputError("could not write the output file", *out);
+  }
+  return failedCases == 0 ? kOk : kValidationFailed;
+}
+
+}  // namespace joinery::cli
