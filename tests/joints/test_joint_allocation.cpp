@@ -17,7 +17,7 @@ TEST_CASE("evaluating joints, non-ideal laws and forces allocates nothing", "[jo
   }
   for (const std::string kind : {"rigid2d", "rigid3d"}) {
     const std::vector<std::string> joints = kind == "rigid2d"
-        ? std::vector<std::string>{"revolute2d", "prismatic2d", "weld2d", "distance", "spherical", "revolute3d", "coupling", "driver"}
+        ? std::vector<std::string>{"revolute2d", "prismatic2d", "weld2d", "distance", "spherical", "revolute3d", "coupling", "driver", "expression"}
         : std::vector<std::string>{"distance", "spherical", "revolute3d", "coupling", "driver"};
     for (const std::string& type : joints) {
       DYNAMIC_SECTION(type << " on " << kind) {
