@@ -142,8 +142,13 @@ def svg(path, title, xlabel, ylabel, series, logy, absval):
     for i in range(6):
         xv = x0 + (x1 - x0) * i / 5
         out.append(f'<text x="{sx(xv):.1f}" y="{H-B+16}" text-anchor="middle">{xv:.4g}</text>')
-        yv = y0 + (y1 - y0) * i / 5
-        lab = f"1e{yv:.0f}" if logy and float(yv).is_integer() else (f"10^{yv:.2g}" if logy else f"{yv:.3g}")
+    if logy:
+        step = max(1, math.ceil((y1 - y0) / 8))
+        yticks = [float(v) for v in range(int(y0), int(y1) + 1, step)]
+    else:
+        yticks = [y0 + (y1 - y0) * i / 5 for i in range(6)]
+    for yv in yticks:
+        lab = f"1e{int(yv)}" if logy else f"{yv:.3g}"
         out.append(f'<text x="{L-6}" y="{sy(yv)+4:.1f}" text-anchor="end">{lab}</text>')
         out.append(f'<line x1="{L}" x2="{W-R}" y1="{sy(yv):.1f}" y2="{sy(yv):.1f}" stroke="#ddd"/>')
     out.append(f'<text x="{W/2}" y="{H-10}" text-anchor="middle">{xlabel}</text>')
