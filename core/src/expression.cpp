@@ -230,6 +230,16 @@ enum class Op : std::uint8_t {
   Log,
   Abs,
   Sign,
+  // fused forms made by fuseOperands(): the right operand of a binary operation read from the
+  // instruction (a constant in `value`, or the variable of slot `arg`) instead of the stack
+  AddC,
+  SubC,
+  MulC,
+  DivC,
+  AddV,
+  SubV,
+  MulV,
+  DivV,
 };
 
 struct Instr {
@@ -285,10 +295,58 @@ double run(const Instr* pc, const Instr* end, const double* vars, double* stack)
       case Op::Log: sp[-1] = std::log(sp[-1]); break;
       case Op::Abs: sp[-1] = std::fabs(sp[-1]); break;
       case Op::Sign: sp[-1] = sp[-1] > 0.0 ? 1.0 : (sp[-1] < 0.0 ? -1.0 : sp[-1]); break;
+      case Op::AddC: sp[-1] += pc->value; break;
+      case Op::SubC: sp[-1] -= pc->value; break;
+      case Op::MulC: sp[-1] *= pc->value; break;
+      case Op::DivC: sp[-1] /= pc->value; break;
+      case Op::AddV: sp[-1] += vars[pc->arg]; break;
+      case Op::SubV: sp[-1] -= vars[pc->arg]; break;
+      case Op::MulV: sp[-1] *= vars[pc->arg]; break;
+      case Op::DivV: sp[-1] /= vars[pc->arg]; break;
     }
   }
   // clang-format on
   return sp[-1];
+}
+
+// Peephole pass over a finished program: a binary + - * / whose right operand is a single
+// pushed constant or variable (the instruction just before it) becomes one fused instruction
+// reading that operand directly. Same operations in the same order (bit-identical results),
+// about half the dispatches for typical expressions, and never a deeper stack.
+void fuseOperands(std::vector<Instr>& program) {
+  std::vector<Instr> out;
+  out.reserve(program.size());
+  for (const Instr& in : program) {
+    const bool binary = in.op == Op::Add || in.op == Op::Sub || in.op == Op::Mul || in.op == Op::Div;
+    // the previous instruction must be a plain push that is the right operand: any plain
+    // Const/Var directly before a binary operation is (postfix order)
+    if (binary && out.size() >= 2 && (out.back().op == Op::Const || out.back().op == Op::Var)) {
+      const Instr leaf = out.back();
+      out.pop_back();
+      const int k = in.op == Op::Add ? 0 : in.op == Op::Sub ? 1 : in.op == Op::Mul ? 2 : 3;
+      static constexpr std::array<Op, 4> kConst{Op::AddC, Op::SubC, Op::MulC, Op::DivC};
+      static constexpr std::array<Op, 4> kVar{Op::AddV, Op::SubV, Op::MulV, Op::DivV};
+      Instr f = leaf;
+      f.op = leaf.op == Op::Const ? kConst[static_cast<std::size_t>(k)] : kVar[static_cast<std::size_t>(k)];
+      out.push_back(f);
+      continue;
+    }
+    out.push_back(in);
+  }
+  program = std::move(out);
+}
+
+bool readsVariable(const Instr& i, int slot) {
+  switch (i.op) {
+    case Op::Var:
+    case Op::AddV:
+    case Op::SubV:
+    case Op::MulV:
+    case Op::DivV:
+      return i.arg == slot;
+    default:
+      return false;
+  }
 }
 
 // The variables an expression uses, as GiNaC symbols named after them. Shared by an
@@ -319,10 +377,21 @@ std::string formatDouble(double v) {
 
 }  // namespace
 
+/// One term c * x of an affine expression.
+struct AffineTerm {
+  int slot = 0;
+  double coefficient = 0.0;
+};
+
 struct ExpressionImpl {
   std::vector<Instr> program;
   int stackDepth = 1;
   bool hasVariables = false;
+  // Affine expressions c0 + sum c_i x_i (springs, dampers, linear forces and couplings) skip
+  // the program: a direct loop is several times faster for these short, frequent forms.
+  bool affine = false;
+  double affineConstant = 0.0;
+  std::vector<AffineTerm> affineTerms;
   std::optional<GiNaC::ex> form;  // empty for Expression::constant()
   std::shared_ptr<const SymbolSet> symbols;
   std::string text;  // source, or the printed form of a constant; empty: print `form`
@@ -548,6 +617,69 @@ class Compiler {
 
 std::string printForm(const GiNaC::ex& form);
 
+// Recognizes c0 + sum c_i x_i with real numeric c's (GiNaC distributes numeric factors over
+// sums, so "-k*(x - L0) - c*x_dot" arrives as 20 - 40*x - 0.3*x_dot). Fills impl's affine
+// fields and returns true, or leaves them and returns false.
+bool collectAffine(const GiNaC::ex& form, const SymbolSet& symbols, ExpressionImpl& impl) {
+  double c0 = 0.0;
+  std::vector<AffineTerm> terms;
+  auto realValue = [](const GiNaC::ex& e, double& v) {
+    if (!GiNaC::is_exactly_a<GiNaC::numeric>(e)) return false;
+    const GiNaC::numeric& n = GiNaC::ex_to<GiNaC::numeric>(e);
+    if (!n.is_real()) return false;
+    try {
+      v = n.to_double();
+    } catch (const std::exception&) {
+      return false;
+    }
+    return std::isfinite(v);
+  };
+  auto slotOf = [&](const GiNaC::ex& e, int& slot) {
+    if (!GiNaC::is_a<GiNaC::symbol>(e)) return false;
+    for (const auto& [s, sym] : symbols.entries) {
+      if (e.is_equal(sym)) {
+        slot = s;
+        return true;
+      }
+    }
+    return false;
+  };
+  auto term = [&](const GiNaC::ex& e, bool constantAllowed) {
+    double v = 0.0;
+    int slot = 0;
+    if (realValue(e, v)) {
+      if (!constantAllowed) return false;
+      c0 += v;
+      return true;
+    }
+    if (slotOf(e, slot)) {
+      terms.push_back({slot, 1.0});
+      return true;
+    }
+    if (GiNaC::is_exactly_a<GiNaC::mul>(e) && e.nops() == 2) {
+      for (int k = 0; k < 2; ++k) {
+        if (slotOf(e.op(static_cast<std::size_t>(k)), slot) && realValue(e.op(static_cast<std::size_t>(1 - k)), v)) {
+          terms.push_back({slot, v});
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  if (GiNaC::is_exactly_a<GiNaC::add>(form)) {
+    for (std::size_t i = 0; i < form.nops(); ++i) {
+      if (!term(form.op(i), true)) return false;
+    }
+  } else if (!term(form, false)) {
+    return false;
+  }
+  if (terms.empty()) return false;
+  impl.affine = true;
+  impl.affineConstant = c0;
+  impl.affineTerms = std::move(terms);
+  return true;
+}
+
 // Builds the impl for a GiNaC form (caller holds the GiNaC lock). `text` is the source (empty
 // for a derivative, whose printed form then appears in errors).
 std::shared_ptr<const ExpressionImpl> makeImpl(const GiNaC::ex& form,
@@ -568,6 +700,8 @@ std::shared_ptr<const ExpressionImpl> makeImpl(const GiNaC::ex& form,
                           what());
   }
   impl->program = std::move(code.ins);
+  fuseOperands(impl->program);
+  if (symbols) collectAffine(form, *symbols, *impl);
   impl->stackDepth = code.depth;
   impl->hasVariables = code.hasVar;
   impl->form = form;
@@ -1006,6 +1140,11 @@ Expression Expression::parse(const std::string& text, const SymbolTable& symbols
 
 double Expression::evaluate(const double* vars) const {
   const detail::ExpressionImpl& impl = *impl_;
+  if (impl.affine) {
+    double r = impl.affineConstant;
+    for (const detail::AffineTerm& term : impl.affineTerms) r += term.coefficient * vars[term.slot];
+    return r;
+  }
   if (impl.program.size() == 1 && impl.program.front().op == detail::Op::Const) {
     return impl.program.front().value;
   }
@@ -1030,7 +1169,7 @@ Expression Expression::derivative(int slot) const {
 bool Expression::dependsOn(int slot) const {
   if (!impl_->hasVariables) return false;
   return std::any_of(impl_->program.begin(), impl_->program.end(), [slot](const detail::Instr& i) {
-    return i.op == detail::Op::Var && i.arg == slot;
+    return detail::readsVariable(i, slot);
   });
 }
 
