@@ -70,7 +70,9 @@ const char* kCheckHelp =
     "usage: joinery check SCENE [--json]\n\n"
     "Assembles the scene and diagnoses it at its initial state: bodies, coordinates,\n"
     "constraints, ranks, mobility (by count and by rank), loops, redundant constraints,\n"
-    "and for ill-posed models what is undetermined and how to fix it.\n\n"
+    "and for ill-posed models what is undetermined and how to fix it: the missing force\n"
+    "balance of each massless direction, printed as an expression joint to paste, or added\n"
+    "with --complete-massless.\n\n"
     "exit status: 0 well posed, 3 ill posed, 4 inconsistent constraints, 2 invalid input\n\noptions:\n";
 const char* kGraphHelp =
     "usage: joinery graph SCENE -o OUT.dot\n\n"
@@ -87,25 +89,22 @@ const char* kSimulateHelp =
 }  // namespace
 
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations) {
-  const Scene scene = loadScene(file);
-  const CheckReport r = makeCheckReport(scene);
-  if (json)
-    std::cout << checkReportToJson(r).dump(2) << "\n";
-  else
-    std::cout << checkReportToText(r, withAccelerations);
-  return exitCodeFor(r.solution.diagnosis);
+  return runSceneReport(file, json, withAccelerations, SceneOptions{});
 }
 
 int runCheck(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--json", "", false, "print the report as JSON"});
+  specs.push_back(completeMasslessOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kCheckHelp << formatOptions(specs);
     return kOk;
   }
   applyLogLevel(args);
-  return runSceneSolveOrCheck(requireOneFile(args, "check"), args.has("--json"), false);
+  SceneOptions options;
+  options.completeMassless = args.has("--complete-massless");
+  return runSceneReport(requireOneFile(args, "check"), args.has("--json"), false, options);
 }
 
 int runGraph(const std::vector<std::string>& argv) {
@@ -138,6 +137,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   specs.push_back({"--output", "-o", true, "the CSV file to write (required)"});
   specs.push_back({"--t-end", "", true, "end time, overriding the scene's simulation.t_end"});
   specs.push_back({"--strict", "", false, "reject inconsistent initial conditions instead of projecting them"});
+  specs.push_back(completeMasslessOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kSimulateHelp << formatOptions(specs);
@@ -147,7 +147,13 @@ int runSimulate(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "simulate");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"simulate needs -o OUT.csv"};
-  Scene scene = loadScene(file);
+  SceneOptions sceneOptions;
+  sceneOptions.completeMassless = args.has("--complete-massless");
+  Scene scene = loadScene(file, sceneOptions);
+  if (scene.completeMassless && scene.completion.completable())
+    for (const auto& b : scene.completion.balances)
+      std::cerr << "note: complete_massless added the force balance joint '" << b.joint["name"].get<std::string>()
+                << "': " << b.expression << " = 0 (" << toString(b.level) << " level)\n";
   SimulationSettings settings = scene.simulation;
   if (auto te = args.get("--t-end")) {
     settings.tEnd = parseDoubleOption("--t-end", *te);

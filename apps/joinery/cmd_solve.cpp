@@ -25,6 +25,7 @@ const char* kSolveHelp =
 int runSolve(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--json", "", false, "print the result as JSON (keys of the contract)"});
+  specs.push_back(completeMasslessOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kSolveHelp << formatOptions(specs);
@@ -36,7 +37,7 @@ int runSolve(const std::vector<std::string>& argv) {
   const std::string& file = args.positional[0];
   const nlohmann::json doc = readJsonFile(file);
   if (doc.is_object() && !doc.contains("M") && doc.contains("bodies"))
-    return runSceneSolveOrCheck(file, args.has("--json"), true);
+    return runSceneReport(file, args.has("--json"), true, SceneOptions{args.has("--complete-massless")});
   if (!doc.is_object() || !doc.contains("M"))
     throw InputError("expected a scene (with 'bodies') or a matrix problem (with 'M')", file, "/");
   const MatrixProblem p = matrixProblemFromJson(doc, file);

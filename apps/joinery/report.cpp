@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -9,6 +10,16 @@
 #include "joinery/core/model.hpp"
 
 namespace joinery::cli {
+
+int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options) {
+  const Scene scene = loadScene(file, options);
+  const CheckReport r = makeCheckReport(scene);
+  if (json)
+    std::cout << checkReportToJson(r).dump(2) << "\n";
+  else
+    std::cout << checkReportToText(r, withAccelerations);
+  return exitCodeFor(r.solution.diagnosis);
+}
 
 int exitCodeFor(const Diagnosis& d) {
   switch (d.status) {
@@ -27,8 +38,32 @@ CheckReport makeCheckReport(const Scene& scene) {
   const State s = scene.model.initialState();
   r.solution = solveForwardDynamics(scene.model, s, ws);
   r.graph.setConstraintRank(r.solution.diagnosis.rankA);
+  if (scene.completeMassless && !scene.completion.balances.empty())
+    r.completion = scene.completion;
+  else if (r.solution.diagnosis.status == Posedness::IllPosed)
+    r.completion = analyzeMasslessBalances(scene.model, s, r.solution.diagnosis);
   return r;
 }
+
+OptionSpec completeMasslessOption() {
+  return {"--complete-massless", "", false,
+          "add the missing force balances of massless points as expression joints "
+          "(as the scene field \"complete_massless\": true; see docs/completion.md)"};
+}
+
+namespace {
+std::string num(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+/// True when the scene's model already holds the balances of r.completion.
+bool completionAdded(const CheckReport& r) {
+  return r.scene->completeMassless && r.completion.completable();
+}
+}  // namespace
 
 namespace {
 std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& coords) {
@@ -90,6 +125,9 @@ nlohmann::json checkReportToJson(const CheckReport& r) {
   j["free_floating"] = namesOf(r.graph.freeFloating);
   j["unattached"] = namesOf(r.graph.unattached);
   j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
+  j["completion"] = {{"requested", r.scene->completeMassless},
+                     {"added", completionAdded(r)},
+                     {"balances", completionToJson(r.completion)}};
   return j;
 }
 
@@ -144,6 +182,34 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     os << "rows in conflict: " << joinNames(rows) << "\n";
   }
   for (const auto& m : d.messages) os << "- " << m << "\n";
+  if (completionAdded(r)) {
+    os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
+    for (const auto& b : r.completion.balances)
+      os << "  " << b.joint["name"].get<std::string>() << "  " << toString(b.level) << "  " << b.expression
+         << " = 0" << (b.satisfiedAtState ? "" : "  (violated by the initial state: " + num(b.valueAtState) + ")")
+         << "\n";
+  } else if (!r.completion.balances.empty()) {
+    os << "\nmissing force balances of massless points (w^T (Q + C) = 0 along each undetermined "
+          "direction w; docs/completion.md):\n";
+    for (const auto& b : r.completion.balances) {
+      os << "  w = (";
+      for (std::size_t k = 0; k < b.names.size(); ++k)
+        os << (k ? ", " : "") << b.coefficientTexts[k]
+           << " " << b.names[k];
+      os << "):\n";
+      if (b.completable) {
+        os << "    balance (" << toString(b.level) << " level): " << b.expression << " = 0";
+        if (!b.satisfiedAtState) os << "  (violated by the initial state: " << num(b.valueAtState) << ")";
+        os << "\n    add to \"joints\": " << b.joint.dump() << "\n";
+      } else {
+        os << "    cannot be completed: " << b.reason << "\n";
+      }
+    }
+    if (r.completion.completable())
+      os << "  or let joinery add them: --complete-massless, or \"complete_massless\": true in the scene\n";
+    else if (r.scene->completeMassless)
+      os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
+  }
   if (withAccelerations) os << "\n" << solutionToText(r.solution, model.coordinateNames());
   return os.str();
 }

@@ -76,6 +76,20 @@ void ExpressionBody::calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const 
     Q(static_cast<Eigen::Index>(i)) = force_[i].evaluate(vars);
 }
 
+SymbolicVector ExpressionBody::symbolicForces(const SymbolicNames& names) const {
+  std::vector<std::string> slotNames{"t"};
+  slotNames.insert(slotNames.end(), names.q.begin(), names.q.end());
+  slotNames.insert(slotNames.end(), names.v.begin(), names.v.end());
+  std::vector<std::string> out;
+  for (const Expression& f : force_)
+    out.push_back(f.isConstant() ? symbolicNumber(f.evaluate(nullptr)) : f.print(slotNames));
+  return out;
+}
+
+SymbolicVector ExpressionBody::symbolicGravityForce(const Vector3d&, const SymbolicNames& names) const {
+  return std::vector<std::string>(names.q.size(), "0");  // gravity does not act (see the header)
+}
+
 nlohmann::json ExpressionBody::toJson() const {
   const std::size_t n = coordinates_.size();
   nlohmann::json M = nlohmann::json::array();

@@ -69,6 +69,35 @@ void LinearBody::calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const {
     Q(static_cast<Eigen::Index>(i)) += force_[i].evaluate(vars.data());
 }
 
+SymbolicVector LinearBody::symbolicForces(const SymbolicNames& names) const {
+  // Q_i = force_i - sum_j D_ij q_j' - sum_j K_ij q_j
+  const auto n = static_cast<Eigen::Index>(coordinates_.size());
+  std::vector<std::string> slotNames{"t"};
+  slotNames.insert(slotNames.end(), names.q.begin(), names.q.end());
+  slotNames.insert(slotNames.end(), names.v.begin(), names.v.end());
+  std::vector<std::string> out;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    std::string s;
+    const auto term = [&s](double c, const std::string& x) {
+      if (c == 0) return;
+      s += (s.empty() ? "" : " + ") + symbolicNumber(-c) + "*" + x;
+    };
+    for (Eigen::Index j = 0; j < n; ++j) term(K_(i, j), names.q[static_cast<std::size_t>(j)]);
+    for (Eigen::Index j = 0; j < n; ++j) term(D_(i, j), names.v[static_cast<std::size_t>(j)]);
+    if (!force_.empty()) {
+      const Expression& f = force_[static_cast<std::size_t>(i)];
+      const std::string ft = f.isConstant() ? symbolicNumber(f.evaluate(nullptr)) : "(" + f.print(slotNames) + ")";
+      if (!(f.isConstant() && f.evaluate(nullptr) == 0)) s += (s.empty() ? "" : " + ") + ft;
+    }
+    out.push_back(s.empty() ? "0" : s);
+  }
+  return out;
+}
+
+SymbolicVector LinearBody::symbolicGravityForce(const Vector3d&, const SymbolicNames& names) const {
+  return std::vector<std::string>(names.q.size(), "0");  // gravity does not act (see the header)
+}
+
 namespace {
 // x^T A x without a temporary vector.
 double quadraticForm(const MatrixXd& A, CVecRef x) {

@@ -62,6 +62,22 @@ void Particle::calcPointJacobian(CVecRef, const Vector3d&, MatRef J) const {
   for (int i = 0; i < dim_; ++i) J(i, i) = 1.0;
 }
 
+SymbolicVector Particle::symbolicForces(const SymbolicNames&) const {
+  return std::vector<std::string>(static_cast<std::size_t>(dim_), "0");
+}
+
+SymbolicVector Particle::symbolicGravityForce(const Vector3d& g, const SymbolicNames&) const {
+  std::vector<std::string> out;
+  for (int i = 0; i < dim_; ++i) out.push_back(symbolicNumber(mass_ * g(i)));
+  return out;
+}
+
+SymbolicPoint Particle::symbolicPointPosition(const Vector3d&, const std::vector<std::string>& q) const {
+  std::array<std::string, 3> r{"0", "0", "0"};
+  for (int i = 0; i < dim_; ++i) r[static_cast<std::size_t>(i)] = q[static_cast<std::size_t>(i)];
+  return r;
+}
+
 Vector3d Particle::calcPointBias(CVecRef, CVecRef, const Vector3d&) const {
   return Vector3d::Zero();
 }

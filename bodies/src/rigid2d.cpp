@@ -56,6 +56,22 @@ double Rigid2d::calcKineticEnergy(double, CVecRef, CVecRef v) const {
   return 0.5 * mass_ * (v(0) * v(0) + v(1) * v(1)) + 0.5 * inertia_ * v(2) * v(2);
 }
 
+SymbolicVector Rigid2d::symbolicForces(const SymbolicNames&) const {
+  return std::vector<std::string>{"0", "0", "0"};
+}
+
+SymbolicVector Rigid2d::symbolicGravityForce(const Vector3d& g, const SymbolicNames&) const {
+  return std::vector<std::string>{symbolicNumber(mass_ * g.x()), symbolicNumber(mass_ * g.y()), "0"};
+}
+
+SymbolicPoint Rigid2d::symbolicPointPosition(const Vector3d& local, const std::vector<std::string>& q) const {
+  // x + cos(theta) px - sin(theta) py,  y + sin(theta) px + cos(theta) py
+  const std::string c = "cos(" + q[2] + ")", s = "sin(" + q[2] + ")";
+  const std::string px = symbolicNumber(local.x()), py = symbolicNumber(local.y());
+  return std::array<std::string, 3>{q[0] + " + " + px + "*" + c + " - " + py + "*" + s,
+                                    q[1] + " + " + px + "*" + s + " + " + py + "*" + c, "0"};
+}
+
 Vector3d Rigid2d::calcPointPosition(CVecRef q, const Vector3d& local) const {
   const Eigen::Vector2d rp = rotated(q(2), local);
   return {q(0) + rp.x(), q(1) + rp.y(), 0.0};

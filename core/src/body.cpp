@@ -10,6 +10,17 @@ Body::Body(std::string name) : name_(std::move(name)) {}
 
 void Body::addGravityForce(CVecRef, const Vector3d&, VecRef) const {}
 double Body::calcGravityPotential(CVecRef, const Vector3d&) const { return 0.0; }
+
+SymbolicPoint PointMarker::symbolicPointPosition(const Vector3d&, const std::vector<std::string>&) const {
+  return std::nullopt;
+}
+
+SymbolicVector Body::symbolicForces(const SymbolicNames&) const { return std::nullopt; }
+
+SymbolicVector Body::symbolicGravityForce(const Vector3d& g, const SymbolicNames&) const {
+  if (!g.isZero(0.0)) return std::nullopt;
+  return std::vector<std::string>(static_cast<std::size_t>(numCoordinates()), "0");
+}
 double Body::calcPotentialEnergy(double, CVecRef) const { return 0.0; }
 
 double Body::calcKineticEnergy(double t, CVecRef q, CVecRef v) const {
@@ -68,5 +79,7 @@ int ForceElement::numLocalCoordinates() const {
 }
 
 double ForceElement::calcPotentialEnergy(const LocalState&) const { return 0.0; }
+
+SymbolicVector ForceElement::symbolicForces(const SymbolicNames&) const { return std::nullopt; }
 
 }  // namespace joinery

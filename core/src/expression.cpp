@@ -1181,4 +1181,17 @@ std::string Expression::toString() const {
   return detail::printForm(*impl_->form);
 }
 
+std::string Expression::print(const std::vector<std::string>& variableNames) const {
+  if (!impl_->form) return impl_->text;  // a constant: its shortest double form
+  std::lock_guard<std::recursive_mutex> lock(detail::ginacMutex());
+  GiNaC::exmap renames;
+  if (impl_->symbols) {
+    for (const auto& [slot, sym] : impl_->symbols->entries) {
+      if (slot < 0 || static_cast<std::size_t>(slot) >= variableNames.size()) continue;
+      renames[sym] = GiNaC::symbol(variableNames[static_cast<std::size_t>(slot)]);
+    }
+  }
+  return detail::printForm(renames.empty() ? *impl_->form : impl_->form->subs(renames));
+}
+
 }  // namespace joinery

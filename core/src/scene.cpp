@@ -35,7 +35,8 @@ constexpr std::size_t kMaxElements = 100'000;
 
 const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "parameters",
                                           "include", "gravity", "bodies",     "joints",
-                                          "forces",  "components", "instances", "simulation"};
+                                          "forces",  "components", "instances", "simulation",
+                                          "complete_massless"};
 const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
                                               "forces",      "ports",      "instances"};
@@ -741,6 +742,12 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   std::string name;
   if (root.has("name")) name = root.at("name").string();
   if (root.has("description")) (void)root.at("description").string();
+  bool completeMassless = false;
+  if (root.has("complete_massless")) {
+    const JsonCursor cm = root.at("complete_massless");
+    if (!cm.value().is_boolean()) cm.fail("true or false (add the missing force balances of massless points)");
+    completeMassless = cm.value().get<bool>();
+  }
 
   auto global = std::make_shared<Scope>();
   if (root.has("parameters")) global->parameters = detail::evaluateParameters(root.at("parameters"), SymbolTable());
@@ -826,14 +833,51 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   resolved["joints"] = std::move(joints);
   resolved["forces"] = std::move(forces);
   if (simulation.given) resolved["simulation"] = simulationJson(simulation);
-  return Scene{name, file, std::move(model), simulation, std::move(resolved)};
+  return Scene{name, file, std::move(model), simulation, std::move(resolved), completeMassless, {}};
+}
+
+/// Adds the force balances of massless points (completion.hpp) when the model is ill posed
+/// at its initial state and every indeterminate direction has one: the balances join the
+/// flattened scene as `expression` joints and it is loaded again.
+Scene completeScene(Scene scene) {
+  ModelWorkspace ws = scene.model.makeWorkspace();
+  const State s = scene.model.initialState();
+  const Solution sol = solveForwardDynamics(scene.model, s, ws);
+  if (sol.diagnosis.status != Posedness::IllPosed) return scene;
+  CompletionAnalysis analysis = analyzeMasslessBalances(scene.model, s, sol.diagnosis);
+  if (!analysis.completable()) {
+    scene.completion = std::move(analysis);
+    return scene;  // nothing added; `check` reports why
+  }
+  nlohmann::json doc = scene.resolved;
+  for (const auto& b : analysis.balances) doc["joints"].push_back(b.joint);
+  Scene out = [&] {
+    try {
+      return Loader().load(doc, scene.file);
+    } catch (const InputError& e) {
+      throw InputError(std::string("complete_massless: the added force balance joints do not load: ") + e.what(),
+                       scene.file, "/complete_massless");
+    }
+  }();
+  out.completeMassless = true;
+  out.completion = std::move(analysis);
+  return out;
 }
 
 }  // namespace
 
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
+  return sceneFromJson(document, file, SceneOptions{});
+}
+
+Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options) {
   try {
-    return Loader().load(document, file);
+    Scene scene = Loader().load(document, file);
+    if (scene.completeMassless || options.completeMassless) {
+      scene.completeMassless = true;
+      return completeScene(std::move(scene));
+    }
+    return scene;
   } catch (const InputError&) {
     throw;
   } catch (const nlohmann::json::exception& e) {
@@ -843,9 +887,11 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
   }
 }
 
-Scene loadScene(const std::string& path) {
+Scene loadScene(const std::string& path) { return loadScene(path, SceneOptions{}); }
+
+Scene loadScene(const std::string& path, const SceneOptions& options) {
   nlohmann::json document = detail::readSceneFile(path);
-  return sceneFromJson(document, path);
+  return sceneFromJson(document, path, options);
 }
 
 }  // namespace joinery

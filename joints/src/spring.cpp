@@ -3,6 +3,7 @@
 // on body1 +F d/|d|. Potential energy k (|d| - L0)^2 / 2.
 #include "element_input.hpp"
 #include "marker_access.hpp"
+#include "joinery/core/expression.hpp"
 
 namespace joinery {
 namespace {
@@ -44,6 +45,66 @@ class Spring final : public ForceElement {
   double calcPotentialEnergy(const LocalState& s) const override {
     const double stretch = (p2_.calcPosition(s) - p1_.calcPosition(s)).norm() - L0_;
     return 0.5 * k_ * stretch * stretch;
+  }
+
+  /// Q_j = -(k (L - L0) + c L') dL/dq_j with L = |r2 - r1| written through the markers'
+  /// symbolic point positions (sign() form when only one component of r2 - r1 varies).
+  SymbolicVector symbolicForces(const SymbolicNames& names) const override {
+    const Body& b1 = *in_.body1;
+    const Body& b2 = *in_.body2;
+    if (!b1.points() || !b2.points()) return std::nullopt;
+    const auto n1 = static_cast<std::size_t>(b1.numCoordinates());
+    const std::vector<std::string> q1(names.q.begin(), names.q.begin() + static_cast<std::ptrdiff_t>(n1));
+    const std::vector<std::string> q2(names.q.begin() + static_cast<std::ptrdiff_t>(n1), names.q.end());
+    const SymbolicPoint r1 = b1.points()->symbolicPointPosition(in_.point1, q1);
+    const SymbolicPoint r2 = b2.points()->symbolicPointPosition(in_.point2, q2);
+    if (!r1 || !r2) return std::nullopt;
+    SymbolTable table;
+    for (const auto& x : names.q) table.addVariable(x);
+    std::vector<std::string> parts;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::string dk = "(" + (*r2)[k] + ") - (" + (*r1)[k] + ")";
+      const Expression e = Expression::parse(dk, table);
+      if (e.isConstant() && e.evaluate(nullptr) == 0) continue;
+      parts.push_back("(" + e.print(names.q) + ")");
+    }
+    const std::size_t n = names.q.size();
+    if (parts.empty()) return std::vector<std::string>(n, "0");  // the points coincide for ever
+    if (parts.size() == 1) {
+      // One varying component d: L = |d|, dL/dq = sign(d) dd/dq, so
+      // Q_j = -(k (d - L0 sign(d)) + c d') dd/dq_j, which is also the element's -k d at d = 0.
+      const std::string& d = parts[0];
+      const Expression de = Expression::parse(d, table);
+      std::string rate;
+      std::vector<std::string> dd(n);
+      for (std::size_t j = 0; j < n; ++j) {
+        const Expression g = de.derivative(static_cast<int>(j));
+        dd[j] = g.isConstant() ? symbolicNumber(g.evaluate(nullptr)) : "(" + g.print(names.q) + ")";
+        if (c_ != 0 && !(g.isConstant() && g.evaluate(nullptr) == 0))
+          rate += (rate.empty() ? "" : " + ") + dd[j] + "*" + names.v[j];
+      }
+      std::string force = symbolicNumber(k_) + "*(" + d + " - " + symbolicNumber(L0_) + "*sign" + d + ")";
+      if (!rate.empty()) force += " + " + symbolicNumber(c_) + "*(" + rate + ")";
+      std::vector<std::string> out(n);
+      for (std::size_t j = 0; j < n; ++j) out[j] = "-(" + force + ")*" + dd[j];
+      return out;
+    }
+    std::string L;
+    for (const auto& p : parts) L += (L.empty() ? "" : " + ") + p + "^2";
+    L = "sqrt(" + L + ")";
+    const Expression length = Expression::parse(L, table);
+    std::vector<std::string> dL(n), out(n);
+    std::string rate;
+    for (std::size_t j = 0; j < n; ++j) {
+      const Expression d = length.derivative(static_cast<int>(j));
+      dL[j] = d.isConstant() ? symbolicNumber(d.evaluate(nullptr)) : "(" + d.print(names.q) + ")";
+      if (c_ != 0 && !(d.isConstant() && d.evaluate(nullptr) == 0))
+        rate += (rate.empty() ? "" : " + ") + dL[j] + "*" + names.v[j];
+    }
+    std::string tension = symbolicNumber(k_) + "*(" + L + " - " + symbolicNumber(L0_) + ")";
+    if (!rate.empty()) tension += " + " + symbolicNumber(c_) + "*(" + rate + ")";
+    for (std::size_t j = 0; j < n; ++j) out[j] = "-(" + tension + ")*" + dL[j];
+    return out;
   }
 
   nlohmann::json toJson() const override {

@@ -35,6 +35,8 @@ class ExpressionBody final : public Body {
   void getInitialState(VecRef q0, VecRef v0) const override;
   void calcMassMatrix(double t, CVecRef q, MatRef M) const override;
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
+  SymbolicVector symbolicForces(const SymbolicNames& names) const override;
+  SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
   nlohmann::json toJson() const override;
 
  private:

@@ -39,6 +39,8 @@ class LinearBody final : public Body {
   void getInitialState(VecRef q0, VecRef v0) const override;
   void calcMassMatrix(double t, CVecRef q, MatRef M) const override;
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
+  SymbolicVector symbolicForces(const SymbolicNames& names) const override;
+  SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
   double calcKineticEnergy(double t, CVecRef q, CVecRef v) const override;
   double calcPotentialEnergy(double t, CVecRef q) const override;
   nlohmann::json toJson() const override;

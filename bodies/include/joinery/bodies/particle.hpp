@@ -34,6 +34,8 @@ class Particle final : public Body, public PointMarker {
   void calcMassMatrix(double t, CVecRef q, MatRef M) const override;
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
   void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const override;
+  SymbolicVector symbolicForces(const SymbolicNames& names) const override;
+  SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
   double calcGravityPotential(CVecRef q, const Vector3d& g) const override;
   double calcKineticEnergy(double t, CVecRef q, CVecRef v) const override;
   const PointMarker* points() const override { return this; }
@@ -44,6 +46,7 @@ class Particle final : public Body, public PointMarker {
   Vector3d calcPointPosition(CVecRef q, const Vector3d& local) const override;
   void calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const override;
   Vector3d calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const override;
+  SymbolicPoint symbolicPointPosition(const Vector3d& local, const std::vector<std::string>& q) const override;
 
  private:
   int dim_;

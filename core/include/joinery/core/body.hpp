@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "joinery/core/symbolic.hpp"
 #include "joinery/core/types.hpp"
 
 namespace joinery {
@@ -35,6 +36,10 @@ class PointMarker {
   virtual void calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const = 0;
   /// Velocity-product term J' q' of the point's acceleration.
   virtual Vector3d calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const = 0;
+  /// World position of the point as expression texts over the coordinate names `q` (one per
+  /// coordinate of the body); no value when the marker has no closed form (the default).
+  virtual SymbolicPoint symbolicPointPosition(const Vector3d& local,
+                                              const std::vector<std::string>& q) const;
 };
 
 /// The orientation of a body: rotation R(q) taking body-frame vectors to the world frame,
@@ -76,6 +81,12 @@ class Body {
   /// Adds the generalized force of uniform gravity `g` (m/s^2, world frame). Bodies without
   /// mass in space (expression, linear) add nothing.
   virtual void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const;
+  /// calcForces() as expression texts over `names` (see symbolic.hpp); no value when the
+  /// body has no closed form (the default). Used to write force balances (completion.hpp).
+  virtual SymbolicVector symbolicForces(const SymbolicNames& names) const;
+  /// addGravityForce() as expression texts over `names`. Default: zeros when `g` is zero,
+  /// otherwise no value (types that add gravity override both).
+  virtual SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const;
   /// Potential energy of gravity, consistent with addGravityForce() (0 by default).
   virtual double calcGravityPotential(CVecRef q, const Vector3d& g) const;
   /// Kinetic energy (1/2 v^T M v by default).

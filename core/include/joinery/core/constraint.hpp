@@ -116,6 +116,9 @@ class ForceElement {
   virtual void addForces(const LocalState& s, VecRef Q) const = 0;
   /// Potential energy stored in the element (0 for non-conservative ones).
   virtual double calcPotentialEnergy(const LocalState& s) const;
+  /// addForces() as expression texts over `names` (the concatenated coordinates of bodies(),
+  /// see symbolic.hpp); no value when the element has no closed form (the default).
+  virtual SymbolicVector symbolicForces(const SymbolicNames& names) const;
   virtual nlohmann::json toJson() const = 0;
 
  private:

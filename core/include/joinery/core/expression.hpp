@@ -76,6 +76,11 @@ class Expression {
   bool isConstant() const;
   /// The source text (or a printed form for derived expressions).
   std::string toString() const;
+  /// The symbolic form printed in the expression language, parameters folded in as numbers
+  /// (shortest round-trip form), the variable of slot i written as `variableNames[i]`
+  /// (slots beyond the list keep their own names). Reparses to the same function when the
+  /// names are known to the parser. Not for hot paths (symbolic work, allocation).
+  std::string print(const std::vector<std::string>& variableNames) const;
 
  private:
   explicit Expression(std::shared_ptr<const detail::ExpressionImpl> impl);

@@ -23,6 +23,9 @@ class GroundBody final : public Body, public PointMarker, public FrameMarker {
   Vector3d calcPointPosition(CVecRef, const Vector3d& local) const override { return local; }
   void calcPointJacobian(CVecRef, const Vector3d&, MatRef) const override {}
   Vector3d calcPointBias(CVecRef, CVecRef, const Vector3d&) const override { return Vector3d::Zero(); }
+  SymbolicPoint symbolicPointPosition(const Vector3d& local, const std::vector<std::string>&) const override {
+    return std::array<std::string, 3>{symbolicNumber(local.x()), symbolicNumber(local.y()), symbolicNumber(local.z())};
+  }
   Matrix3d calcOrientation(CVecRef) const override { return Matrix3d::Identity(); }
   void calcAngularJacobian(CVecRef, MatRef) const override {}
   Vector3d calcAngularBias(CVecRef, CVecRef) const override { return Vector3d::Zero(); }

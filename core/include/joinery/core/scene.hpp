@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "joinery/core/completion.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/model.hpp"
 
@@ -37,15 +38,33 @@ struct Scene {
   /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
   /// (no parameters needed, no includes, components or instances) that loads into the same model.
   nlohmann::json resolved;
+  /// True when massless points were to be completed (scene field `complete_massless` or
+  /// SceneOptions::completeMassless).
+  bool completeMassless = false;
+  /// What the completion found at the initial state when it was requested: the balances it
+  /// added (all completable; then `model` and `resolved` include their joints), or the
+  /// directions it could not complete (then nothing was added). Empty when not requested
+  /// or when the model was not ill posed.
+  CompletionAnalysis completion;
+};
+
+/// Options of loading a scene that are not in the file.
+struct SceneOptions {
+  /// Complete massless points (as the scene field `complete_massless`: true does): when the
+  /// model is ill posed at its initial state and every indeterminate direction has a
+  /// symbolic force balance, add the balances as `expression` joints (docs/completion.md).
+  bool completeMassless = false;
 };
 
 /// Reads and loads a scene file. Includes are resolved relative to the file's directory.
 /// @throws InputError for any problem with the input (never another exception type for bad input).
 Scene loadScene(const std::string& path);
+Scene loadScene(const std::string& path, const SceneOptions& options);
 
 /// Loads a scene from parsed JSON. `file` names the source in error messages and is the base
 /// for relative `include` paths (its directory; the working directory when empty).
 /// @throws InputError
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file);
+Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options);
 
 }  // namespace joinery
