@@ -428,3 +428,34 @@ TEST_CASE("components, instances, ports and placements", "[scene][errors]") {
                  "/instances/0/placement", "moves along the x axis only"),
   });
 }
+
+TEST_CASE("expression joints: bad constraint lists are input errors at the row", "[scene][errors][expression]") {
+  checkAll({
+      inlineJson("expression joint with an unknown coordinate", pendulumWith(R"J("joints": [
+          {"name": "pivot", "type": "revolute2d", "body1": "ground", "body2": "rod", "point2": [-0.5, 0]},
+          {"name": "e", "type": "expression", "position": ["rod.x - 1", "rod.phi"]}])J"),
+                 "/joints/1/position/1", "unknown coordinate 'rod.phi'"),
+      inlineJson("expression joint with a syntax error", pendulumWith(R"J("joints": [
+          {"name": "e", "type": "expression", "velocity": ["rod.x_dot + (rod.y_dot"]}])J"),
+                 "/joints/0/velocity/0", "rod.x_dot + (rod.y_dot"),
+      inlineJson("expression joint with an unknown name", pendulumWith(R"J("joints": [
+          {"name": "e", "type": "expression", "position": ["rod.x - L"]}])J"),
+                 "/joints/0/position/0", "unknown name 'L'"),
+      inlineJson("expression joint with two kinds", pendulumWith(R"J("joints": [
+          {"name": "e", "type": "expression", "position": ["rod.x"], "velocity": ["rod.x_dot"]}])J"),
+                 "/joints/0", "exactly one of 'position'"),
+      inlineJson("expression joint with none", pendulumWith(R"J("joints": [{"name": "e", "type": "expression"}])J"),
+                 "/joints/0", "exactly one of 'position'"),
+      inlineJson("expression joint with an empty list", pendulumWith(R"J("joints": [
+          {"name": "e", "type": "expression", "velocity": []}])J"),
+                 "/joints/0/velocity", "non-empty list"),
+      inlineJson("expression joint: unknown coordinate in an A row", pendulumWith(R"J("joints": [
+          {"name": "e", "type": "expression", "acceleration": [{"A": {"rod.x": 1, "rod.z": 2}, "b": 0}]}])J"),
+                 "/joints/0/acceleration/0/A/rod.z", "unknown coordinate 'rod.z'"),
+      inlineJson("expression joint in a component naming another component's body", R"J({"joinery": 1,
+          "components": {"c": {"bodies": [{"name": "b", "type": "particle", "dim": 1, "mass": 1}],
+                               "joints": [{"name": "e", "type": "expression", "position": ["b.x - bb.x"]}]}},
+          "instances": [{"name": "i", "component": "c"}], "bodies": []})J",
+                 "/components/c/joints/0/position/0", "unknown body 'bb'"),
+  });
+}
