@@ -94,6 +94,30 @@ std::string asFraction(double c) {
   return {};
 }
 
+/// The same null space in reduced row-echelon form: each direction has 1 on its own (pivot)
+/// coordinate and 0 on the pivots of the others. A null space spanned by coordinate axes
+/// (massless particles) gives exactly those axes, whatever rotation the solver chose.
+Eigen::MatrixXd echelonBasis(const Eigen::MatrixXd& W) {
+  Eigen::MatrixXd B = W.transpose();  // d x n
+  const Eigen::Index d = B.rows(), n = B.cols();
+  const double scale = B.size() ? B.cwiseAbs().maxCoeff() : 0.0;
+  Eigen::Index row = 0;
+  for (Eigen::Index col = 0; col < n && row < d; ++col) {
+    Eigen::Index best = row;
+    for (Eigen::Index r = row + 1; r < d; ++r)
+      if (std::abs(B(r, col)) > std::abs(B(best, col))) best = r;
+    if (std::abs(B(best, col)) <= 1e-9 * scale) continue;
+    B.row(row).swap(B.row(best));
+    B.row(row) /= B(row, col);
+    for (Eigen::Index r = 0; r < d; ++r)
+      if (r != row) B.row(r) -= B(r, col) * B.row(row);
+    ++row;
+  }
+  for (Eigen::Index i = 0; i < B.size(); ++i)
+    if (std::abs(B.data()[i]) <= 1e-12) B.data()[i] = 0.0;
+  return B.transpose();
+}
+
 std::string jointNameFor(const std::string& coordinate, std::set<std::string>& taken) {
   std::string base = "balance_";
   for (char ch : coordinate) base += (ch == '.' ? '_' : ch);
@@ -147,12 +171,10 @@ CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, c
   std::set<std::string> taken;
   for (const Constraint* c : model.constraints()) taken.insert(c->name());
 
-  for (int col = 0; col < d.nullBasis.cols(); ++col) {
+  const Eigen::MatrixXd basis = echelonBasis(d.nullBasis);
+  for (int col = 0; col < basis.cols(); ++col) {
     MasslessBalance bal;
-    const Eigen::VectorXd w0 = d.nullBasis.col(col);
-    Eigen::Index imax = 0;
-    const double wmax = w0.cwiseAbs().maxCoeff(&imax);
-    const Eigen::VectorXd w = w0 / w0(imax);  // largest entry exactly 1
+    const Eigen::VectorXd w = basis.col(col);
     bool rational = true;
     for (int i = 0; i < n; ++i) {
       if (std::abs(w(i)) <= 1e-8) continue;
@@ -163,7 +185,6 @@ CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, c
       if (f.empty()) rational = false;
       bal.coefficientTexts.push_back(f);
     }
-    (void)wmax;
     for (std::size_t k = 0; k < bal.coordinates.size(); ++k) {
       if (rational) {
         const std::string& f = bal.coefficientTexts[k];

@@ -313,3 +313,59 @@ TEST_CASE("A balance with velocities is a velocity-level constraint (massless po
     CHECK(std::abs(qdd(ia) - add) <= 1e-12 * scale);
   }
 }
+
+TEST_CASE("Symbolic forces of planar springs on particles and rigid2d points equal the numeric forces",
+          "[completion][symbolic]") {
+  // A massless planar particle a held by a spring-damper to the ground and another to a point
+  // of a rigid2d body r, under gravity. Both directions of a are massless; each balance is
+  // w^T Q over the springs (sqrt form, rigid2d point through cos/sin) and must equal w^T Q
+  // of the model's numeric forces at any state, not only at the analysed one (1e-12
+  // relative: the same formula evaluated in another order).
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "joinery": 1, "gravity": [0, -9.81],
+    "bodies": [
+      {"name": "a", "type": "particle", "dim": 2, "mass": 0, "position": [0.5, -0.4], "velocity": [0.1, 0.2]},
+      {"name": "r", "type": "rigid2d", "mass": 1.5, "inertia": 0.1, "position": [1.2, -0.9], "angle": 0.3}
+    ],
+    "forces": [
+      {"name": "s1", "type": "spring", "body1": "ground", "point1": [0.1, 0.2], "body2": "a", "point2": [0, 0],
+       "stiffness": 30, "damping": 1, "free_length": 0.2},
+      {"name": "s2", "type": "spring", "body1": "a", "point1": [0, 0], "body2": "r", "point2": [0.3, 0.1],
+       "stiffness": 20, "damping": 0.5, "free_length": 0.4}
+    ]})");
+  const Scene plain = sceneFromJson(doc, "planar.json");
+  const CompletionAnalysis a = analyze(plain);
+  REQUIRE(a.balances.size() == 2);
+  const Model& model = plain.model;
+  const int n = model.numCoordinates();
+  SymbolTable table;
+  table.addVariable("t");
+  for (const auto& q : model.coordinateNames()) table.addVariable(q);
+  for (const auto& q : model.coordinateNames()) table.addVariable(q + "_dot");
+  ModelWorkspace ws = model.makeWorkspace();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const MasslessBalance& b : a.balances) {
+    REQUIRE(b.completable);
+    CHECK(b.level == BalanceLevel::Velocity);  // the dampers
+    const Expression e = Expression::parse(b.expression, table);
+    for (int k = 0; k < 5; ++k) {
+      State s = model.initialState();
+      for (int i = 0; i < n; ++i) {
+        s.q(i) += 0.3 * u(rng);
+        s.v(i) = u(rng);
+      }
+      model.calcMassAndForces(s, ws);
+      std::vector<double> vars{s.t};
+      for (int i = 0; i < n; ++i) vars.push_back(s.q(i));
+      for (int i = 0; i < n; ++i) vars.push_back(s.v(i));
+      double numeric = 0;
+      for (std::size_t j = 0; j < b.coordinates.size(); ++j) numeric += b.coefficients[j] * ws.Q(b.coordinates[j]);
+      CHECK(std::abs(e.evaluate(vars.data()) - numeric) <= 1e-12 * std::max(1.0, ws.Q.norm()));
+    }
+  }
+  const Scene done = sceneFromJson(doc, "planar.json", SceneOptions{true});
+  REQUIRE(done.completion.completable());
+  ModelWorkspace ws2 = done.model.makeWorkspace();
+  CHECK(solveForwardDynamics(done.model, done.model.initialState(), ws2).diagnosis.wellPosed);
+}

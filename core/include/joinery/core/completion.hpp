@@ -34,7 +34,7 @@ enum class BalanceLevel {
 struct MasslessBalance {
   std::vector<int> coordinates;       ///< global coordinate indices moved by w
   std::vector<std::string> names;     ///< their names "body.coord"
-  std::vector<double> coefficients;   ///< w scaled so that its largest entry is 1 (rational when close)
+  std::vector<double> coefficients;   ///< w, 1 on its pivot coordinate (rational when close)
   std::vector<std::string> coefficientTexts;  ///< the same as printed in the balance ("1", "-1/2")
   bool completable = false;
   std::string expression;   ///< w^T Q in the scene language (qualified names); empty if unknown
@@ -47,7 +47,9 @@ struct MasslessBalance {
 
 /// The balances of every indeterminate direction of a model at a state.
 struct CompletionAnalysis {
-  std::vector<MasslessBalance> balances;  ///< one per column of Diagnosis::nullBasis
+  /// One per direction of the null space of [M; A], in reduced row-echelon form: each has
+  /// coefficient 1 on its own (pivot) coordinate and 0 on the pivots of the others.
+  std::vector<MasslessBalance> balances;
   /// True when there is at least one direction and every one is completable.
   bool completable() const;
 };
