@@ -274,6 +274,45 @@ TEST_CASE("seed 000 (c): the sliding block follows the closed form of eq. (81)",
 }
 
 
+TEST_CASE("seed 000 (c) with a fixed incline: coulomb on prismatic2d matches eq. (81) with beta = 0",
+          "[nonideal][seed000][coulomb]") {
+  // The built-in law {"coulomb": mu} on a prismatic2d slider against the ground: a rigid2d block
+  // (point2 at its centre of mass, so the slider transmits no moment and Fi is the normal force)
+  // on the plane y = x tan(alpha), y down as in the paper. Eq. (76), (80), (81) with beta = 0.
+  const Example ex = load("ni_vibrating_incline.json");
+  InclineParameters P(ex);
+  P.beta = 0;
+  const nlohmann::json doc = {
+      {"joinery", 1},
+      {"gravity", {0, P.g, 0}},
+      {"bodies", {{{"name", "block"}, {"type", "rigid2d"}, {"mass", P.m}, {"inertia", 0.3}}}},
+      {"joints", {{{"name", "slide"}, {"type", "prismatic2d"}, {"body1", "ground"}, {"point1", {0, 0}},
+                   {"body2", "block"}, {"point2", {0, 0}}, {"axis", {std::cos(P.alpha), std::sin(P.alpha)}},
+                   {"nonideal", {{"coulomb", P.mu}}}}}}};
+  const Scene scene = sceneFromJson(doc, "fixed incline (test)");
+  const Model& model = scene.model;
+  const int ix = index(model, "block.x"), iy = index(model, "block.y"), ith = index(model, "block.theta");
+  const double ta = std::tan(P.alpha), c2 = std::cos(P.alpha) * std::cos(P.alpha);
+  std::mt19937 rng(4003);
+  std::uniform_real_distribution<double> pos(-1, 1), speed(0.05, 3.0);
+  Errors err;
+  for (int trial = 0; trial < 25; ++trial) {
+    const double x = pos(rng), xd = (trial % 2 ? 1 : -1) * speed(rng);
+    VectorXd q = VectorXd::Zero(3), v = VectorXd::Zero(3);
+    q(ix) = x, q(iy) = x * ta, v(ix) = xd, v(iy) = xd * ta;
+    const Solution sol = solveAt(model, 0.0, q, v);
+    const double G = P.g, s = sgn(xd);
+    const Eigen::Vector3d Fi(P.m * c2 * ta * G, -P.m * c2 * G, 0);
+    const Eigen::Vector3d Fni = -P.mu * P.m * c2 * std::abs(G) * s * Eigen::Vector3d(1, ta, 0);
+    const Eigen::Vector3d a = (Eigen::Vector3d(0, P.m * P.g, 0) + Fi + Fni) / P.m;
+    const Eigen::Vector3d qdd(sol.qdd(ix), sol.qdd(iy), sol.qdd(ith)),
+        fi(sol.forceIdeal(ix), sol.forceIdeal(iy), sol.forceIdeal(ith)),
+        fni(sol.forceNonideal(ix), sol.forceNonideal(iy), sol.forceNonideal(ith));
+    err.add(relError(qdd, a, P.g), relError(fi, Fi, P.m * P.g), relError(fni, Fni, P.m * P.g));
+  }
+  checkErrors("(c) beta=0, prismatic2d coulomb", err);
+}
+
 // ---- seed 000, example (a): constraint quadratic in z, power-law drag ------------------------------
 
 TEST_CASE("seed 000 (a): y' = z^2 x' + alpha g(x,t) with power-law drag matches eq. (59)-(60)",
