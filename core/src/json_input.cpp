@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
+#include <unordered_set>
 #include <sstream>
 
 namespace joinery {
@@ -39,6 +42,86 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
     std::swap(prev, cur);
   }
   return prev[b.size()];
+}
+
+// Tracks the JSON pointer of the value being parsed, through the parser's callback events, and
+// rejects duplicate keys.
+class PathTracker {
+ public:
+  explicit PathTracker(std::string file) : file_(std::move(file)) {}
+
+  bool event(nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (ev) {
+      case E::object_start:
+      case E::array_start:
+        beginElement();
+        frames_.push_back(Frame{ev == E::array_start, 0, {}, {}});
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second)
+          throw InputError("duplicate key '" + f.key +
+                               "': a key may appear only once in an object (the second would "
+                               "silently replace the first)",
+                           file_, path(true));
+        break;
+      }
+      case E::value:
+        beginElement();
+        break;
+    }
+    return true;
+  }
+
+  /// Pointer of the value being read (`inProgress`: the top frame's current element), or of
+  /// the innermost open container.
+  std::string path(bool inProgress) const {
+    std::string out;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      const bool top = i + 1 == frames_.size();
+      if (top && !inProgress) break;
+      if (f.array) {
+        const std::size_t index = top ? f.next : (f.next == 0 ? 0 : f.next - 1);
+        out += "/" + std::to_string(index);
+      } else {
+        out += "/" + escapePointer(f.key);
+      }
+    }
+    return out.empty() ? "/" : out;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t next = 0;  // elements of an array started so far
+    std::string key;       // current key of an object
+    std::unordered_set<std::string> keys;
+  };
+  void beginElement() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().next;
+  }
+  std::string file_;
+  std::vector<Frame> frames_;
+};
+
+std::string lineColumn(const std::string& text, std::size_t pos) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 }  // namespace
 
@@ -137,16 +220,20 @@ void JsonCursor::rejectUnknownKeys(const std::vector<std::string>& allowed) cons
   }
 }
 
-nlohmann::json readJsonFile(const std::string& path) {
+nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("is a directory; expected a JSON file", path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open file for reading", path);
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) throw InputError("cannot read the file", path);
   const std::string text = ss.str();
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError("file is empty; expected a JSON object", path);
-  try {
-    // depth is bounded by nlohmann's recursive parser; guard against absurd nesting first
+  {
+    // nlohmann's parser is recursive: guard against absurd nesting before parsing
     int depth = 0, maxDepth = 0;
     bool inString = false, escape = false;
     for (char c : text) {
@@ -160,18 +247,47 @@ nlohmann::json readJsonFile(const std::string& path) {
       else if (c == '[' || c == '{') maxDepth = std::max(maxDepth, ++depth);
       else if (c == ']' || c == '}') --depth;
     }
-    if (maxDepth > 256)
-      throw InputError("JSON nesting is " + std::to_string(maxDepth) +
-                           " levels deep; expected at most 256",
+    if (maxDepth > detail::kMaxJsonDepth)
+      throw InputError("JSON nesting is " + std::to_string(maxDepth) + " levels deep; expected at most " +
+                           std::to_string(detail::kMaxJsonDepth),
                        path);
-    return nlohmann::json::parse(text);
+  }
+  if (!options.strict) {
+    try {
+      return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(std::string("JSON syntax error: ") + e.what(), path);
+    } catch (const nlohmann::json::exception& e) {
+      // e.g. out_of_range for 1e400: a number no double can hold
+      throw InputError(std::string("invalid JSON value: ") + e.what() +
+                           "; expected numbers that fit a double (|x| < 1.8e308)",
+                       path);
+    }
+  }
+  PathTracker tracker(path);
+  try {
+    return nlohmann::json::parse(
+        text, [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
+          return tracker.event(ev, parsed);
+        });
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(std::string("JSON syntax error: ") + e.what(), path);
+    throw InputError(std::string("JSON syntax error: ") + e.what(), path, tracker.path(false));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // "number overflow parsing '1e400'": find the number for the position
+    std::string what = e.what(), where;
+    const auto open = what.find('\''), close = what.rfind('\'');
+    if (open != std::string::npos && close > open) {
+      const std::string number = what.substr(open + 1, close - open - 1);
+      const auto pos = text.find(number);
+      if (pos != std::string::npos) where = " at " + lineColumn(text, pos);
+      what = "'" + number + "'";
+    }
+    throw InputError("JSON number " + what + where +
+                         " is out of the range of a double; expected a finite number (magnitude "
+                         "below 1.7e308)",
+                     path, tracker.path(true));
   } catch (const nlohmann::json::exception& e) {
-    // e.g. out_of_range for 1e400: a number no double can hold
-    throw InputError(std::string("invalid JSON value: ") + e.what() +
-                         "; expected numbers that fit a double (|x| < 1.8e308)",
-                     path);
+    throw InputError(std::string("cannot read JSON: ") + e.what(), path, tracker.path(true));
   }
 }
 

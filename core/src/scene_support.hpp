@@ -14,12 +14,10 @@
 
 namespace joinery::detail {
 
-/// Deepest JSON nesting the loader accepts (the same bound as readJsonFile()).
-inline constexpr int kMaxJsonDepth = 256;
 
-/// Reads and parses a JSON file like readJsonFile() (unreadable, empty, too deeply nested and
-/// malformed files are errors with line and column), and also rejects duplicate keys in an
-/// object and numbers out of the range of a double, naming their JSON path.
+/// readJsonFile() in strict mode (JsonReadOptions::strict): unreadable, empty, too deeply
+/// nested and malformed files are errors with line and column, duplicate keys and numbers out
+/// of the range of a double are errors naming their JSON path.
 /// @throws InputError
 nlohmann::json readSceneFile(const std::string& path);
 

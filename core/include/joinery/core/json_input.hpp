@@ -57,8 +57,23 @@ std::string closestMatch(const std::string& word, const std::vector<std::string>
 /// "; did you mean 'x'?" or "" when nothing is close.
 std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);
 
-/// Reads and parses a JSON file. @throws InputError for unreadable files, empty files and
-/// syntax errors (with line and column).
-nlohmann::json readJsonFile(const std::string& path);
+namespace detail {
+/// Deepest JSON nesting readJsonFile() and the scene loader accept.
+inline constexpr int kMaxJsonDepth = 256;
+}  // namespace detail
+
+/// How readJsonFile() reads.
+struct JsonReadOptions {
+  /// Also reject a key that appears twice in one object, and name the JSON path (RFC 6901
+  /// pointer) of every error: of a syntax error, of a number out of the range of a double
+  /// (with its line and column). The scene loader reads this way.
+  bool strict = false;
+};
+
+/// Reads and parses a JSON file. @throws InputError (never another exception type) for a
+/// directory, an unreadable or empty file, nesting deeper than detail::kMaxJsonDepth, syntax
+/// errors (with line and column), numbers out of the range of a double, and in strict mode
+/// duplicate keys.
+nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& options = {});
 
 }  // namespace joinery
