@@ -211,7 +211,13 @@ CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, c
     std::string text;
     if (why.empty()) {
       for (std::size_t k = 0; k < bal.coordinates.size() && why.empty(); ++k) {
-        const std::string qi = symbolicGeneralizedForce(model, bal.coordinates[k], why);
+        std::string qi;
+        try {
+          qi = symbolicGeneralizedForce(model, bal.coordinates[k], why);
+        } catch (const std::exception& ex) {  // e.g. an expression nested too deeply
+          why = "the symbolic force on '" + names[static_cast<std::size_t>(bal.coordinates[k])] +
+                "' could not be written: " + ex.what();
+        }
         if (!why.empty()) break;
         if (qi == "0") continue;
         const std::string& c = bal.coefficientTexts[k];
@@ -228,7 +234,13 @@ CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, c
         why = std::string("internal error: the balance does not parse: ") + ex.what();
       }
       if (why.empty()) {
-        bal.expression = e.print({});
+        try {
+          bal.expression = e.print({});
+        } catch (const std::exception& ex) {
+          why = std::string("the balance could not be printed: ") + ex.what();
+        }
+      }
+      if (why.empty()) {
         bal.valueAtState = e.evaluate(vars.data());
         double numeric = 0;
         for (std::size_t k = 0; k < bal.coordinates.size(); ++k)
@@ -242,11 +254,17 @@ CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, c
         bal.satisfiedAtState = std::abs(bal.valueAtState) <= tol.forceBalance * qScale;
         // the gradient along w of the balance (wrt q, or q' at velocity level) must not vanish
         double along = 0;
-        for (std::size_t k = 0; k < bal.coordinates.size(); ++k) {
-          const int slot = 1 + (onV ? n : 0) + bal.coordinates[k];
-          along += bal.coefficients[k] * e.derivative(slot).evaluate(vars.data());
+        try {
+          for (std::size_t k = 0; k < bal.coordinates.size(); ++k) {
+            const int slot = 1 + (onV ? n : 0) + bal.coordinates[k];
+            along += bal.coefficients[k] * e.derivative(slot).evaluate(vars.data());
+          }
+        } catch (const std::exception& ex) {
+          why = std::string("the balance could not be differentiated: ") + ex.what();
         }
-        if (!std::isfinite(bal.valueAtState) ||
+        if (!why.empty()) {
+          // reported below
+        } else if (!std::isfinite(bal.valueAtState) ||
             std::abs(bal.valueAtState - numeric) > 1e-9 * qScale) {
           std::ostringstream os;
           os << "internal mismatch: the symbolic balance evaluates to " << bal.valueAtState
