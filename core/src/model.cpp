@@ -140,6 +140,14 @@ Model ModelBuilder::build() {
     rb.name = c.name();
     model.rows_.push_back(rb);
     o.blockConstraint.push_back(static_cast<int>(j));
+    {
+      std::vector<int> idx;
+      for (const BodySlot& sl : o.constraintSlots.back()) {
+        auto it = o.slotIndex.find(sl.body);
+        idx.push_back(it == o.slotIndex.end() ? -1 : it->second);
+      }
+      model.rowBodies_.push_back(std::move(idx));
+    }
     for (int k = 0; k < rb.size; ++k) model.rowNames_.push_back(c.name() + "[" + std::to_string(k) + "]");
     row += rb.size;
     if (c.nonideal()) model.hasNonideal_ = true;
@@ -154,6 +162,7 @@ Model ModelBuilder::build() {
     rb.name = bp->name() + ".norm";
     model.rows_.push_back(rb);
     o.blockConstraint.push_back(-1);
+    model.rowBodies_.push_back({o.slotIndex.at(bp.get())});
     for (int i = 0; i < k; ++i)
       model.rowNames_.push_back(bp->name() + ".norm" + (k > 1 ? "[" + std::to_string(i) + "]" : ""));
     row += k;
@@ -223,11 +232,22 @@ State Model::initialState() const {
   return s;
 }
 
-ModelWorkspace Model::makeWorkspace() const {
+ModelWorkspace Model::makeWorkspace() const { return makeWorkspace(true); }
+
+ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
   ModelWorkspace ws;
-  ws.M = MatrixXd::Zero(n_, n_);
+  ws.dense_ = denseMatrices;
+  if (denseMatrices) {
+    ws.M = MatrixXd::Zero(n_, n_);
+    ws.A = MatrixXd::Zero(m_, n_);
+  }
   ws.Q = VectorXd::Zero(n_);
-  ws.A = MatrixXd::Zero(m_, n_);
+  for (const auto& sl : slots_) ws.bodyM_.push_back(MatrixXd::Zero(sl.size, sl.size));
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    int cols = 0;
+    for (int bi : rowBodies_[r]) cols += bi < 0 ? 0 : slots_[static_cast<std::size_t>(bi)].size;
+    ws.rowA_.push_back(MatrixXd::Zero(rows_[r].size, cols));
+  }
   ws.b = VectorXd::Zero(m_);
   ws.C = VectorXd::Zero(n_);
   for (std::size_t j = 0; j < owned_->constraints.size(); ++j) {
@@ -314,6 +334,54 @@ void Model::calcConstraints(const State& s, ModelWorkspace& ws) const {
   }
 }
 
+void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
+  ws.Q.setZero();
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const BodySlot& sl = slots_[i];
+    if (sl.size == 0) continue;
+    const auto q = s.q.segment(sl.offset, sl.size);
+    const auto v = s.v.segment(sl.offset, sl.size);
+    sl.body->calcMassMatrix(s.t, q, ws.bodyM_[i]);
+    sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
+    sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
+  }
+  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    auto& l = ws.forces_[j];
+    const auto& slots = owned_->forceSlots[j];
+    fill(s, l.views, slots);
+    l.vec.setZero();
+    owned_->forces[j]->addForces(LocalState{s.t, l.views}, l.vec);
+    int k = 0;
+    for (const auto& sl : slots) {
+      ws.Q.segment(sl.offset, sl.size) += l.vec.segment(k, sl.size);
+      k += sl.size;
+    }
+  }
+}
+
+void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const RowBlock& rb = rows_[r];
+    const int j = owned_->blockConstraint[r];
+    MatrixXd& Ar = ws.rowA_[r];
+    if (j < 0) {
+      const BodySlot& sl = slots_[static_cast<std::size_t>(rowBodies_[r][0])];
+      Ar.setZero();
+      ws.b.segment(rb.row, rb.size).setZero();
+      rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
+                                       s.v.segment(sl.offset, sl.size), Ar,
+                                       ws.b.segment(rb.row, rb.size));
+      continue;
+    }
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
+    Ar.setZero();
+    ws.b.segment(rb.row, rb.size).setZero();
+    // the local layout of the rows is the concatenation of the bodies' coordinates (ground: none)
+    rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, Ar, ws.b.segment(rb.row, rb.size));
+  }
+}
+
 void Model::calcPositionErrors(const State& s, ModelWorkspace& ws, VecRef phi) const {
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const RowBlock& rb = rows_[r];
@@ -337,9 +405,10 @@ void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) c
     const RowBlock& rb = rows_[r];
     const int j = owned_->blockConstraint[r];
     if (j < 0) {
-      // internal constraints are scleronomic: psi = A_int q'
+      // internal constraints are scleronomic: psi = A_int q' (rows into the block storage)
       const BodySlot& sl = slotOf(*rb.body);
-      auto Ab = ws.A.block(rb.row, sl.offset, rb.size, sl.size);
+      MatrixXd& Ab = ws.rowA_[r];
+      Ab.setZero();
       rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
                                        s.v.segment(sl.offset, sl.size), Ab,
                                        ws.b.segment(rb.row, rb.size));

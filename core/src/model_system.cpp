@@ -1,6 +1,8 @@
 // ModelSystem: a Model seen as a generic DynamicSystem (dynamic_system.hpp).
 //
-// Every evaluation checks well-posedness. The fast path factorizes the metric
+// Every evaluation checks well-posedness. The structured fast path (sparse_path.hpp) solves
+// the same equations by block elimination over the body-joint graph. The dense fast path
+// factorizes the metric
 //     W = M + rho As^T As      (As: rows of A scaled to unit norm, rho = max M_ii)
 // which is positive definite exactly when [M; A] has full column rank, and solves for the
 // constraint multipliers on S = As W^-1 As^T by iterated Tikhonov regularization; any state
@@ -15,6 +17,7 @@
 
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/errors.hpp"
+#include "sparse_path.hpp"
 
 namespace joinery {
 
@@ -24,6 +27,10 @@ const std::vector<std::string>& DynamicSystem::constraintRowNames() const {
 }
 
 namespace {
+
+/// Models with more entries than this in M and A (n^2 + m n) get their dense matrices only when
+/// the dense solver or a projection first needs them (80 MB of doubles).
+constexpr double kDenseLimit = 1e7;
 
 /// Max |x_i| over the listed rows; `at` receives the row (or -1).
 double maxAbsRows(const VectorXd& x, const std::vector<int>& rows, int& at) {
@@ -107,15 +114,27 @@ struct ModelSystem::Buffers {
   MatrixXd rowsH, rowsV;       // mh x n, mv x n (scaled rows for the projections)
   VectorXd rhsH, rhsV;         // mh, mv
   MetricSolve all, hol, vel;   // on all rows / holonomic rows / velocity-level rows
-  Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS;  // rank report of the fast path
+  Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS;  // rank report of the dense fast path
+  detail::BlockKkt kkt;        // the structured path
+  bool blocksValidated = false;
+  std::vector<char> maskH, maskV;  // holonomic / velocity-level rows (structured projections)
+  VectorXd rhsRows;                // m
 };
 
 ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSolver solver)
-    : model_(model), options_(options), solver_(solver), ws_(model.makeWorkspace()),
+    : model_(model), options_(options), solver_(solver),
+      ws_(model.makeWorkspace(static_cast<double>(model.numCoordinates()) *
+                                  (model.numCoordinates() + model.numConstraintRows()) <=
+                              kDenseLimit)),
       buf_(std::make_unique<Buffers>()) {
   const int n = model.numCoordinates();
   const int m = model.numConstraintRows();
   Buffers& b = *buf_;
+  b.kkt.setup(model, solver_.tolerances().zeroRow, options_.fastPathRcond);
+  b.maskH.assign(static_cast<std::size_t>(m), 0);
+  b.maskV.assign(static_cast<std::size_t>(m), 0);
+  b.rhsRows = VectorXd::Zero(m);
+  const bool dense = ws_.hasDenseMatrices();
   for (const RowBlock& rb : model.rowBlocks()) {
     const ConstraintLevel level = rb.constraint ? rb.constraint->level() : ConstraintLevel::Position;
     for (int k = 0; k < rb.size; ++k) {
@@ -123,25 +142,53 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
       if (level != ConstraintLevel::Acceleration) b.velocity.push_back(rb.row + k);
     }
   }
+  for (int i : b.holonomic) b.maskH[static_cast<std::size_t>(i)] = 1;
+  for (int i : b.velocity) b.maskV[static_cast<std::size_t>(i)] = 1;
   const auto mh = static_cast<Eigen::Index>(b.holonomic.size());
   const auto mv = static_cast<Eigen::Index>(b.velocity.size());
   for (VectorXd* v : {&b.phi, &b.psi, &b.bmod, &b.rowScale, &b.bs, &b.g, &b.res}) *v = VectorXd::Zero(m);
   for (VectorXd* v : {&b.x0, &b.best, &b.dx, &b.z}) *v = VectorXd::Zero(n);
-  b.As = MatrixXd::Zero(m, n);
-  b.W = MatrixXd::Zero(n, n);
-  b.rowsH = MatrixXd::Zero(mh, n);
-  b.rowsV = MatrixXd::Zero(mv, n);
   b.rhsH = VectorXd::Zero(mh);
   b.rhsV = VectorXd::Zero(mv);
-  b.all.resize(n, m);
-  b.hol.resize(n, mh);
-  b.vel.resize(n, mv);
+  if (dense) {
+    b.As = MatrixXd::Zero(m, n);
+    b.W = MatrixXd::Zero(n, n);
+    b.rowsH = MatrixXd::Zero(mh, n);
+    b.rowsV = MatrixXd::Zero(mv, n);
+    b.all.resize(n, m);
+    b.hol.resize(n, mh);
+    b.vel.resize(n, mv);
+  }
   // a combination of rows whose eigenvalue in S is below `regularization` of the largest is
   // the one the regularized solve releases: report it as redundant
   b.rankS.setThreshold(options_.regularization);
 }
 
 ModelSystem::~ModelSystem() = default;
+
+void ModelSystem::ensureDense() {
+  if (ws_.hasDenseMatrices()) return;
+  const int n = model_.numCoordinates();
+  const int m = model_.numConstraintRows();
+  spdlog::debug("allocating the dense matrices of a model with {} coordinates and {} rows", n, m);
+  ws_ = model_.makeWorkspace(true);
+  Buffers& b = *buf_;
+  const auto mh = static_cast<Eigen::Index>(b.holonomic.size());
+  const auto mv = static_cast<Eigen::Index>(b.velocity.size());
+  b.As = MatrixXd::Zero(m, n);
+  b.W = MatrixXd::Zero(n, n);
+  b.rowsH = MatrixXd::Zero(mh, n);
+  b.rowsV = MatrixXd::Zero(mv, n);
+  b.all.resize(n, m);
+  b.hol.resize(n, mh);
+  b.vel.resize(n, mv);
+}
+
+EvaluationPath ModelSystem::resolvedPath() const noexcept {
+  if (!options_.fastPath || options_.path == EvaluationPath::Dense) return EvaluationPath::Dense;
+  if (options_.path == EvaluationPath::DenseMetric) return EvaluationPath::DenseMetric;
+  return EvaluationPath::Structured;
+}
 
 int ModelSystem::numCoordinates() const { return model_.numCoordinates(); }
 const std::vector<std::string>& ModelSystem::coordinateNames() const { return model_.coordinateNames(); }
@@ -177,28 +224,93 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
   Buffers& b = *buf_;
   const int m = model_.numConstraintRows();
   if (stab.active() && m > 0) {
-    // errors first: calcVelocityErrors rewrites the internal rows of ws_.A and ws_.b
     model_.calcPositionErrors(s, ws_, b.phi);
     model_.calcVelocityErrors(s, ws_, b.psi);
   }
-  model_.calcMassAndForces(s, ws_);
-  model_.calcConstraints(s, ws_);
+  const EvaluationPath path = resolvedPath();
   // Baumgarte: A q'' = b - 2 alpha e_v - beta^2 e_p  (e_p = 0 on non-holonomic rows,
   // e_v = 0 on acceleration-level rows, so one formula serves every row)
-  b.bmod = ws_.b;
-  if (stab.active() && m > 0) b.bmod -= 2.0 * stab.alpha * b.psi + stab.beta * stab.beta * b.phi;
+  auto modifyRhs = [&] {
+    b.bmod = ws_.b;
+    if (stab.active() && m > 0) b.bmod -= 2.0 * stab.alpha * b.psi + stab.beta * stab.beta * b.phi;
+  };
+  if (path == EvaluationPath::Structured && !model_.hasNonideal()) {
+    model_.calcBodyBlocks(s, ws_);
+    model_.calcRowBlocks(s, ws_);
+    modifyRhs();
+    // The first evaluation validates M (symmetric, positive semi-definite), which the fast
+    // paths take for granted: through the dense solver when the dense matrices are at hand,
+    // block by block otherwise (a failing block goes to the dense solver, which explains).
+    if (!b.blocksValidated) {
+      bool valid = ws_.Q.allFinite() && b.bmod.allFinite();
+      if (ws_.hasDenseMatrices()) {
+        valid = false;  // the dense solver validates below
+      } else {
+        for (std::size_t i = 0; valid && i < model_.bodySlots().size(); ++i) {
+          const MatrixXd& Mb = ws_.bodyMass(i);
+          if (Mb.size() == 0) continue;
+          const double scale = std::max(1e-300, Mb.cwiseAbs().maxCoeff());
+          if (!Mb.allFinite() || (Mb - Mb.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale) {
+            valid = false;
+            break;
+          }
+          Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mb, Eigen::EigenvaluesOnly);
+          if (es.eigenvalues().minCoeff() < -1e-10 * scale) valid = false;
+        }
+      }
+      if (valid) b.blocksValidated = true;
+    }
+    if (b.blocksValidated && solveStructured(qdd, st)) {
+      ++fastCount_;
+      ++structuredCount_;
+      return st;
+    }
+    ensureDense();
+    model_.calcMassAndForces(s, ws_);
+    model_.calcConstraints(s, ws_);
+    solveDense(s, qdd, st);
+    if (st.finite) b.blocksValidated = true;  // the dense solver validated M (it throws otherwise)
+    return st;
+  }
+  ensureDense();
+  model_.calcMassAndForces(s, ws_);
+  model_.calcConstraints(s, ws_);
+  modifyRhs();
   // The first evaluation always goes through the dense solver: it validates M (symmetric,
   // positive semi-definite), which the fast path takes for granted. Non-finite values go
   // there too (it names the entry), and so do models with non-ideal joints.
   const bool finiteInput =
       ws_.M.allFinite() && ws_.Q.allFinite() && ws_.A.allFinite() && b.bmod.allFinite();
-  if (options_.fastPath && denseCount_ > 0 && finiteInput && !model_.hasNonideal() &&
+  if (path != EvaluationPath::Dense && denseCount_ > 0 && finiteInput && !model_.hasNonideal() &&
       solveFast(qdd, st)) {
     ++fastCount_;
     return st;
   }
   solveDense(s, qdd, st);
   return st;
+}
+
+bool ModelSystem::solveStructured(VecRef qdd, AccelerationStatus& st) {
+  Buffers& b = *buf_;
+  const int m = model_.numConstraintRows();
+  if (!b.kkt.analyzed()) b.kkt.analyze(ws_);
+  const detail::SparseOutcome out =
+      b.kkt.solve(ws_, b.bmod, options_.regularization, options_.regularizationIterations, qdd);
+  if (!out.factorized || !out.finite) return false;
+  st.structured = true;
+  st.released = out.released;
+  st.redundant = out.released;
+  st.rankA = m - out.released;
+  const double bsNorm = std::max(out.rhsNorm, 1e-12);
+  if (out.residual <= solver_.tolerances().consistency * bsNorm) return true;
+  // a combination of rows (nearly) dependent at this state, released by the regularization: a
+  // small residual there is drift at or near a singular position, not a contradiction
+  if (out.residual <= options_.singularInconsistency * bsNorm) {
+    st.leastSquares = true;
+    st.inconsistency = out.residual / bsNorm;
+    return true;
+  }
+  return false;  // the dense solver decides and explains
 }
 
 bool ModelSystem::solveFast(VecRef qdd, AccelerationStatus& st) {
@@ -226,6 +338,7 @@ bool ModelSystem::solveFast(VecRef qdd, AccelerationStatus& st) {
   b.rankS.compute(b.all.S);
   st.rankA = static_cast<int>(b.rankS.rank());
   st.redundant = m - st.rankA;
+  st.released = st.redundant;
   b.res = b.bs;
   b.res.noalias() -= b.As * qdd;
   const double bsNorm = std::max(b.bs.norm(), 1e-12);
@@ -317,90 +430,111 @@ void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& 
 }  // namespace
 
 ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions& opt) {
-  ProjectionReport rep;
-  Buffers& b = *buf_;
-  if (b.holonomic.empty()) return rep;
-  model_.calcPositionErrors(s, ws_, b.phi);
-  double res = maxAbsRows(b.phi, b.holonomic);
-  rep.residualBefore = res;
-  rep.residualAfter = res;
-  const double tol = opt.tolerance * std::max(1.0, s.q.cwiseAbs().maxCoeff());
-  if (res <= tol) return rep;
-  // the metric is taken at the starting point and kept over the iterations
-  model_.calcMassAndForces(s, ws_);
-  model_.calcConstraints(s, ws_);
-  if (!std::isfinite(res) || !factorizeMetric()) {
-    rep.converged = false;
-    return rep;
-  }
-  // keep the best iterate: Gauss-Newton may overshoot far from the manifold
-  b.x0 = s.q;
-  b.best = s.q;
-  double best = res;
-  for (int it = 1; it <= opt.maxIterations; ++it) {
-    if (it > 1) model_.calcConstraints(s, ws_);  // phi_q at the current iterate
-    gatherScaled(ws_.A, b.phi, b.holonomic, b.rowsH, b.rhsH);
-    if (!b.hol.solve(b.llt, b.rowsH, b.rhsH, options_.regularization,
-                     options_.regularizationIterations, b.dx))
-      break;
-    s.q += b.dx;
-    rep.iterations = it;
-    model_.calcPositionErrors(s, ws_, b.phi);
-    res = maxAbsRows(b.phi, b.holonomic);
-    if (res < best) {
-      best = res;
-      b.best = s.q;
-    }
-    if (res <= tol || !std::isfinite(res)) break;
-  }
-  s.q = b.best;
-  rep.residualAfter = best;
-  rep.converged = best <= tol;
-  rep.correction = (s.q - b.x0).cwiseAbs().maxCoeff();
-  return rep;
+  return project(s, opt, true);
 }
 
 ProjectionReport ModelSystem::projectVelocities(State& s, const ProjectionOptions& opt) {
+  return project(s, opt, false);
+}
+
+ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bool positions) {
+  // positions: s.q onto phi(q, t) = 0 (holonomic rows, A = phi_q);
+  // velocities: s.v onto phi' = 0 / psi = 0 (A holds phi_q on holonomic rows and psi_v on
+  // non-holonomic rows; psi_v depends on v when psi is nonlinear in the velocities, so A is
+  // re-evaluated at every iterate in both cases)
   ProjectionReport rep;
   Buffers& b = *buf_;
-  if (b.velocity.empty()) return rep;
-  model_.calcVelocityErrors(s, ws_, b.psi);
-  double res = maxAbsRows(b.psi, b.velocity);
+  const std::vector<int>& rows = positions ? b.holonomic : b.velocity;
+  if (rows.empty()) return rep;
+  VectorXd& x = positions ? s.q : s.v;
+  VectorXd& r = positions ? b.phi : b.psi;
+  auto residual = [&] {
+    if (positions)
+      model_.calcPositionErrors(s, ws_, r);
+    else
+      model_.calcVelocityErrors(s, ws_, r);
+    return maxAbsRows(r, rows);
+  };
+  double res = residual();
   rep.residualBefore = res;
   rep.residualAfter = res;
-  const double tol = opt.tolerance * std::max(1.0, s.v.cwiseAbs().maxCoeff());
+  const double tol = opt.tolerance * std::max(1.0, x.cwiseAbs().maxCoeff());
   if (res <= tol) return rep;
-  model_.calcMassAndForces(s, ws_);
-  model_.calcConstraints(s, ws_);
-  if (!std::isfinite(res) || !factorizeMetric()) {
+  if (!std::isfinite(res)) {
     rep.converged = false;
     return rep;
   }
-  b.x0 = s.v;
-  b.best = s.v;
+  b.x0 = x;
+  b.best = x;
   double best = res;
+  // Structured: each Gauss-Newton step solves [W As^T; As -dI] on the selected rows (the others
+  // masked out), W = M + rho As_P^T As_P with M taken at the starting point; any failure goes
+  // to the dense projection below.
+  if (resolvedPath() == EvaluationPath::Structured && b.blocksValidated && b.kkt.analyzed()) {
+    model_.calcBodyBlocks(s, ws_);
+    bool failed = false;
+    for (int it = 1; it <= opt.maxIterations; ++it) {
+      model_.calcRowBlocks(s, ws_);
+      detail::SparseOutcome out = b.kkt.factor(ws_, positions ? &b.maskH : &b.maskV, options_.regularization);
+      if (!out.factorized) {
+        failed = it == 1;
+        break;
+      }
+      b.rhsRows = -r;
+      b.kkt.iterate(ws_, nullptr, b.rhsRows, options_.regularizationIterations, b.dx, out);
+      if (!out.finite) {
+        failed = it == 1;
+        break;
+      }
+      x += b.dx;
+      rep.iterations = it;
+      res = residual();
+      if (res < best) {
+        best = res;
+        b.best = x;
+      }
+      if (res <= tol || !std::isfinite(res)) break;
+    }
+    if (!failed) {
+      x = b.best;
+      rep.residualAfter = best;
+      rep.converged = best <= tol;
+      rep.correction = (x - b.x0).cwiseAbs().maxCoeff();
+      return rep;
+    }
+    x = b.x0;
+    res = residual();
+  }
+  // the metric is taken at the starting point and kept over the iterations
+  ensureDense();
+  model_.calcMassAndForces(s, ws_);
+  model_.calcConstraints(s, ws_);
+  if (!factorizeMetric()) {
+    rep.converged = false;
+    return rep;
+  }
+  MatrixXd& J = positions ? b.rowsH : b.rowsV;
+  VectorXd& rhs = positions ? b.rhsH : b.rhsV;
+  MetricSolve& solve = positions ? b.hol : b.vel;
+  // keep the best iterate: Gauss-Newton may overshoot far from the manifold
   for (int it = 1; it <= opt.maxIterations; ++it) {
-    // A holds phi_q on holonomic rows and psi_v on non-holonomic rows (psi_v depends on v
-    // when psi is nonlinear in the velocities: recompute it)
-    if (it > 1) model_.calcConstraints(s, ws_);
-    gatherScaled(ws_.A, b.psi, b.velocity, b.rowsV, b.rhsV);
-    if (!b.vel.solve(b.llt, b.rowsV, b.rhsV, options_.regularization,
-                     options_.regularizationIterations, b.dx))
+    if (it > 1) model_.calcConstraints(s, ws_);  // the rows at the current iterate
+    gatherScaled(ws_.A, r, rows, J, rhs);
+    if (!solve.solve(b.llt, J, rhs, options_.regularization, options_.regularizationIterations, b.dx))
       break;
-    s.v += b.dx;
+    x += b.dx;
     rep.iterations = it;
-    model_.calcVelocityErrors(s, ws_, b.psi);
-    res = maxAbsRows(b.psi, b.velocity);
+    res = residual();
     if (res < best) {
       best = res;
-      b.best = s.v;
+      b.best = x;
     }
     if (res <= tol || !std::isfinite(res)) break;
   }
-  s.v = b.best;
+  x = b.best;
   rep.residualAfter = best;
   rep.converged = best <= tol;
-  rep.correction = (s.v - b.x0).cwiseAbs().maxCoeff();
+  rep.correction = (x - b.x0).cwiseAbs().maxCoeff();
   return rep;
 }
 

@@ -31,7 +31,15 @@ struct AccelerationStatus {
   /// Empty when well posed and finite; otherwise the explanation (coordinates named).
   std::string message;
   int rankA = 0;      ///< numerical rank of A (-1 when unknown)
-  int redundant = 0;  ///< m - rank A: redundant rows at this state (legal)
+  /// m - rank A: redundant rows at this state (legal). From the dense solver's rank decision;
+  /// on the structured fast path it is the number of row combinations the regularization
+  /// released (see `released`), since that path does not compute a rank.
+  int redundant = 0;
+  /// Fast paths: combinations of rows released by the regularization (redundant, or nearly
+  /// dependent at or near a singular position). 0 from the dense solver.
+  int released = 0;
+  /// True when the structured (sparse) fast path answered.
+  bool structured = false;
   /// True when the accelerations are the least-squares answer of constraint rows that are
   /// momentarily dependent (a singular position) and very slightly inconsistent because of
   /// drift; still counted as well posed (see ModelSystemOptions::singularInconsistency).
@@ -137,8 +145,26 @@ class DynamicSystem {
   }
 };
 
+/// Which solver answers ModelSystem::calcAccelerations (ModelSystemOptions::path).
+enum class EvaluationPath {
+  /// The structured path when the model allows it (every model without non-ideal joints),
+  /// else the dense metric path; the dense solver on any failed check.
+  Automatic,
+  /// Block elimination over the body-joint graph (sparse, linear time on trees and chains,
+  /// no allocation), with the dense solver as fallback.
+  Structured,
+  /// Cholesky of the dense W = M + rho As^T As, dense regularized multipliers (O(n^3)), with
+  /// the dense solver as fallback.
+  DenseMetric,
+  /// The dense reference solver every time (same as fastPath = false).
+  Dense
+};
+
 /// Options of ModelSystem.
 struct ModelSystemOptions {
+  /// The solver choice (automatic by default; an override for tests and benchmarks).
+  /// `fastPath = false` forces EvaluationPath::Dense.
+  EvaluationPath path = EvaluationPath::Automatic;
   /// Evaluate states through a Cholesky factorization of W = M + rho A^T A (rho = max M_ii,
   /// rows of A scaled to unit norm) and regularized multipliers (below), with the
   /// well-posedness checks: W positive definite with a reciprocal condition estimate above
@@ -173,8 +199,10 @@ struct ModelSystemOptions {
 ///
 /// This is the only place in the integration path that knows Model. The evaluation buffers
 /// (ModelWorkspace, residual vectors, the metric W, the fast-path factors) are allocated once,
-/// in the constructor; the dense solver and the pseudo-inverses allocate internally (a
-/// sparse, allocation-free fast path is a separate piece of work).
+/// in the constructor (the structured path's elimination at the first evaluation); the
+/// structured path does not allocate per evaluation, the dense solver and the pseudo-inverses
+/// do. Models with more than kDenseLimit entries in M and A get their dense matrices (and the
+/// dense metric of the projections) only when first needed.
 class ModelSystem final : public DynamicSystem {
  public:
   /// `model` must outlive this object.
@@ -205,9 +233,22 @@ class ModelSystem final : public DynamicSystem {
   /// Evaluations answered by the fast path / by the dense solver so far.
   long long fastEvaluations() const noexcept { return fastCount_; }
   long long denseEvaluations() const noexcept { return denseCount_; }
+  /// Of the fast evaluations, those answered by the structured (sparse) path.
+  long long structuredEvaluations() const noexcept { return structuredCount_; }
+  /// The path calcAccelerations tries first (Automatic resolved for this model).
+  EvaluationPath resolvedPath() const noexcept;
 
  private:
   struct Buffers;
+  /// Allocates the dense M and A of the workspace when it was created without them (models
+  /// too large for dense matrices get them only when the dense solver or a projection needs
+  /// them).
+  void ensureDense();
+  /// Structured fast path on the blocks of ws_ and buf_->bmod; false when a check fails.
+  bool solveStructured(VecRef qdd, AccelerationStatus& st);
+  /// Least-W-norm Gauss-Newton projection of s.q (positions) or s.v (velocities) onto the
+  /// holonomic / velocity-level rows.
+  ProjectionReport project(State& s, const ProjectionOptions& opt, bool positions);
   /// Scales the rows of ws_.A and factorizes W = M + rho As^T As from ws_.M, ws_.A. False
   /// when W is not positive definite or its reciprocal condition is below fastPathRcond.
   bool factorizeMetric();
@@ -218,7 +259,7 @@ class ModelSystem final : public DynamicSystem {
   const Model& model_;
   ModelSystemOptions options_;
   DenseSolver solver_;
-  long long fastCount_ = 0, denseCount_ = 0;
+  long long fastCount_ = 0, denseCount_ = 0, structuredCount_ = 0;
   ModelWorkspace ws_;
   std::unique_ptr<Buffers> buf_;
   Solution last_;

@@ -50,6 +50,14 @@ class ModelWorkspace {
   VectorXd b;  ///< m
   VectorXd C;  ///< n
 
+  /// Block evaluation (Model::calcBodyBlocks, Model::calcRowBlocks): the mass block of body i
+  /// (Model::bodySlots() order, n_i x n_i) and the local rows of row block r (size x the
+  /// concatenated coordinates of Model::rowBlockBodies(r)).
+  const MatrixXd& bodyMass(std::size_t i) const { return bodyM_[i]; }
+  const MatrixXd& rowBlockRows(std::size_t r) const { return rowA_[r]; }
+  /// True when M and A are allocated (Model::makeWorkspace(true)).
+  bool hasDenseMatrices() const noexcept { return dense_; }
+
  private:
   friend class Model;
   struct Local {
@@ -60,6 +68,8 @@ class ModelWorkspace {
   std::vector<Local> constraints_, forces_;
   std::vector<MatrixXd> bodyM_;
   std::vector<VectorXd> bodyQ_;
+  std::vector<MatrixXd> rowA_;  // per row block (block evaluation)
+  bool dense_ = true;
 };
 
 /// Builds a Model. Owns bodies, constraints and forces until build().
@@ -121,6 +131,20 @@ class Model {
   /// Initial state from the bodies' definitions (t = 0).
   State initialState() const;
   ModelWorkspace makeWorkspace() const;
+  /// A workspace with (denseMatrices) or without the dense n x n M and m x n A: a block-only
+  /// workspace serves calcBodyBlocks/calcRowBlocks and the error evaluations, for models too
+  /// large for dense matrices.
+  ModelWorkspace makeWorkspace(bool denseMatrices) const;
+
+  /// Slot indices (bodySlots() order, -1 for the ground) of the bodies whose coordinates the
+  /// local rows of row block r span, in local column order (internal rows: their body).
+  const std::vector<int>& rowBlockBodies(std::size_t r) const { return rowBodies_[r]; }
+  /// Block evaluation, no allocation: the mass block of every body into ws.bodyMass(i) and
+  /// Q (as calcMassAndForces) into ws.Q.
+  void calcBodyBlocks(const State& s, ModelWorkspace& ws) const;
+  /// Block evaluation, no allocation: the local rows of every row block into
+  /// ws.rowBlockRows(r) and the right-hand side into ws.b.
+  void calcRowBlocks(const State& s, ModelWorkspace& ws) const;
 
   /// Evaluates M, Q (body forces + gravity + force elements) into ws.M, ws.Q. No allocation.
   void calcMassAndForces(const State& s, ModelWorkspace& ws) const;
@@ -149,6 +173,7 @@ class Model {
   std::vector<RowBlock> rows_;
   std::vector<std::string> coordNames_, rowNames_;
   std::vector<int> coordBody_;
+  std::vector<std::vector<int>> rowBodies_;  // per row block: body slot indices (-1 ground)
   Vector3d gravity_ = Vector3d::Zero();
   int n_ = 0, m_ = 0;
   bool hasNonideal_ = false;

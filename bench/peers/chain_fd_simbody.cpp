@@ -1,0 +1,57 @@
+// The benchmark chain (../shared/bench/peers/README.md, Model 1) in Simbody 3.7: time per
+// realize(Stage::Acceleration) on the spinning variant's initial state (Omega = 1 rad/s about
+// +z), by the protocol of bench/timing.hpp. One JSON line like bench/chain_fd.cpp.
+// Simbody from Debian is built without NDEBUG and its headers change layout with it: never
+// define NDEBUG here (it segfaults in realizeTopology).
+#undef NDEBUG
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "Simbody.h"
+#include "../timing.hpp"
+
+int main(int argc, char** argv) {
+  using namespace SimTK;
+  namespace bt = joinery::benchtiming;
+  const int N = std::stoi(bt::arg(argc, argv, "--N", "64"));
+  const double minSeconds = std::stod(bt::arg(argc, argv, "--min_s", "0.3"));
+  const double m = 1.0, L = 1.0, Iax = 1e-4, Itr = m * L * L / 12.0, spin = 1.0;
+  const double tb = bt::nowSeconds();
+  MultibodySystem system;
+  SimbodyMatterSubsystem matter(system);
+  GeneralForceSubsystem forces(system);
+  Force::UniformGravity gravity(forces, matter, Vec3(0, 0, -9.81));
+  const Vec3 com(0.5 * L, 0, 0);
+  // body frame at the proximal joint; Simbody takes the inertia about the body origin
+  Body::Rigid rod(MassProperties(m, com, Inertia(Iax, Itr, Itr).shiftFromMassCenter(com, m)));
+  std::vector<MobilizedBody> bodies;
+  MobilizedBody parent = matter.Ground();
+  for (int i = 0; i < N; ++i) {
+    MobilizedBody::Ball b(parent, Transform(Vec3(i == 0 ? 0.0 : L, 0, 0)), rod, Transform(Vec3(0)));
+    bodies.push_back(b);
+    parent = b;
+  }
+  State s = system.realizeTopology();
+  system.realizeModel(s);
+  bodies[0].setUToFitAngularVelocity(s, Vec3(0, 0, spin));  // rigid rotation of the whole chain
+  system.realize(s, Stage::Acceleration);
+  const double build = bt::nowSeconds() - tb;
+  const Vec3 tip = bodies.back().findStationAccelerationInGround(s, com);
+  State sa = s;
+  Vector qa = s.getQ(), qb = qa;
+  qb[0] += 1e-9;
+  long calls = 0;
+  const double ns = bt::meanNanoseconds(
+      [&](int which) {
+        sa.updQ() = which ? qb : qa;
+        system.realize(sa, Stage::Acceleration);
+      },
+      minSeconds, 20, calls);
+  std::printf(
+      "{\"engine\": \"simbody\", \"path\": \"ABA\", \"N\": %d, \"n\": %d, \"m\": 0, \"fd_ns\": %.6g, "
+      "\"fd_calls\": %ld, \"ns_per_body\": %.6g, \"build_s\": %.6g, "
+      "\"tip_acc\": [%.15g, %.15g, %.15g]}\n",
+      N, s.getNQ(), ns, calls, ns / N, build, tip[0], tip[1], tip[2]);
+  return 0;
+}

@@ -1,0 +1,42 @@
+#pragma once
+// Timing protocol shared by the chain forward-dynamics programs of joinery, Simbody and DART
+// (bench/chain_fd.cpp, bench/peers/): the same loop for every engine, so that ratios measured
+// in one session are honest. A call alternates between two states (q and q + 1e-9 in one
+// coordinate) so that no engine can reuse a cache; at least `minSeconds` and `minCalls` calls,
+// after 3 warm-up calls; the mean time per call.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace joinery::benchtiming {
+
+inline double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+template <class F>
+double meanNanoseconds(F&& f, double minSeconds, long minCalls, long& calls) {
+  for (int j = 0; j < 3; ++j) f(j & 1);
+  long k = 0, batch = 1;
+  const double t0 = nowSeconds();
+  double t1 = t0;
+  for (;;) {
+    for (long j = 0; j < batch; ++j, ++k) f(static_cast<int>(k & 1));
+    t1 = nowSeconds();
+    if (t1 - t0 >= minSeconds && k >= minCalls) break;
+    if (batch < (1L << 20)) batch *= 2;
+  }
+  calls = k;
+  return (t1 - t0) / static_cast<double>(k) * 1e9;
+}
+
+/// "--name value" from the command line, or the default.
+inline std::string arg(int argc, char** argv, const char* name, const char* def) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  return def;
+}
+
+}  // namespace joinery::benchtiming
