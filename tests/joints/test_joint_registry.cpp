@@ -1,6 +1,7 @@
 // Registration and JSON round trips of every joint and force type of joinery::joints: the
 // registered example instantiates with bodies named body1 and body2, and create(toJson())
 // reproduces the element (same JSON, same rows / forces).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "joint_test_support.hpp"
@@ -14,6 +15,24 @@ const std::vector<std::string> kJointTypes = {"revolute2d", "prismatic2d", "weld
 const std::vector<std::string> kForceTypes = {"spring", "torsion2d", "force", "generalized"};
 
 }  // namespace
+
+// The conformance cases below iterate the lists above (each type needs its example pair of
+// bodies); this case makes a type registered but left out of the lists a failure, and an
+// empty registry (self-registration dropped by the linker) too.
+TEST_CASE("the conformance lists cover every registered joint and force type", "[joints][registry]") {
+  const auto joints = ConstraintRegistry::instance().names();
+  const auto forces = ForceRegistry::instance().names();
+  REQUIRE_FALSE(joints.empty());
+  REQUIRE_FALSE(forces.empty());
+  for (const std::string& name : joints) {
+    INFO("registered joint type '" << name << "' has no conformance case: add it to kJointTypes");
+    CHECK(std::find(kJointTypes.begin(), kJointTypes.end(), name) != kJointTypes.end());
+  }
+  for (const std::string& name : forces) {
+    INFO("registered force type '" << name << "' has no conformance case: add it to kForceTypes");
+    CHECK(std::find(kForceTypes.begin(), kForceTypes.end(), name) != kForceTypes.end());
+  }
+}
 
 TEST_CASE("every joint type is registered and round-trips through JSON", "[joints][registry]") {
   std::mt19937 rng(1);
