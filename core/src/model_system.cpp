@@ -467,6 +467,11 @@ ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bo
   b.x0 = x;
   b.best = x;
   double best = res;
+  // velocities: nearly dependent rows released earlier (see projectionRegularization)
+  const double projectionLambda =
+      positions ? options_.regularization : std::max(options_.regularization, options_.projectionRegularization);
+  // and twice the iterations, so that well-conditioned rows still converge to round-off
+  const int projectionIterations = positions ? options_.regularizationIterations : 2 * options_.regularizationIterations;
   // Structured: each Gauss-Newton step solves [W As^T; As -dI] on the selected rows (the others
   // masked out), W = M + rho As_P^T As_P with M taken at the starting point; any failure goes
   // to the dense projection below.
@@ -475,13 +480,13 @@ ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bo
     bool failed = false;
     for (int it = 1; it <= opt.maxIterations; ++it) {
       model_.calcRowBlocks(s, ws_);
-      detail::SparseOutcome out = b.kkt.factor(ws_, positions ? &b.maskH : &b.maskV, options_.regularization);
+      detail::SparseOutcome out = b.kkt.factor(ws_, positions ? &b.maskH : &b.maskV, projectionLambda);
       if (!out.factorized) {
         failed = it == 1;
         break;
       }
       b.rhsRows = -r;
-      b.kkt.iterate(ws_, nullptr, b.rhsRows, options_.regularizationIterations, b.dx, out);
+      b.kkt.iterate(ws_, nullptr, b.rhsRows, projectionIterations, b.dx, out);
       if (!out.finite) {
         failed = it == 1;
         break;
@@ -520,7 +525,7 @@ ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bo
   for (int it = 1; it <= opt.maxIterations; ++it) {
     if (it > 1) model_.calcConstraints(s, ws_);  // the rows at the current iterate
     gatherScaled(ws_.A, r, rows, J, rhs);
-    if (!solve.solve(b.llt, J, rhs, options_.regularization, options_.regularizationIterations, b.dx))
+    if (!solve.solve(b.llt, J, rhs, projectionLambda, projectionIterations, b.dx))
       break;
     x += b.dx;
     rep.iterations = it;
