@@ -19,26 +19,10 @@
 #include "joinery/integrators/simulation.hpp"
 #include "sparse_path.hpp"
 
-// ---- allocation counter (this executable only) ---------------------------------------------
-// (GCC cannot see that the replaced operator new pairs with the replaced delete)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<long long> gAllocations{0};
-}
-void* operator new(std::size_t n) {
-  ++gAllocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) {
-  ++gAllocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+// The allocation counter (replaced global operator new/delete) lives in its own file,
+// tests/joints/allocation_counter.cpp, shared with test_joints: defined next to inlined
+// allocator code, the replacements made ASan report alloc-dealloc mismatches.
+#include "../joints/allocation_counter.hpp"
 
 namespace joinery {
 namespace {
@@ -233,13 +217,13 @@ TEST_CASE("A structured evaluation does not allocate", "[fastpath]") {
     REQUIRE(sys.calcAccelerations(s, qdd).ok());  // first evaluation: analysis (allocates)
     REQUIRE(sys.calcAccelerations(s, qdd).ok());
     const long long before = sys.structuredEvaluations();
-    const long long allocs = gAllocations.load();
+    const long long allocs = test::heapAllocations();
     for (int i = 0; i < 10; ++i) {
       s.t += 1e-3;
       s.q(0) += 1e-9;
       (void)sys.calcAccelerations(s, qdd, Baumgarte{1, 1});
     }
-    const long long used = gAllocations.load() - allocs;
+    const long long used = test::heapAllocations() - allocs;
     INFO(name);
     CHECK(sys.structuredEvaluations() == before + 10);
     CHECK(used == 0);
