@@ -291,6 +291,10 @@ void Model::calcMassAndForces(const State& s, ModelWorkspace& ws) const {
     sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
     sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
   }
+  addElementForces(s, ws);
+}
+
+void Model::addElementForces(const State& s, ModelWorkspace& ws) const {
   for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
     auto& l = ws.forces_[j];
     const auto& slots = owned_->forceSlots[j];
@@ -345,18 +349,7 @@ void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
     sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
     sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
   }
-  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
-    auto& l = ws.forces_[j];
-    const auto& slots = owned_->forceSlots[j];
-    fill(s, l.views, slots);
-    l.vec.setZero();
-    owned_->forces[j]->addForces(LocalState{s.t, l.views}, l.vec);
-    int k = 0;
-    for (const auto& sl : slots) {
-      ws.Q.segment(sl.offset, sl.size) += l.vec.segment(k, sl.size);
-      k += sl.size;
-    }
-  }
+  addElementForces(s, ws);
 }
 
 void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {

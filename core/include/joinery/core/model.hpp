@@ -167,6 +167,10 @@ class Model {
  private:
   friend class ModelBuilder;
   Model();
+  /// Adds every force element's generalized force to ws.Q (shared by the dense and block
+  /// evaluations).
+  void addElementForces(const State& s, ModelWorkspace& ws) const;
+
   struct Owned;
   std::unique_ptr<Owned> owned_;
   std::vector<BodySlot> slots_;
