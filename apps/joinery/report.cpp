@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model.hpp"
 
@@ -52,12 +53,7 @@ OptionSpec completeMasslessOption() {
 }
 
 namespace {
-std::string num(double v) {
-  std::ostringstream os;
-  os.precision(6);
-  os << v;
-  return os.str();
-}
+std::string num(double v) { return formatNumber(v, 6); }
 
 /// True when the scene's model already holds the balances of r.completion.
 bool completionAdded(const CheckReport& r) {

@@ -6,15 +6,12 @@
 #include <cmath>
 #include <sstream>
 
+#include "joinery/core/format.hpp"
+
 namespace joinery::detail {
 
 namespace {
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
+std::string fmt(double v) { return formatNumber(v, 12); }
 }  // namespace
 
 std::string readBodyName(const JsonCursor& c) {

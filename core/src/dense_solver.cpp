@@ -1,3 +1,4 @@
+#include "joinery/core/format.hpp"
 #include "joinery/core/dense_solver.hpp"
 
 #include <spdlog/spdlog.h>
@@ -24,12 +25,7 @@ namespace {
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
-std::string num(double v) {
-  std::ostringstream os;
-  os.precision(6);
-  os << v;
-  return os.str();
-}
+std::string num(double v) { return formatNumber(v, 6); }
 
 std::string coordName(const std::vector<std::string>& names, int i) {
   if (i >= 0 && i < static_cast<int>(names.size())) return names[i];

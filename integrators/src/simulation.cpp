@@ -1,4 +1,5 @@
 // The simulation loop: initial conditions, integration, drift control, sampling, outcome.
+#include "joinery/core/format.hpp"
 #include "joinery/integrators/simulation.hpp"
 
 #include <spdlog/spdlog.h>
@@ -76,12 +77,7 @@ void SimulationResult::throwIfFailed() const {
 
 namespace {
 
-std::string num(double v) {
-  std::ostringstream os;
-  os.precision(6);
-  os << v;
-  return os.str();
-}
+std::string num(double v) { return formatNumber(v, 6); }
 
 std::string rowName(const DynamicSystem& system, int row) {
   const auto& names = system.constraintRowNames();
