@@ -62,17 +62,18 @@ int main(int argc, char** argv) {
   const Eigen::Vector3d tip = fourBar ? Eigen::Vector3d(qdd.segment<3>(0)) : Eigen::Vector3d(qdd.segment<3>(7 * (N - 1)));
   long calls = 0;
   bool structured = true;
+  double cpuNs = 0;
   const double ns = bt::meanNanoseconds(
       [&](int which) {
         st = sys.calcAccelerations(which ? b : a, qdd);
         structured = structured && st.structured;
       },
-      minSeconds, 20, calls);
+      minSeconds, 20, calls, &cpuNs);
   std::printf(
-      "{\"engine\": \"joinery\", \"model\": \"%s\", \"path\": \"%s\", \"N\": %d, \"n\": %d, \"m\": %d, \"fd_ns\": %.6g, "
+      "{\"engine\": \"joinery\", \"model\": \"%s\", \"path\": \"%s\", \"N\": %d, \"n\": %d, \"m\": %d, \"fd_ns\": %.6g, \"fd_cpu_ns\": %.6g, "
       "\"fd_calls\": %ld, \"ns_per_body\": %.6g, \"heap_bytes_per_body\": %.6g, \"build_s\": %.6g, "
       "\"structured\": %d, \"tip_acc\": [%.15g, %.15g, %.15g]}\n",
-      fourBar ? "fourbar" : "chain", pathName.c_str(), N, sys.numCoordinates(), sys.numConstraintRows(), ns, calls, ns / N,
+      fourBar ? "fourbar" : "chain", pathName.c_str(), N, sys.numCoordinates(), sys.numConstraintRows(), ns, cpuNs, calls, ns / N,
       static_cast<double>(heap1 - heap0) / N, build, structured ? 1 : 0, tip.x(), tip.y(), tip.z());
   return 0;
 }

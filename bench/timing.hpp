@@ -3,7 +3,11 @@
 // (bench/chain_fd.cpp, bench/peers/): the same loop for every engine, so that ratios measured
 // in one session are honest. A call alternates between two states (q and q + 1e-9 in one
 // coordinate) so that no engine can reuse a cache; at least `minSeconds` and `minCalls` calls,
-// after 3 warm-up calls; the mean time per call.
+// after 3 warm-up calls; the mean time per call. Also the mean CPU time of the calling thread
+// per call (`cpuNs`): on a loaded machine wall time includes waiting for a core, CPU time does
+// not (cache effects of the other load remain).
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,10 +20,17 @@ inline double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+inline double threadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 template <class F>
-double meanNanoseconds(F&& f, double minSeconds, long minCalls, long& calls) {
+double meanNanoseconds(F&& f, double minSeconds, long minCalls, long& calls, double* cpuNs = nullptr) {
   for (int j = 0; j < 3; ++j) f(j & 1);
   long k = 0, batch = 1;
+  const double c0 = threadCpuSeconds();
   const double t0 = nowSeconds();
   double t1 = t0;
   for (;;) {
@@ -29,6 +40,7 @@ double meanNanoseconds(F&& f, double minSeconds, long minCalls, long& calls) {
     if (batch < (1L << 20)) batch *= 2;
   }
   calls = k;
+  if (cpuNs) *cpuNs = (threadCpuSeconds() - c0) / static_cast<double>(k) * 1e9;
   return (t1 - t0) / static_cast<double>(k) * 1e9;
 }
 

@@ -50,17 +50,18 @@ int main(int argc, char** argv) {
   Eigen::VectorXd qb = qa;
   qb(0) += 1e-9;
   long calls = 0;
+  double cpuNs = 0;
   const double ns = bt::meanNanoseconds(
       [&](int which) {
         skel->setPositions(which ? qb : qa);
         skel->setVelocities(v);
         skel->computeForwardDynamics();
       },
-      minSeconds, 20, calls);
+      minSeconds, 20, calls, &cpuNs);
   std::printf(
-      "{\"engine\": \"dart\", \"path\": \"ABA\", \"N\": %d, \"n\": %d, \"m\": 0, \"fd_ns\": %.6g, "
+      "{\"engine\": \"dart\", \"path\": \"ABA\", \"N\": %d, \"n\": %d, \"m\": 0, \"fd_ns\": %.6g, \"fd_cpu_ns\": %.6g, "
       "\"fd_calls\": %ld, \"ns_per_body\": %.6g, \"build_s\": %.6g, "
       "\"tip_acc\": [%.15g, %.15g, %.15g]}\n",
-      N, static_cast<int>(skel->getNumDofs()), ns, calls, ns / N, build, tip[0], tip[1], tip[2]);
+      N, static_cast<int>(skel->getNumDofs()), ns, cpuNs, calls, ns / N, build, tip[0], tip[1], tip[2]);
   return 0;
 }

@@ -42,16 +42,17 @@ int main(int argc, char** argv) {
   Vector qa = s.getQ(), qb = qa;
   qb[0] += 1e-9;
   long calls = 0;
+  double cpuNs = 0;
   const double ns = bt::meanNanoseconds(
       [&](int which) {
         sa.updQ() = which ? qb : qa;
         system.realize(sa, Stage::Acceleration);
       },
-      minSeconds, 20, calls);
+      minSeconds, 20, calls, &cpuNs);
   std::printf(
-      "{\"engine\": \"simbody\", \"path\": \"ABA\", \"N\": %d, \"n\": %d, \"m\": 0, \"fd_ns\": %.6g, "
+      "{\"engine\": \"simbody\", \"path\": \"ABA\", \"N\": %d, \"n\": %d, \"m\": 0, \"fd_ns\": %.6g, \"fd_cpu_ns\": %.6g, "
       "\"fd_calls\": %ld, \"ns_per_body\": %.6g, \"build_s\": %.6g, "
       "\"tip_acc\": [%.15g, %.15g, %.15g]}\n",
-      N, s.getNQ(), ns, calls, ns / N, build, tip[0], tip[1], tip[2]);
+      N, s.getNQ(), ns, cpuNs, calls, ns / N, build, tip[0], tip[1], tip[2]);
   return 0;
 }

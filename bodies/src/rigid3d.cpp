@@ -134,6 +134,20 @@ Vector3d Rigid3d::calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) con
   return w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp;
 }
 
+Vector3d Rigid3d::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const {
+  // calcPointJacobian and calcPointBias sharing the rotation and H(e)
+  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
+  const double s = e.squaredNorm();
+  const Vector3d rp = quat::rotation(e) * local / s;
+  const quat::Matrix34d H = quat::worldH(e);
+  J.setZero();
+  J.leftCols<3>().setIdentity();
+  J.block<3, 4>(0, 3) = (-2.0 / s) * quat::skew(rp) * H;
+  const Vector3d w = (2.0 / s) * H * ed;
+  const Vector3d wxrp = w.cross(rp);
+  return w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp;
+}
+
 Matrix3d Rigid3d::calcOrientation(CVecRef q) const {
   const Eigen::Vector4d e = quat4(q);
   return quat::rotation(e) / e.squaredNorm();

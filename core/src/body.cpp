@@ -11,6 +11,11 @@ Body::Body(std::string name) : name_(std::move(name)) {}
 void Body::addGravityForce(CVecRef, const Vector3d&, VecRef) const {}
 double Body::calcGravityPotential(CVecRef, const Vector3d&) const { return 0.0; }
 
+Vector3d PointMarker::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const {
+  calcPointJacobian(q, local, J);
+  return calcPointBias(q, v, local);
+}
+
 SymbolicPoint PointMarker::symbolicPointPosition(const Vector3d&, const std::vector<std::string>&) const {
   return std::nullopt;
 }

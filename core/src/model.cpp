@@ -254,10 +254,12 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
     const Constraint& c = *owned_->constraints[j];
     ModelWorkspace::Local l;
     l.views.resize(c.bodies().size());
-    const int nl = c.numLocalCoordinates();
-    l.A = MatrixXd::Zero(c.numRows(), nl);
-    l.b = VectorXd::Zero(c.numRows());
-    l.vec = VectorXd::Zero(nl);
+    if (denseMatrices) {  // the dense evaluation's per-constraint storage (the block one writes rowA_)
+      const int nl = c.numLocalCoordinates();
+      l.A = MatrixXd::Zero(c.numRows(), nl);
+      l.b = VectorXd::Zero(c.numRows());
+      l.vec = VectorXd::Zero(nl);
+    }
     ws.constraints_.push_back(std::move(l));
   }
   for (const auto& f : owned_->forces) {
@@ -310,6 +312,8 @@ void Model::addElementForces(const State& s, ModelWorkspace& ws) const {
 }
 
 void Model::calcConstraints(const State& s, ModelWorkspace& ws) const {
+  if (!ws.hasDenseMatrices())
+    throw ModelError("calcConstraints needs a workspace with dense matrices (makeWorkspace(true))");
   ws.A.setZero();
   ws.b.setZero();
   for (std::size_t r = 0; r < rows_.size(); ++r) {
@@ -415,6 +419,8 @@ void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) c
 }
 
 void Model::calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& Fi) const {
+  if (!ws.hasDenseMatrices())
+    throw ModelError("calcNonidealWork needs a workspace with dense matrices (makeWorkspace(true))");
   ws.C.setZero();
   for (std::size_t j = 0; j < owned_->constraints.size(); ++j) {
     const Constraint& c = *owned_->constraints[j];

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 #include <tuple>
+#include <type_traits>
 
 namespace joinery::detail {
 
@@ -213,20 +214,22 @@ void BlockKkt::analyze(const ModelWorkspace& ws) {
     }
   }
   // ---- numeric layout ---------------------------------------------------------------------------
+  // Each node's diagonal block is followed by the blocks of its column (its later neighbours),
+  // in elimination order: assembly, factorization and the solves sweep the storage in order.
   int var = 0, off = 0;
   for (std::size_t p = 0; p < order_.size(); ++p) {
     Node& nd = nodes_[static_cast<std::size_t>(order_[p])];
     nd.pos = static_cast<int>(p);
     nd.varOffset = var;
     var += nd.size();
-    nd.diag = off;
-    off += nd.size() * nd.size();
   }
   totalVars_ = var;
   later_.clear();
   std::size_t maxScratch = 1;
   for (int k : order_) {
     Node& nd = nodes_[static_cast<std::size_t>(k)];
+    nd.diag = off;
+    off += nd.size() * nd.size();
     auto& lo = laterOf[static_cast<std::size_t>(k)];
     std::sort(lo.begin(), lo.end(), [&](int a, int b) {
       return nodes_[static_cast<std::size_t>(a)].pos < nodes_[static_cast<std::size_t>(b)].pos;
@@ -261,6 +264,43 @@ void BlockKkt::analyze(const ModelWorkspace& ws) {
       }
   }
   updFirst_[order_.size()] = static_cast<int>(updates_.size());
+  // ---- assembly jobs, in storage order --------------------------------------------------------
+  // Every block is written by exactly one job that first zeroes it (in cache, right before it
+  // is filled): the diagonal blocks, the coupling blocks of a joint's rows with a body's
+  // coordinates (copied from the joint's rows, scaled), and the blocks that only fill-in or
+  // the penalized rows (added afterwards) write.
+  jobs_.clear();
+  for (int k : order_) {
+    const Node& nd = nodes_[static_cast<std::size_t>(k)];
+    jobs_.push_back(AsmJob{nd.body ? AsmJob::BodyDiagonal : AsmJob::RowDiagonal, nd.diag, k, -1, 0});
+    for (int l = 0; l < nd.numLater; ++l) {
+      const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
+      const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
+      // a joint's rows against a body's coordinates: the row node and the body node of a row block
+      const Node& rowNd = nd.body ? ni : nd;
+      const Node& bodyNd = nd.body ? nd : ni;
+      const int rowNode = nd.body ? la.node : k;
+      const int bodyNode = nd.body ? k : la.node;
+      bool copied = false;
+      if (rowNd.body == false && bodyNd.body) {
+        const auto& bodies = model.rowBlockBodies(static_cast<std::size_t>(rowNd.index));
+        int col = 0, count = 0;
+        for (int bi : bodies) {
+          const int bn = bi < 0 ? -1 : bodyNode_[static_cast<std::size_t>(bi)];
+          if (bn < 0) continue;
+          if (bn == bodyNode) {
+            // the first copy zeroes the block; a body listed twice adds its second columns
+            jobs_.push_back(AsmJob{nd.body ? AsmJob::RowBlockOfBody : AsmJob::BodyBlockOfRow, la.block,
+                                   rowNode, bodyNode, col, count == 0});
+            ++count;
+            copied = true;
+          }
+          col += nodes_[static_cast<std::size_t>(bn)].nq;
+        }
+      }
+      if (!copied) jobs_.push_back(AsmJob{AsmJob::Zero, la.block, k, la.node, 0});
+    }
+  }
   analyzed_ = true;
 }
 
@@ -272,19 +312,37 @@ int BlockKkt::blockOf(int k, int i) const {
   return -1;  // not reached: the pattern is closed under elimination
 }
 
+namespace {
+/// Calls f(std::integral_constant<int, N>) for the common coordinate counts of a body (rigid2d 3,
+/// rigid3d 7), f(integral_constant<int, 0>) (run-time count) otherwise.
+template <class F>
+inline void withCoords(int n, F&& f) {
+  switch (n) {
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 7: f(std::integral_constant<int, 7>{}); break;
+    default: f(std::integral_constant<int, 0>{}); break;
+  }
+}
+}  // namespace
+
 void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMask, double rho,
                         double delta) {
   const Model& model = *model_;
   const auto& rows = model.rowBlocks();
-  std::fill(val_.begin(), val_.end(), 0.0);
-  // row scaling to unit norm (zero rows, within round-off of the largest, stay zero)
+  // row scaling to unit norm (zero rows, within round-off of the largest, stay zero); the norms
+  // accumulate column by column (the rows are column-major)
   double maxRow = 0;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const MatrixXd& Ar = ws.rowBlockRows(r);
-    for (Eigen::Index i = 0; i < Ar.rows(); ++i) {
-      const double nr = Ar.row(i).norm();
-      rowScale_(rows[r].row + i) = nr;
-      maxRow = std::max(maxRow, nr);
+    const auto k = static_cast<int>(Ar.rows()), nc = static_cast<int>(Ar.cols());
+    double* sc = rowScale_.data() + rows[r].row;
+    for (int i = 0; i < k; ++i) sc[i] = 0.0;
+    const double* a = Ar.data();
+    for (int c = 0; c < nc; ++c, a += k)
+      for (int i = 0; i < k; ++i) sc[i] += a[i] * a[i];
+    for (int i = 0; i < k; ++i) {
+      sc[i] = std::sqrt(sc[i]);
+      maxRow = std::max(maxRow, sc[i]);
     }
   }
   for (Eigen::Index i = 0; i < rowScale_.size(); ++i) {
@@ -292,40 +350,83 @@ void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMa
     rowScale_(i) = (maxRow > 0 && nr > zeroRow_ * maxRow) ? 1.0 / nr : 0.0;
     if (rowMask && !(*rowMask)[static_cast<std::size_t>(i)]) rowScale_(i) = 0.0;
   }
-  // bodies: M_b, internal rows
-  for (const Node& nd : nodes_) {
-    if (!nd.body) continue;
-    double* D = val_.data() + nd.diag;
-    const int s = nd.size();
-    const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
-    for (int c = 0; c < nd.nq; ++c)
-      for (int r = 0; r < nd.nq; ++r) D[r + c * s] = Mb(r, c);
-    if (nd.internalBlock >= 0) {
-      const MatrixXd& Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
-      for (int i = 0; i < nd.nr; ++i) {
-        const double sc = rowScale_(nd.rowOffset + i);
-        for (int c = 0; c < nd.nq; ++c) {
-          const double a = sc * Ai(i, c);
-          D[(nd.nq + i) + c * s] = a;
-          D[c + (nd.nq + i) * s] = a;
-        }
-        D[(nd.nq + i) * (s + 1)] = -delta;
-        for (int c = 0; c < nd.nq; ++c) {
-          const double ac = rho * sc * Ai(i, c);
-          if (ac == 0) continue;
-          for (int r = 0; r < nd.nq; ++r) D[r + c * s] += ac * sc * Ai(i, r);
-        }
+  // the blocks, in storage order (analyze() made the jobs)
+  for (const AsmJob& job : jobs_) {
+    double* T = val_.data() + job.target;
+    switch (job.kind) {
+      case AsmJob::BodyDiagonal: {  // M_b, the internal rows, rho As_i^T As_i, -delta
+        const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
+        const int s = nd.size();
+        std::fill_n(T, s * s, 0.0);
+        const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+        withCoords(nd.nq, [&](auto NQC) {
+          constexpr int NQ = decltype(NQC)::value;
+          const int nq = NQ > 0 ? NQ : nd.nq;
+          const double* mb = Mb.data();
+          for (int c = 0; c < nq; ++c)
+            for (int r = c; r < nq; ++r) T[r + c * s] = mb[r + c * nq];  // lower triangle is read
+          if (nd.internalBlock < 0) return;
+          const MatrixXd& Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
+          const int ni = nd.nr;
+          for (int i = 0; i < ni; ++i) {
+            const double sci = rowScale_(nd.rowOffset + i);
+            for (int c = 0; c < nq; ++c) {
+              const double a = sci * Ai(i, c);
+              T[(nq + i) + c * s] = a;
+              if (a == 0) continue;
+              const double w = rho * a;
+              for (int r = c; r < nq; ++r) T[r + c * s] += w * sci * Ai(i, r);
+            }
+            T[(nq + i) * (s + 1)] = -delta;
+          }
+        });
+        break;
+      }
+      case AsmJob::RowDiagonal: {
+        const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
+        const int s = nd.size();
+        std::fill_n(T, s * s, 0.0);
+        for (int i = 0; i < s; ++i) T[i * (s + 1)] = -delta;
+        break;
+      }
+      case AsmJob::RowBlockOfBody:    // block (row node, body node): sr x (nq + nr), ld = sr
+      case AsmJob::BodyBlockOfRow: {  // block (body node, row node): (nq + nr) x sr, ld = nq + nr
+        const Node& rnd = nodes_[static_cast<std::size_t>(job.node)];
+        const Node& bnd = nodes_[static_cast<std::size_t>(job.other)];
+        const int sr = rnd.size(), sb = bnd.size();
+        if (job.zero) std::fill_n(T, sr * sb, 0.0);
+        const MatrixXd& Ar = ws.rowBlockRows(static_cast<std::size_t>(rnd.index));
+        const double* sc = rowScale_.data() + rnd.rowOffset;
+        const auto ldA = static_cast<int>(Ar.rows());
+        const double* a0 = Ar.data() + static_cast<std::ptrdiff_t>(job.col) * ldA;
+        withCoords(bnd.nq, [&](auto NQC) {
+          constexpr int NQ = decltype(NQC)::value;
+          const int nq = NQ > 0 ? NQ : bnd.nq;
+          if (job.kind == AsmJob::RowBlockOfBody) {
+            for (int c = 0; c < nq; ++c)
+              for (int i = 0; i < sr; ++i) T[i + c * sr] += sc[i] * a0[i + c * ldA];
+          } else {
+            for (int i = 0; i < sr; ++i)
+              for (int c = 0; c < nq; ++c) T[c + i * sb] += sc[i] * a0[i + c * ldA];
+          }
+        });
+        break;
+      }
+      case AsmJob::Zero: {
+        const int si = nodes_[static_cast<std::size_t>(job.other)].size();
+        const int sk = nodes_[static_cast<std::size_t>(job.node)].size();
+        std::fill_n(T, si * sk, 0.0);
+        break;
       }
     }
   }
-  // joint rows
+  // penalized joint rows (the rows of bodies whose own metric is singular): rho As^T As into the
+  // blocks of their bodies
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int rn = rowNode_[r];
-    if (rn < 0 || nodes_[static_cast<std::size_t>(rn)].body) continue;
+    if (!penalized_[r] || rn < 0 || nodes_[static_cast<std::size_t>(rn)].body) continue;
     const Node& rnd = nodes_[static_cast<std::size_t>(rn)];
     const int sr = rnd.size();
-    double* Dr = val_.data() + rnd.diag;
-    for (int i = 0; i < sr; ++i) Dr[i * (sr + 1)] = -delta;
     const MatrixXd& Ar = ws.rowBlockRows(r);
     const auto& bodies = model.rowBlockBodies(r);
     int col = 0;
@@ -333,50 +434,161 @@ void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMa
       if (bodies[t] < 0) continue;
       const int bn = bodyNode_[static_cast<std::size_t>(bodies[t])];
       const Node& bnd = nodes_[static_cast<std::size_t>(bn)];
-      if (bnd.pos < rnd.pos) {  // block (row node, body node) in the body's column
-        double* B = val_.data() + blockOf(bn, rn);
-        for (int c = 0; c < bnd.nq; ++c)
-          for (int i = 0; i < sr; ++i) B[i + c * sr] += rowScale_(rnd.rowOffset + i) * Ar(i, col + c);
-      } else {  // block (body node, row node) in the row node's column
-        double* B = val_.data() + blockOf(rn, bn);
-        const int sb = bnd.size();
-        for (int i = 0; i < sr; ++i)
-          for (int c = 0; c < bnd.nq; ++c) B[c + i * sb] += rowScale_(rnd.rowOffset + i) * Ar(i, col + c);
-      }
-      if (penalized_[r]) {
-        int col2 = 0;
-        for (std::size_t t2 = 0; t2 < bodies.size(); ++t2) {
-          if (bodies[t2] < 0) continue;
-          const int bn2 = bodyNode_[static_cast<std::size_t>(bodies[t2])];
-          const Node& bnd2 = nodes_[static_cast<std::size_t>(bn2)];
-          double* T = nullptr;
-          int ld = 0;
-          if (bn2 == bn) {
-            T = val_.data() + bnd.diag;
-            ld = bnd.size();
-          } else if (bnd.pos > bnd2.pos) {
-            T = val_.data() + blockOf(bn2, bn);
-            ld = bnd.size();
-          }
-          if (T) {
-            // T(a, c) += rho sum_i As(i, col + a) As(i, col2 + c)
-            for (int c = 0; c < bnd2.nq; ++c)
-              for (int i = 0; i < sr; ++i) {
-                const double sc = rowScale_(rnd.rowOffset + i);
-                const double w = rho * sc * sc * Ar(i, col2 + c);
-                if (w == 0) continue;
-                for (int a = 0; a < bnd.nq; ++a) T[a + c * ld] += w * Ar(i, col + a);
-              }
-          }
-          col2 += bnd2.nq;
+      int col2 = 0;
+      for (std::size_t t2 = 0; t2 < bodies.size(); ++t2) {
+        if (bodies[t2] < 0) continue;
+        const int bn2 = bodyNode_[static_cast<std::size_t>(bodies[t2])];
+        const Node& bnd2 = nodes_[static_cast<std::size_t>(bn2)];
+        double* T = nullptr;
+        int ld = 0;
+        if (bn2 == bn) {
+          T = val_.data() + bnd.diag;
+          ld = bnd.size();
+        } else if (bnd.pos > bnd2.pos) {
+          T = val_.data() + blockOf(bn2, bn);
+          ld = bnd.size();
         }
+        if (T) {
+          // T(a, c) += rho sum_i As(i, col + a) As(i, col2 + c)
+          for (int c = 0; c < bnd2.nq; ++c)
+            for (int i = 0; i < sr; ++i) {
+              const double sc = rowScale_(rnd.rowOffset + i);
+              const double w = rho * sc * sc * Ar(i, col2 + c);
+              if (w == 0) continue;
+              for (int a = 0; a < bnd.nq; ++a) T[a + c * ld] += w * Ar(i, col + a);
+            }
+        }
+        col2 += bnd2.nq;
       }
       col += bnd.nq;
     }
   }
 }
 
-bool BlockKkt::factorize(double rho, double delta, int& released) {
+namespace {
+// Kernels of the block LDL^T with the block sizes as template parameters (0: run-time size).
+// The common nodes have fixed sizes (rigid3d: 7 coordinates + 1 internal row = 8; a spherical
+// joint: 3 rows; rigid2d: 3; revolute2d: 2), and with the sizes known at compile time the
+// compiler unrolls and vectorizes the short loops that dominate a structured evaluation.
+template <int N>
+inline int fixedOr(int n) {
+  return N > 0 ? N : n;
+}
+
+/// Calls f(std::integral_constant<int, S>) for the common sizes, f(integral_constant<int, 0>)
+/// (run-time size) otherwise.
+template <class F>
+inline void withSize(int s, F&& f) {
+  switch (s) {
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    default: f(std::integral_constant<int, 0>{}); break;
+  }
+}
+
+/// In-place LDL^T of the s x s diagonal block D (column-major; L unit lower in the strict lower
+/// triangle). Coordinate pivots (the first ncoord) must exceed minCoordPivot; a row pivot above
+/// -tau is replaced by -tau and counted. False: a non-finite or non-positive coordinate pivot.
+template <int S>
+bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double tau, double* dp,
+                  double* dinv, int& released) {
+  const int s = fixedOr<S>(sRun);
+  for (int j = 0; j < s; ++j) {
+    double dj = D[j + j * s];
+    for (int t = 0; t < j; ++t) dj -= D[j + t * s] * D[j + t * s] * dp[t];
+    if (!std::isfinite(dj)) return false;
+    if (j < ncoord) {
+      if (!(dj > minCoordPivot)) return false;
+    } else if (!(dj <= -tau)) {
+      dj = -tau;
+      ++released;
+    }
+    dp[j] = dj;
+    dinv[j] = 1.0 / dj;
+    // L(i, j) = (D(i, j) - sum_t L(i, t) d_t L(j, t)) / d_j
+    for (int i = j + 1; i < s; ++i) {
+      double v = D[i + j * s];
+      for (int t = 0; t < j; ++t) v -= D[i + t * s] * D[j + t * s] * dp[t];
+      D[i + j * s] = v * dinv[j];
+    }
+  }
+  return true;
+}
+
+/// B' = B L^-T for one later neighbour: B (si x s, column-major) into Sc (ld = ldS).
+template <int S, int SI>
+void lowerSolveRows(const double* B, int sRun, int siRun, const double* D, double* Sc, int ldS) {
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j) {
+    double* out = Sc + j * ldS;
+    for (int r = 0; r < si; ++r) out[r] = B[r + j * si];
+    for (int t = 0; t < j; ++t) {
+      const double l = D[j + t * s];
+      if (l == 0) continue;
+      const double* prev = Sc + t * ldS;
+      for (int r = 0; r < si; ++r) out[r] -= prev[r] * l;
+    }
+  }
+}
+
+/// T (si x sj, ld) -= A D^-1 B^T with A = rows of one neighbour, B of another (both in the
+/// scratch, ld = ldS).
+template <int S, int SI, int SJ>
+void schurUpdate(double* T, int ld, const double* A, const double* B, int ldS, const double* dinv,
+                 int sRun, int siRun, int sjRun) {
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun), sj = fixedOr<SJ>(sjRun);
+  for (int c = 0; c < sj; ++c) {
+    double* Tc = T + c * ld;
+    for (int t = 0; t < s; ++t) {
+      const double w = B[c + t * ldS] * dinv[t];
+      const double* At = A + t * ldS;
+      for (int r = 0; r < si; ++r) Tc[r] -= At[r] * w;
+    }
+  }
+}
+
+/// L_ik = B' D^-1 (si x s) from the scratch.
+template <int S, int SI>
+void scaleColumns(double* B, const double* Sc, int ldS, const double* dinv, int sRun, int siRun) {
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j)
+    for (int r = 0; r < si; ++r) B[r + j * si] = Sc[r + j * ldS] * dinv[j];
+}
+
+/// Forward substitution of one node: zk <- L_kk^-1 zk, then zi -= L_ik zk for a neighbour.
+template <int S>
+void unitLowerSolve(const double* D, int sRun, double* zk) {
+  const int s = fixedOr<S>(sRun);
+  for (int j = 1; j < s; ++j)
+    for (int t = 0; t < j; ++t) zk[j] -= D[j + t * s] * zk[t];
+}
+template <int S>
+void unitUpperSolve(const double* D, int sRun, double* zk) {  // L_kk^T zk = zk
+  const int s = fixedOr<S>(sRun);
+  for (int j = s - 2; j >= 0; --j)
+    for (int t = j + 1; t < s; ++t) zk[j] -= D[t + j * s] * zk[t];
+}
+template <int S, int SI>
+void subtractProduct(const double* L, int sRun, int siRun, const double* zk, double* zi) {  // zi -= L zk
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j) {
+    const double w = zk[j];
+    for (int r = 0; r < si; ++r) zi[r] -= L[r + j * si] * w;
+  }
+}
+template <int S, int SI>
+void subtractTransposedProduct(const double* L, int sRun, int siRun, const double* zi, double* zk) {  // zk -= L^T zi
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j) {
+    double v = 0;
+    for (int r = 0; r < si; ++r) v += L[r + j * si] * zi[r];
+    zk[j] -= v;
+  }
+}
+}  // namespace
+
+bool BlockKkt::factorize(double rho, double delta, int& released, double* z) {
   released = 0;
   const double minCoordPivot = pivotTol_ * rho;
   // static pivoting: a row pivot above -tau (a row dependent, or nearly so, on the rows
@@ -390,98 +602,88 @@ bool BlockKkt::factorize(double rho, double delta, int& released) {
     double* dinv = dinv_.data() + nd.varOffset;
     double* dp = dpiv_.data() + nd.varOffset;
     const int ncoord = nd.body ? nd.nq : 0;
-    // in-place LDL^T of the (updated) diagonal block; L unit lower in D's lower triangle
-    for (int j = 0; j < s; ++j) {
-      double dj = D[j + j * s];
-      for (int t = 0; t < j; ++t) dj -= D[j + t * s] * D[j + t * s] * dp[t];
-      if (!std::isfinite(dj)) return false;
-      if (j < ncoord) {
-        if (!(dj > minCoordPivot)) return false;
-      } else {
-        if (!(dj <= -tau)) {
-          dj = -tau;
-          ++released;
+    bool ok = true;
+    withSize(s, [&](auto SC) {
+      constexpr int S = decltype(SC)::value;
+      // in-place LDL^T of the (updated) diagonal block
+      ok = ldltDiagonal<S>(D, s, ncoord, minCoordPivot, tau, dp, dinv, released);
+      if (!ok) return;
+      if (nd.numLater == 0) {
+        if (z) unitLowerSolve<S>(D, s, z + nd.varOffset);
+        return;
+      }
+      const Later* later = later_.data() + nd.firstLater;
+      // B'_i = B_i L^-T for every later neighbour, stacked in the scratch (ld = ldS)
+      int ldS = 0;
+      for (int l = 0; l < nd.numLater; ++l) ldS += nodes_[static_cast<std::size_t>(later[l].node)].size();
+      double* Sc = scratch_.data();
+      for (int l = 0; l < nd.numLater; ++l) {
+        const int si = nodes_[static_cast<std::size_t>(later[l].node)].size();
+        withSize(si, [&](auto SIC) {
+          lowerSolveRows<S, decltype(SIC)::value>(val_.data() + later[l].block, s, si, D,
+                                                  Sc + later[l].scratchRow, ldS);
+        });
+      }
+      // Schur updates: block(i, j) -= B'_i D^-1 B'_j^T
+      for (int u = updFirst_[p]; u < updFirst_[p + 1]; ++u) {
+        const Update& up = updates_[static_cast<std::size_t>(u)];
+        const Later& la = later_[static_cast<std::size_t>(up.a)];
+        const Later& lb = later_[static_cast<std::size_t>(up.b)];
+        const int si = nodes_[static_cast<std::size_t>(la.node)].size();
+        const int sj = nodes_[static_cast<std::size_t>(lb.node)].size();
+        withSize(si, [&](auto SIC) {
+          withSize(sj, [&](auto SJC) {
+            schurUpdate<S, decltype(SIC)::value, decltype(SJC)::value>(
+                val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + lb.scratchRow, ldS, dinv, s, si, sj);
+          });
+        });
+      }
+      // L_ik = B'_i D^-1
+      for (int l = 0; l < nd.numLater; ++l) {
+        const int si = nodes_[static_cast<std::size_t>(later[l].node)].size();
+        withSize(si, [&](auto SIC) {
+          scaleColumns<S, decltype(SIC)::value>(val_.data() + later[l].block, Sc + later[l].scratchRow, ldS,
+                                                dinv, s, si);
+        });
+      }
+      // forward substitution of the right-hand side, fused: zk <- L_kk^-1 zk, zi -= L_ik zk
+      if (z) {
+        double* zk = z + nd.varOffset;
+        unitLowerSolve<S>(D, s, zk);
+        for (int l = 0; l < nd.numLater; ++l) {
+          const Node& ni = nodes_[static_cast<std::size_t>(later[l].node)];
+          withSize(ni.size(), [&](auto SIC) {
+            subtractProduct<S, decltype(SIC)::value>(val_.data() + later[l].block, s, ni.size(), zk,
+                                                     z + ni.varOffset);
+          });
         }
       }
-      dp[j] = dj;
-      dinv[j] = 1.0 / dj;
-      // w_t = L(j, t) d_t, then L(i, j) = (D(i, j) - sum_t L(i, t) w_t) / d_j
-      for (int i = j + 1; i < s; ++i) {
-        double v = D[i + j * s];
-        for (int t = 0; t < j; ++t) v -= D[i + t * s] * D[j + t * s] * dp[t];
-        D[i + j * s] = v * dinv[j];
-      }
-    }
-    if (nd.numLater == 0) continue;
-    // B'_i = B_i L^-T for every later neighbour, stacked in scratch (column-major, ld = rows)
-    int ldS = 0;
-    for (int l = 0; l < nd.numLater; ++l)
-      ldS += nodes_[static_cast<std::size_t>(later_[static_cast<std::size_t>(nd.firstLater + l)].node)].size();
-    double* S = scratch_.data();
-    for (int l = 0; l < nd.numLater; ++l) {
-      const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
-      const int si = nodes_[static_cast<std::size_t>(la.node)].size();
-      const double* B = val_.data() + la.block;
-      for (int j = 0; j < s; ++j)
-        for (int r = 0; r < si; ++r) {
-          double v = B[r + j * si];
-          for (int t = 0; t < j; ++t) v -= S[(la.scratchRow + r) + t * ldS] * D[j + t * s];
-          S[(la.scratchRow + r) + j * ldS] = v;
-        }
-    }
-    // Schur updates: block(i, j) -= B'_i D^-1 B'_j^T
-    for (int u = updFirst_[p]; u < updFirst_[p + 1]; ++u) {
-      const Update& up = updates_[static_cast<std::size_t>(u)];
-      const Later& la = later_[static_cast<std::size_t>(up.a)];
-      const Later& lb = later_[static_cast<std::size_t>(up.b)];
-      const int si = nodes_[static_cast<std::size_t>(la.node)].size();
-      const int sj = nodes_[static_cast<std::size_t>(lb.node)].size();
-      double* T = val_.data() + up.target;
-      for (int t = 0; t < s; ++t) {
-        const double* Ai = S + la.scratchRow + t * ldS;
-        const double* Bj = S + lb.scratchRow + t * ldS;
-        const double dt = dinv[t];
-        for (int c = 0; c < sj; ++c) {
-          const double w = Bj[c] * dt;
-          if (w == 0) continue;
-          double* Tc = T + c * up.ld;
-          for (int r = 0; r < si; ++r) Tc[r] -= Ai[r] * w;
-        }
-      }
-    }
-    // L_ik = B'_i D^-1
-    for (int l = 0; l < nd.numLater; ++l) {
-      const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
-      const int si = nodes_[static_cast<std::size_t>(la.node)].size();
-      double* B = val_.data() + la.block;
-      for (int j = 0; j < s; ++j)
-        for (int r = 0; r < si; ++r) B[r + j * si] = S[(la.scratchRow + r) + j * ldS] * dinv[j];
-    }
+    });
+    if (!ok) return false;
   }
   return true;
 }
 
-void BlockKkt::solveInPlace(VectorXd& z) const {
+void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
   double* zd = z.data();
-  for (int k : order_) {  // forward: L w = z
+  for (std::size_t p = 0; !forwardDone && p < order_.size(); ++p) {  // forward: L w = z
+    const int k = order_[p];
     const Node& nd = nodes_[static_cast<std::size_t>(k)];
     const int s = nd.size();
     const double* D = val_.data() + nd.diag;
     double* zk = zd + nd.varOffset;
-    for (int j = 1; j < s; ++j)
-      for (int t = 0; t < j; ++t) zk[j] -= D[j + t * s] * zk[t];
-    for (int l = 0; l < nd.numLater; ++l) {
-      const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
-      const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
-      const int si = ni.size();
-      const double* L = val_.data() + la.block;
-      double* zi = zd + ni.varOffset;
-      for (int j = 0; j < s; ++j) {
-        const double w = zk[j];
-        if (w == 0) continue;
-        for (int r = 0; r < si; ++r) zi[r] -= L[r + j * si] * w;
+    withSize(s, [&](auto SC) {
+      constexpr int S = decltype(SC)::value;
+      unitLowerSolve<S>(D, s, zk);
+      for (int l = 0; l < nd.numLater; ++l) {
+        const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
+        const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
+        const int si = ni.size();
+        withSize(si, [&](auto SIC) {
+          subtractProduct<S, decltype(SIC)::value>(val_.data() + la.block, s, si, zk, zd + ni.varOffset);
+        });
       }
-    }
+    });
   }
   for (int i = 0; i < totalVars_; ++i) zd[i] *= dinv_[static_cast<std::size_t>(i)];
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // backward: L^T x = w
@@ -489,32 +691,32 @@ void BlockKkt::solveInPlace(VectorXd& z) const {
     const int s = nd.size();
     const double* D = val_.data() + nd.diag;
     double* zk = zd + nd.varOffset;
-    for (int l = 0; l < nd.numLater; ++l) {
-      const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
-      const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
-      const int si = ni.size();
-      const double* L = val_.data() + la.block;
-      const double* zi = zd + ni.varOffset;
-      for (int j = 0; j < s; ++j) {
-        double v = 0;
-        for (int r = 0; r < si; ++r) v += L[r + j * si] * zi[r];
-        zk[j] -= v;
+    withSize(s, [&](auto SC) {
+      constexpr int S = decltype(SC)::value;
+      for (int l = 0; l < nd.numLater; ++l) {
+        const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
+        const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
+        const int si = ni.size();
+        withSize(si, [&](auto SIC) {
+          subtractTransposedProduct<S, decltype(SIC)::value>(val_.data() + la.block, s, si, zd + ni.varOffset, zk);
+        });
       }
-    }
-    for (int j = s - 2; j >= 0; --j)
-      for (int t = j + 1; t < s; ++t) zk[j] -= D[t + j * s] * zk[t];
+      unitUpperSolve<S>(D, s, zk);
+    });
   }
 }
 
 SparseOutcome BlockKkt::solve(const ModelWorkspace& ws, const VectorXd& b, double regularization,
                               int maxIterations, VecRef x) {
-  SparseOutcome out = factor(ws, nullptr, regularization);
-  if (out.factorized) iterate(ws, &ws.Q, b, maxIterations, x, out);
+  // factor() and iterate() with the first forward substitution done during the factorization
+  // (one pass over the factor less)
+  SparseOutcome out = factor(ws, nullptr, regularization, &ws.Q, &b);
+  if (out.factorized) iterate(ws, &ws.Q, b, maxIterations, x, out, true);
   return out;
 }
 
 SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>* rowMask,
-                               double regularization) {
+                               double regularization, const VectorXd* q, const VectorXd* b) {
   SparseOutcome out;
   double rho = 0;
   for (const Node& nd : nodes_)
@@ -527,8 +729,13 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
   lastRho_ = rho;
   lastDelta_ = delta;
   assemble(ws, rowMask, rho, 0.0);
+  double* z = nullptr;
+  if (b) {  // the right-hand side [q; bs] in elimination order, forward-substituted below
+    loadRhs(q, *b);
+    z = z_.data();
+  }
   int released = 0;
-  if (!factorize(rho, delta, released)) return out;
+  if (!factorize(rho, delta, released, z)) return out;
   out.factorized = true;
   out.released = released;
   return out;
@@ -599,8 +806,20 @@ void BlockKkt::residual(const ModelWorkspace& ws, const VectorXd* q) {
     }
 }
 
+void BlockKkt::loadRhs(const VectorXd* q, const VectorXd& b) {
+  const int m = model_->numConstraintRows();
+  for (int i = 0; i < m; ++i) bs_(i) = rowScale_(i) * b(i);
+  for (const Node& nd : nodes_) {
+    double* zk = z_.data() + nd.varOffset;
+    if (nd.body)
+      for (int c = 0; c < nd.nq; ++c) zk[c] = q ? (*q)(nd.qOffset + c) : 0.0;
+    const int r0 = nd.body ? nd.nq : 0;
+    for (int i = 0; i < nd.nr; ++i) zk[r0 + i] = bs_(nd.rowOffset + i);
+  }
+}
+
 void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const VectorXd& b,
-                       int maxIterations, VecRef x, SparseOutcome& out) {
+                       int maxIterations, VecRef x, SparseOutcome& out, bool forwardDone) {
   // Iterative refinement of the unregularized system [W As^T; As 0] [x; y] = [q; bs] on the
   // factorization (exact where no pivot was replaced; there, 1 solve)
   const Model& model = *model_;
@@ -613,8 +832,10 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
   const int iters = std::max(2, maxIterations + 1);
   for (int it = 1; it <= iters; ++it) {
     if (it == 1) {  // x = 0, y = 0: the residual is the right-hand side
-      res_ = bs_;
-      if (q) rx_ = *q; else rx_.setZero();
+      if (!forwardDone) {
+        res_ = bs_;
+        if (q) rx_ = *q; else rx_.setZero();
+      }
     } else {
       residual(ws, q);
       double ry = 0, rxn = 0;
@@ -624,14 +845,16 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
       if (ry <= 1e-14 * std::max(1.0, out.rhsNorm) && rxn <= 1e-14 * std::max(1.0, qNorm)) break;
       if (it == iters) break;
     }
-    for (const Node& nd : nodes_) {
-      double* zk = z_.data() + nd.varOffset;
-      if (nd.body)
-        for (int c = 0; c < nd.nq; ++c) zk[c] = rx_(nd.qOffset + c);
-      const int r0 = nd.body ? nd.nq : 0;
-      for (int i = 0; i < nd.nr; ++i) zk[r0 + i] = res_(nd.rowOffset + i);
-    }
-    solveInPlace(z_);
+    const bool fused = forwardDone && it == 1;  // z_ holds the forward-substituted [q; bs]
+    if (!fused)
+      for (const Node& nd : nodes_) {
+        double* zk = z_.data() + nd.varOffset;
+        if (nd.body)
+          for (int c = 0; c < nd.nq; ++c) zk[c] = rx_(nd.qOffset + c);
+        const int r0 = nd.body ? nd.nq : 0;
+        for (int i = 0; i < nd.nr; ++i) zk[r0 + i] = res_(nd.rowOffset + i);
+      }
+    solveInPlace(z_, fused);
     for (const Node& nd : nodes_) {
       const double* zk = z_.data() + nd.varOffset;
       if (nd.body)

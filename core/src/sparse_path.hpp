@@ -54,10 +54,13 @@ class BlockKkt {
   /// The two halves of solve(). factor(): assembles and factorizes from the blocks in `ws`;
   /// rows whose `rowMask` entry is 0 are left out (nullptr: all rows). iterate(): x from the
   /// right-hand sides `q` (n; nullptr: zero) and `b` (m, unscaled) on the last factorization.
+  /// With `b` (m, unscaled; `q`: n, nullptr: zero), factor() also forward-substitutes the
+  /// right-hand side [q; bs] during the factorization, and iterate(..., forwardDone = true)
+  /// starts from it (same q and b).
   SparseOutcome factor(const ModelWorkspace& ws, const std::vector<char>* rowMask,
-                       double regularization);
+                       double regularization, const VectorXd* q = nullptr, const VectorXd* b = nullptr);
   void iterate(const ModelWorkspace& ws, const VectorXd* q, const VectorXd& b, int maxIterations,
-               VecRef x, SparseOutcome& out);
+               VecRef x, SparseOutcome& out, bool forwardDone = false);
   /// Multipliers lambda (m) of the last solve: the constraint force is A^T lambda.
   /// (Minimum-norm only where the rows are independent.)
   void lastMultipliers(VecRef lambda) const;
@@ -94,10 +97,21 @@ class BlockKkt {
     int ld;              // leading dimension of the target (size_i)
   };
 
+  struct AsmJob {         // assembly of one stored block (assemble())
+    enum Kind : char { BodyDiagonal, RowDiagonal, RowBlockOfBody, BodyBlockOfRow, Zero };
+    Kind kind;
+    int target;          // offset of the block in val_
+    int node;            // diagonal: the node; copies: the row node; Zero: the column's node
+    int other;           // copies: the body node; Zero: the later neighbour
+    int col;             // copies: first column of the body in the row block's rows
+    bool zero = true;    // copies: zero the block first (the first copy of it)
+  };
+
   int blockOf(int k, int i) const;  // offset of stored block (i, k), pos(i) > pos(k)
   void assemble(const ModelWorkspace& ws, const std::vector<char>* rowMask, double rho, double delta);
-  bool factorize(double rho, double delta, int& released);
-  void solveInPlace(VectorXd& z) const;
+  bool factorize(double rho, double delta, int& released, double* z);  // z: fused forward solve
+  void solveInPlace(VectorXd& z, bool forwardDone = false) const;
+  void loadRhs(const VectorXd* q, const VectorXd& b);  // bs_ and z_ = [q; bs] (elimination order)
   void applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const;  // u = As x
   void residual(const ModelWorkspace& ws, const VectorXd* q);  // of [W As^T; As 0] at (xk_, y_)
 
@@ -112,6 +126,7 @@ class BlockKkt {
   std::vector<Later> later_;
   std::vector<Update> updates_;
   std::vector<int> updFirst_;         // per position: first update
+  std::vector<AsmJob> jobs_;          // assembly, in storage order
   std::vector<double> val_;           // all blocks
   std::vector<double> dinv_, dpiv_;   // per variable (permuted): 1 / pivot, pivot
   std::vector<double> scratch_;       // B' rows of one node's later neighbours

@@ -6,8 +6,6 @@
 namespace joinery::detail {
 
 namespace {
-// S: the first `dim` rows of the 3x3 identity (selects world components).
-auto select(int dim) { return Matrix3d::Identity().topRows(dim); }
 
 // Sum of the velocities of the coordinates of a state (local vectors are not materialised).
 double coordinateValue(const LocalState& s, const LinearTerm& term) {
@@ -53,6 +51,16 @@ Vector3d BodyPoint::calcVelocity(const LocalState& s) const {
 Vector3d BodyPoint::calcBias(const LocalState& s) const {
   const BodyStateView& bv = s.bodies[index_];
   return marker_->calcPointBias(bv.coords(), bv.velocities(), local_);
+}
+
+Vector3d BodyPoint::addJacobianRows(const LocalState& s, int dim, double sign, MatRef A) const {
+  const BodyStateView& bv = s.bodies[index_];
+  if (n_ == 0) return marker_->calcPointBias(bv.coords(), bv.velocities(), local_);
+  Jacobian3Scratch scratch(n_);
+  Eigen::Map<MatrixXd> J = scratch.map();
+  const Vector3d bias = marker_->calcPointJacobianAndBias(bv.coords(), bv.velocities(), local_, J);
+  A.block(0, offset_, dim, n_) += sign * J.topRows(dim);
+  return bias;
 }
 
 void BodyPoint::addForce(const LocalState& s, const Vector3d& F, VecRef Q) const {
@@ -115,9 +123,9 @@ void CoincidentPoints::calcVelocityError(const LocalState& s, VecRef psi) const 
 }
 
 void CoincidentPoints::calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const {
-  p1_.addJacobian(s, select(dim_), -1.0, A);
-  p2_.addJacobian(s, select(dim_), 1.0, A);
-  b = -(p2_.calcBias(s) - p1_.calcBias(s)).head(dim_);
+  const Vector3d bias1 = p1_.addJacobianRows(s, dim_, -1.0, A);
+  const Vector3d bias2 = p2_.addJacobianRows(s, dim_, 1.0, A);
+  b = -(bias2 - bias1).head(dim_);
 }
 
 // ---- PointDistance: phi = (d.d - L^2)/2, d = r2 - r1 ----------------------------------
@@ -263,8 +271,7 @@ void PointPath::calcVelocityError(const LocalState& s, VecRef psi) const {
 }
 
 void PointPath::calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const {
-  p_.addJacobian(s, select(numRows()), 1.0, A);
-  const Vector3d bias = p_.calcBias(s);
+  const Vector3d bias = p_.addJacobianRows(s, numRows(), 1.0, A);
   for (int i = 0; i < numRows(); ++i)
     b(i) = path_[static_cast<std::size_t>(i)].acceleration(s.t) - bias(i);
 }

@@ -35,11 +35,16 @@ class Jacobian3Scratch {
   explicit Jacobian3Scratch(int n) : n_(n) {
     if (n > kInlineColumns) heap_.resize(static_cast<std::size_t>(3 * n));
   }
-  Eigen::Map<MatrixXd> map() { return {n_ > kInlineColumns ? heap_.data() : inline_.data(), 3, n_}; }
+  /// The 3 x n scratch, zeroed (the markers write only their non-zero entries).
+  Eigen::Map<MatrixXd> map() {
+    Eigen::Map<MatrixXd> m(n_ > kInlineColumns ? heap_.data() : inline_.data(), 3, n_);
+    m.setZero();
+    return m;
+  }
 
  private:
   int n_;
-  std::array<double, 3 * kInlineColumns> inline_{};
+  std::array<double, 3 * kInlineColumns> inline_;  // not value-initialized: map() zeroes 3 x n
   std::vector<double> heap_;
 };
 
@@ -69,6 +74,9 @@ class BodyPoint {
     marker_->calcPointJacobian(s.bodies[index_].coords(), local_, J);
     A.middleCols(offset_, n_).noalias() += (sign * W).lazyProduct(J);
   }
+  /// A.middleCols(this body).topRows(dim) += sign * (first dim rows of J), the selection rows
+  /// of CoincidentPoints and PointPath without a general product; returns the bias J' q'.
+  Vector3d addJacobianRows(const LocalState& s, int dim, double sign, MatRef A) const;
   /// Q(this body) += J^T F: the generalized force of the world force F applied at the point.
   void addForce(const LocalState& s, const Vector3d& F, VecRef Q) const;
 

@@ -65,6 +65,7 @@ class Rigid3d final : public Body, public PointMarker, public FrameMarker {
   Vector3d calcPointPosition(CVecRef q, const Vector3d& local) const override;
   void calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const override;
   Vector3d calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const override;
+  Vector3d calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const override;
 
   Matrix3d calcOrientation(CVecRef q) const override;
   void calcAngularJacobian(CVecRef q, MatRef Jw) const override;

@@ -36,6 +36,9 @@ class PointMarker {
   virtual void calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const = 0;
   /// Velocity-product term J' q' of the point's acceleration.
   virtual Vector3d calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const = 0;
+  /// J (into `J`, 3 x n_i) and the bias J' q' in one call, for the joints that need both (a
+  /// body may share the work between them; the default calls the two methods above).
+  virtual Vector3d calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const;
   /// World position of the point as expression texts over the coordinate names `q` (one per
   /// coordinate of the body); no value when the marker has no closed form (the default).
   virtual SymbolicPoint symbolicPointPosition(const Vector3d& local,
