@@ -116,6 +116,7 @@ struct ModelSystem::Buffers {
   MetricSolve all, hol, vel;   // on all rows / holonomic rows / velocity-level rows
   Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS;  // rank report of the dense fast path
   detail::BlockKkt kkt;        // the structured path
+  std::vector<int> denseComps; // components the structured path hands to the dense solver
   bool blocksValidated = false;
   std::vector<char> maskH, maskV;  // holonomic / velocity-level rows (structured projections)
   VectorXd rhsRows;                // m
@@ -165,6 +166,8 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
 }
 
 ModelSystem::~ModelSystem() = default;
+
+bool ModelSystem::hasDenseMatrices() const noexcept { return ws_.hasDenseMatrices(); }
 
 void ModelSystem::ensureDense() {
   if (ws_.hasDenseMatrices()) return;
@@ -260,7 +263,7 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
       }
       if (valid) b.blocksValidated = true;
     }
-    if (b.blocksValidated && solveStructured(qdd, st)) {
+    if (b.blocksValidated && solveStructured(s, qdd, st)) {
       ++fastCount_;
       ++structuredCount_;
       return st;
@@ -290,27 +293,127 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
   return st;
 }
 
-bool ModelSystem::solveStructured(VecRef qdd, AccelerationStatus& st) {
+bool ModelSystem::solveStructured(const State& s, VecRef qdd, AccelerationStatus& st) {
   Buffers& b = *buf_;
   const int m = model_.numConstraintRows();
-  if (!b.kkt.analyzed()) b.kkt.analyze(ws_);
+  if (!b.kkt.analyzed()) {
+    b.kkt.analyze(ws_);
+    b.denseComps.reserve(static_cast<std::size_t>(b.kkt.numComponents()));
+  }
   const detail::SparseOutcome out =
       b.kkt.solve(ws_, b.bmod, options_.regularization, options_.regularizationIterations, qdd);
-  if (!out.factorized || !out.finite) return false;
+  if (!out.solvable || !out.finite) return false;
+  const int nc = b.kkt.numComponents();
   st.structured = true;
   st.released = out.released;
   st.redundant = out.released;
   st.rankA = m - out.released;
+  // per connected component: a failed factorization, or a residual |As x - bs| beyond the
+  // consistency tolerance, goes to the dense solver. A residual up to singularInconsistency is
+  // drift at or near a singular position (a combination of rows nearly dependent at this state,
+  // released by the regularization), not a contradiction: least squares.
   const double bsNorm = std::max(out.rhsNorm, 1e-12);
-  if (out.residual <= solver_.tolerances().consistency * bsNorm) return true;
-  // a combination of rows (nearly) dependent at this state, released by the regularization: a
-  // small residual there is drift at or near a singular position, not a contradiction
-  if (out.residual <= options_.singularInconsistency * bsNorm) {
-    st.leastSquares = true;
-    st.inconsistency = out.residual / bsNorm;
-    return true;
+  b.denseComps.clear();
+  double worst = 0;
+  for (int c = 0; c < nc; ++c) {
+    const double r = b.kkt.failedComponent(c) ? HUGE_VAL : b.kkt.componentResidual(c);
+    if (r <= solver_.tolerances().consistency * bsNorm) continue;
+    if (r <= options_.singularInconsistency * bsNorm) {
+      worst = std::max(worst, r);
+      continue;
+    }
+    b.denseComps.push_back(c);
   }
-  return false;  // the dense solver decides and explains
+  if (worst > 0) {
+    st.leastSquares = true;
+    st.inconsistency = worst / bsNorm;
+  }
+  if (b.denseComps.empty()) return true;
+  // one component: the whole model goes to the dense solver (which also validates M)
+  if (nc == 1) return false;
+  solveComponentsDense(s, qdd, st);
+  return true;
+}
+
+void ModelSystem::solveComponentsDense(const State& s, VecRef qdd, AccelerationStatus& st) {
+  // The components in buf_->denseComps, gathered from the blocks into a dense problem of their
+  // own (their coordinates and rows only: nothing couples them to the rest of the model)
+  Buffers& b = *buf_;
+  const detail::BlockKkt& kkt = b.kkt;
+  auto chosen = [&](int c) {
+    return c >= 0 && std::find(b.denseComps.begin(), b.denseComps.end(), c) != b.denseComps.end();
+  };
+  const auto& slots = model_.bodySlots();
+  const auto& allNames = model_.coordinateNames();
+  std::vector<int> local(static_cast<std::size_t>(model_.numCoordinates()), -1), coords;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!chosen(kkt.bodyComponent(static_cast<int>(i)))) continue;
+    for (int k = 0; k < slots[i].size; ++k) {
+      local[static_cast<std::size_t>(slots[i].offset + k)] = static_cast<int>(coords.size());
+      coords.push_back(slots[i].offset + k);
+      names.push_back(allNames[static_cast<std::size_t>(slots[i].offset + k)]);
+    }
+  }
+  const auto& blocks = model_.rowBlocks();
+  int mc = 0;
+  for (const RowBlock& rb : blocks)
+    if (rb.size > 0 && chosen(kkt.rowComponent(rb.row))) mc += rb.size;
+  const auto nc = static_cast<Eigen::Index>(coords.size());
+  MatrixXd M = MatrixXd::Zero(nc, nc), A = MatrixXd::Zero(mc, nc);
+  VectorXd Q(nc), bc(mc);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!chosen(kkt.bodyComponent(static_cast<int>(i)))) continue;
+    const int o = local[static_cast<std::size_t>(slots[i].offset)];
+    M.block(o, o, slots[i].size, slots[i].size) = ws_.bodyMass(i);
+    Q.segment(o, slots[i].size) = ws_.Q.segment(slots[i].offset, slots[i].size);
+  }
+  int row = 0;
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    const RowBlock& rb = blocks[r];
+    if (rb.size == 0 || !chosen(kkt.rowComponent(rb.row))) continue;
+    const MatrixXd& Ar = ws_.rowBlockRows(r);
+    int col = 0;
+    for (int bi : model_.rowBlockBodies(r)) {
+      if (bi < 0) continue;
+      const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
+      A.block(row, local[static_cast<std::size_t>(sl.offset)], rb.size, sl.size) += Ar.middleCols(col, sl.size);
+      col += sl.size;
+    }
+    bc.segment(row, rb.size) = b.bmod.segment(rb.row, rb.size);
+    row += rb.size;
+  }
+  ++denseCount_;
+  Solution sol;
+  try {
+    sol = solver_.solve(M, Q, A, bc, VectorXd(), names);
+  } catch (const NonFiniteError& e) {
+    st.finite = false;
+    st.rankA = -1;
+    std::ostringstream os;
+    os << "non-finite model value at t = " << s.t << ": " << e.what();
+    st.message = os.str();
+    return;
+  }
+  for (Eigen::Index k = 0; k < nc; ++k) qdd(coords[static_cast<std::size_t>(k)]) = sol.qdd(k);
+  st.denseComponents = static_cast<int>(b.denseComps.size());
+  // rank and redundancy: the dense decision on these components, the released count elsewhere
+  const int structuredRank = st.rankA;
+  AccelerationStatus part;
+  describeDense(s, sol, A, bc, part);
+  st.posedness = part.posedness;
+  st.rankA = part.rankA < 0 ? -1 : structuredRank - mc + part.rankA;
+  st.redundant += part.redundant;
+  if (part.leastSquares) {
+    st.leastSquares = true;
+    st.inconsistency = std::max(st.inconsistency, part.inconsistency);
+  }
+  st.message = part.message;
+  if (!st.message.empty())
+    st.message += "\n  (the dense solver examined " + std::to_string(b.denseComps.size()) + " of " +
+                  std::to_string(kkt.numComponents()) +
+                  " connected components of the model; the others were solved through the structure)";
+  st.finite = st.finite && part.finite;
 }
 
 bool ModelSystem::solveFast(VecRef qdd, AccelerationStatus& st) {
@@ -376,18 +479,23 @@ void ModelSystem::solveDense(const State& s, VecRef qdd, AccelerationStatus& st)
     st.message = os.str();
     return;
   }
-  const Diagnosis& d = last_.diagnosis;
+  qdd = last_.qdd;
+  describeDense(s, last_, ws_.A, b.bmod, st);
+}
+
+void ModelSystem::describeDense(const State& s, const Solution& sol, const MatrixXd& A,
+                                const VectorXd& bmod, AccelerationStatus& st) const {
+  const Diagnosis& d = sol.diagnosis;
   st.posedness = d.status;
   st.rankA = d.rankA;
   st.redundant = d.redundant;
-  qdd = last_.qdd;
   if (!d.consistent) {
     // relative to |b| in the solver's row scaling
     double bs2 = 0, maxRow = 0;
-    for (Eigen::Index i = 0; i < ws_.A.rows(); ++i) maxRow = std::max(maxRow, ws_.A.row(i).norm());
-    for (Eigen::Index i = 0; i < ws_.A.rows(); ++i) {
-      const double nr = ws_.A.row(i).norm();
-      if (maxRow > 0 && nr > solver_.tolerances().zeroRow * maxRow) bs2 += (b.bmod(i) / nr) * (b.bmod(i) / nr);
+    for (Eigen::Index i = 0; i < A.rows(); ++i) maxRow = std::max(maxRow, A.row(i).norm());
+    for (Eigen::Index i = 0; i < A.rows(); ++i) {
+      const double nr = A.row(i).norm();
+      if (maxRow > 0 && nr > solver_.tolerances().zeroRow * maxRow) bs2 += (bmod(i) / nr) * (bmod(i) / nr);
     }
     st.inconsistency = d.inconsistency / std::max(std::sqrt(bs2), 1e-12);
     if (d.fullRank && d.redundant > 0 && st.inconsistency <= options_.singularInconsistency) {
@@ -404,7 +512,7 @@ void ModelSystem::solveDense(const State& s, VecRef qdd, AccelerationStatus& st)
        << d.n << ", rank A = " << d.rankA << " of m = " << d.m << ")";
     for (const auto& msg : d.messages) os << "\n  " << msg;
     st.message = os.str();
-  } else if (!qdd.allFinite()) {
+  } else if (!sol.qdd.allFinite()) {
     st.finite = false;
     st.message = "non-finite accelerations at t = " + std::to_string(s.t);
   }

@@ -31,7 +31,7 @@ constexpr std::size_t kMaxInstanceDepth = 32;
 constexpr std::size_t kMaxIncludeDepth = 64;
 /// Bodies, joints, forces and instances after expansion, at most (guards against
 /// exponential expansion of components made of many instances of each other).
-constexpr std::size_t kMaxElements = 100'000;
+constexpr std::size_t kMaxElements = 300'000;  // a chain of 131072 links is 262144
 
 const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "parameters",
                                           "include", "gravity", "bodies",     "joints",

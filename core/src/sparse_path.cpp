@@ -151,6 +151,32 @@ void BlockKkt::analyze(const ModelWorkspace& ws) {
       for (std::size_t a = 0; a < bn.size(); ++a)
         for (std::size_t c = a + 1; c < bn.size(); ++c) link(bn[a], bn[c]);
   }
+  // ---- connected components (joints to the ground do not connect): solved, and when a pivot
+  // fails handed to the dense solver, apart
+  nodeComp_.assign(nodes_.size(), -1);
+  numComps_ = 0;
+  for (int k0 = 0; k0 < nn; ++k0) {
+    if (nodeComp_[static_cast<std::size_t>(k0)] >= 0) continue;
+    std::vector<int> stack{k0};
+    nodeComp_[static_cast<std::size_t>(k0)] = numComps_;
+    while (!stack.empty()) {
+      const int k = stack.back();
+      stack.pop_back();
+      for (int i : adj[static_cast<std::size_t>(k)])
+        if (nodeComp_[static_cast<std::size_t>(i)] < 0) {
+          nodeComp_[static_cast<std::size_t>(i)] = numComps_;
+          stack.push_back(i);
+        }
+    }
+    ++numComps_;
+  }
+  compFailed_.assign(static_cast<std::size_t>(numComps_), 0);
+  compResidual_.assign(static_cast<std::size_t>(numComps_), 0.0);
+  compRhs_.assign(static_cast<std::size_t>(numComps_), 0.0);
+  rowComp_.assign(static_cast<std::size_t>(model.numConstraintRows()), 0);
+  for (const Node& nd : nodes_)
+    for (int i = 0; i < nd.nr; ++i)
+      rowComp_[static_cast<std::size_t>(nd.rowOffset + i)] = nodeComp_[static_cast<std::size_t>(&nd - nodes_.data())];
   auto eligible = [&](int k) {
     const auto ku = static_cast<std::size_t>(k);
     return nodes_[ku].body || uncovered[ku] <= 0 || pendingBodies[ku] <= 0;
@@ -588,8 +614,10 @@ void subtractTransposedProduct(const double* L, int sRun, int siRun, const doubl
 }
 }  // namespace
 
-bool BlockKkt::factorize(double rho, double delta, int& released, double* z) {
+int BlockKkt::factorize(double rho, double delta, int& released, double* z) {
   released = 0;
+  int failed = 0;
+  std::fill(compFailed_.begin(), compFailed_.end(), 0);
   const double minCoordPivot = pivotTol_ * rho;
   // static pivoting: a row pivot above -tau (a row dependent, or nearly so, on the rows
   // eliminated before it) is replaced by -tau; the refinement in iterate() then meets the
@@ -597,6 +625,8 @@ bool BlockKkt::factorize(double rho, double delta, int& released, double* z) {
   const double tau = delta;
   for (std::size_t p = 0; p < order_.size(); ++p) {
     const Node& nd = nodes_[static_cast<std::size_t>(order_[p])];
+    const auto comp = static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(order_[p])]);
+    if (compFailed_[comp]) continue;  // the rest of a failed component is not factorized
     const int s = nd.size();
     double* D = val_.data() + nd.diag;
     double* dinv = dinv_.data() + nd.varOffset;
@@ -659,15 +689,19 @@ bool BlockKkt::factorize(double rho, double delta, int& released, double* z) {
         }
       }
     });
-    if (!ok) return false;
+    if (!ok) {
+      compFailed_[comp] = 1;
+      ++failed;
+    }
   }
-  return true;
+  return failed;
 }
 
 void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
   double* zd = z.data();
   for (std::size_t p = 0; !forwardDone && p < order_.size(); ++p) {  // forward: L w = z
     const int k = order_[p];
+    if (anyFailed_ && compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(k)])]) continue;
     const Node& nd = nodes_[static_cast<std::size_t>(k)];
     const int s = nd.size();
     const double* D = val_.data() + nd.diag;
@@ -685,9 +719,15 @@ void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
       }
     });
   }
+  if (anyFailed_) {  // a failed component's variables are not solved: zero (x = 0, y = 0)
+    for (const Node& nd : nodes_)
+      if (compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(&nd - nodes_.data())])])
+        for (int j = 0; j < nd.size(); ++j) zd[nd.varOffset + j] = 0.0;
+  }
   for (int i = 0; i < totalVars_; ++i) zd[i] *= dinv_[static_cast<std::size_t>(i)];
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // backward: L^T x = w
     const Node& nd = nodes_[static_cast<std::size_t>(*it)];
+    if (anyFailed_ && compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(*it)])]) continue;
     const int s = nd.size();
     const double* D = val_.data() + nd.diag;
     double* zk = zd + nd.varOffset;
@@ -711,7 +751,7 @@ SparseOutcome BlockKkt::solve(const ModelWorkspace& ws, const VectorXd& b, doubl
   // factor() and iterate() with the first forward substitution done during the factorization
   // (one pass over the factor less)
   SparseOutcome out = factor(ws, nullptr, regularization, &ws.Q, &b);
-  if (out.factorized) iterate(ws, &ws.Q, b, maxIterations, x, out, true);
+  if (out.solvable) iterate(ws, &ws.Q, b, maxIterations, x, out, true);
   return out;
 }
 
@@ -735,8 +775,10 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
     z = z_.data();
   }
   int released = 0;
-  if (!factorize(rho, delta, released, z)) return out;
-  out.factorized = true;
+  out.failedComponents = factorize(rho, delta, released, z);
+  anyFailed_ = out.failedComponents > 0;
+  out.factorized = out.failedComponents == 0;
+  out.solvable = out.failedComponents < numComps_;
   out.released = released;
   return out;
 }
@@ -838,6 +880,13 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
       }
     } else {
       residual(ws, q);
+      if (anyFailed_) {  // a failed component's residual is not this solve's to reduce
+        for (int i = 0; i < m; ++i)
+          if (compFailed_[static_cast<std::size_t>(rowComp_[static_cast<std::size_t>(i)])]) res_(i) = 0.0;
+        for (const Node& nd : nodes_)
+          if (nd.body && compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(&nd - nodes_.data())])])
+            for (int c = 0; c < nd.nq; ++c) rx_(nd.qOffset + c) = 0.0;
+      }
       double ry = 0, rxn = 0;
       for (int i = 0; i < m; ++i) ry = std::max(ry, std::abs(res_(i)));
       for (Eigen::Index i = 0; i < rx_.size(); ++i) rxn = std::max(rxn, std::abs(rx_(i)));
@@ -868,10 +917,27 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
     if (out.released == 0) break;
   }
   x = xk_;
-  // residual As x - bs, explicitly
+  // residual As x - bs, explicitly, per component (a failed component's rows are left out: the
+  // dense solver answers for it)
   applyAs(ws, xk_, res_);
   res_ -= bs_;
-  out.residual = res_.norm();
+  std::fill(compResidual_.begin(), compResidual_.end(), 0.0);
+  std::fill(compRhs_.begin(), compRhs_.end(), 0.0);
+  for (int i = 0; i < m; ++i) {
+    const auto c = static_cast<std::size_t>(rowComp_[static_cast<std::size_t>(i)]);
+    compResidual_[c] += res_(i) * res_(i);
+    compRhs_[c] += bs_(i) * bs_(i);
+  }
+  double r2 = 0, b2 = 0;
+  for (std::size_t c = 0; c < compResidual_.size(); ++c) {
+    if (compFailed_[c]) continue;
+    r2 += compResidual_[c];
+    b2 += compRhs_[c];
+    compResidual_[c] = std::sqrt(compResidual_[c]);
+    compRhs_[c] = std::sqrt(compRhs_[c]);
+  }
+  out.residual = std::sqrt(r2);
+  out.rhsNorm = std::sqrt(b2);
   out.finite = x.allFinite() && std::isfinite(out.residual);
 }
 

@@ -30,6 +30,8 @@ namespace joinery::detail {
 /// Outcome of one structured solve.
 struct SparseOutcome {
   bool factorized = false;  ///< false: a pivot had the wrong sign, was tiny or not finite
+  int failedComponents = 0; ///< connected components whose factorization failed (failedComponent())
+  bool solvable = false;    ///< at least one component factorized (the others are solved)
   bool finite = true;
   int released = 0;         ///< replaced row pivots: redundant or nearly dependent rows
   int iterations = 0;
@@ -64,6 +66,21 @@ class BlockKkt {
   /// Multipliers lambda (m) of the last solve: the constraint force is A^T lambda.
   /// (Minimum-norm only where the rows are independent.)
   void lastMultipliers(VecRef lambda) const;
+
+  /// Connected components of the body-joint graph (joints to the ground do not connect them).
+  /// After a solve in which some failed (SparseOutcome::failedComponents), their coordinates are
+  /// 0 in x and their rows are left out of the residual; the caller solves them apart.
+  int numComponents() const noexcept { return numComps_; }
+  bool failedComponent(int c) const { return compFailed_[static_cast<std::size_t>(c)] != 0; }
+  /// Component of a body slot (-1: no coordinates) and of a row.
+  int bodyComponent(int slot) const {
+    const int k = bodyNode_[static_cast<std::size_t>(slot)];
+    return k < 0 ? -1 : nodeComp_[static_cast<std::size_t>(k)];
+  }
+  int rowComponent(int row) const { return rowComp_[static_cast<std::size_t>(row)]; }
+  /// |As x - bs| and |bs| of a component after the last solve.
+  double componentResidual(int c) const { return compResidual_[static_cast<std::size_t>(c)]; }
+  double componentRhsNorm(int c) const { return compRhs_[static_cast<std::size_t>(c)]; }
 
   /// Figures of the structure (for docs and tests).
   int numNodes() const noexcept { return static_cast<int>(nodes_.size()); }
@@ -109,7 +126,8 @@ class BlockKkt {
 
   int blockOf(int k, int i) const;  // offset of stored block (i, k), pos(i) > pos(k)
   void assemble(const ModelWorkspace& ws, const std::vector<char>* rowMask, double rho, double delta);
-  bool factorize(double rho, double delta, int& released, double* z);  // z: fused forward solve
+  /// Returns the number of components that failed (compFailed_). z: fused forward solve.
+  int factorize(double rho, double delta, int& released, double* z);
   void solveInPlace(VectorXd& z, bool forwardDone = false) const;
   void loadRhs(const VectorXd* q, const VectorXd& b);  // bs_ and z_ = [q; bs] (elimination order)
   void applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const;  // u = As x
@@ -127,6 +145,11 @@ class BlockKkt {
   std::vector<Update> updates_;
   std::vector<int> updFirst_;         // per position: first update
   std::vector<AsmJob> jobs_;          // assembly, in storage order
+  std::vector<int> nodeComp_, rowComp_;  // connected component of each node / row
+  int numComps_ = 0;
+  std::vector<char> compFailed_;      // per component: the last factorization failed
+  bool anyFailed_ = false;
+  std::vector<double> compResidual_, compRhs_;
   std::vector<double> val_;           // all blocks
   std::vector<double> dinv_, dpiv_;   // per variable (permuted): 1 / pivot, pivot
   std::vector<double> scratch_;       // B' rows of one node's later neighbours

@@ -206,6 +206,65 @@ TEST_CASE("A large chain runs on the structured path without dense matrices", "[
   CHECK(worst <= 1e-9 * std::max(1.0, ws.b.cwiseAbs().maxCoeff()));
 }
 
+/// The chain of bench/chain_model.hpp plus a loose, massless particle (no joint, no force):
+/// nothing determines its acceleration, so the model is ill posed in that component only.
+Scene chainWithLooseMasslessParticle(int N) {
+  nlohmann::json j = bench::chainScene(N, 1.0);
+  j["bodies"].push_back({{"name", "loose"}, {"type", "particle"}, {"mass", 0}, {"position", {0.0, 2.0, 0.0}}});
+  return sceneFromJson(j, "chain_loose.json");
+}
+
+TEST_CASE("A failing component goes to the dense solver alone; the rest stays structured", "[fastpath]") {
+  // Small model (dense matrices at hand): the first evaluation is the dense solver's on the whole
+  // model; later ones go through the structure, and only the particle's component to the dense
+  // solver. Both must say ill posed and name the same coordinates, and the chain's accelerations
+  // must equal those of the chain alone.
+  const Scene scene = chainWithLooseMasslessParticle(6);
+  const Scene alone = bench::chainModel(6, 1.0);
+  ModelSystem sys(scene.model), ref(alone.model);
+  const State s = sys.initialState();
+  VectorXd qdd(sys.numCoordinates()), qref(ref.numCoordinates());
+  REQUIRE(ref.calcAccelerations(ref.initialState(), qref).ok());
+  const AccelerationStatus first = sys.calcAccelerations(s, qdd);
+  CHECK(first.posedness == Posedness::IllPosed);
+  CHECK_FALSE(first.structured);
+  const AccelerationStatus second = sys.calcAccelerations(s, qdd);
+  INFO(second.message);
+  CHECK(second.posedness == Posedness::IllPosed);
+  CHECK(second.structured);
+  CHECK(second.denseComponents == 1);
+  for (const char* c : {"loose.x", "loose.y", "loose.z"}) {
+    CHECK(first.message.find(c) != std::string::npos);
+    CHECK(second.message.find(c) != std::string::npos);
+  }
+  CHECK(second.message.find("link") == std::string::npos);  // the chain is not blamed
+  // the chain's coordinates come first in both models (bodies in scene order)
+  CHECK((qdd.head(qref.size()) - qref).cwiseAbs().maxCoeff() <= 1e-12 * qref.cwiseAbs().maxCoeff());
+}
+
+TEST_CASE("A large model with one ill-posed component is diagnosed without dense matrices", "[fastpath]") {
+  // 500 links: n = 3503, m = 2000; n (n + m) > 1e7, so the model has no dense M and A. Handing
+  // the whole model to the dense solver would allocate them (0.15 GB) and run SVDs of 3503
+  // columns; the particle's component alone is 3 coordinates.
+  const Scene scene = chainWithLooseMasslessParticle(500);
+  ModelSystem sys(scene.model);
+  REQUIRE_FALSE(sys.hasDenseMatrices());
+  VectorXd qdd(sys.numCoordinates());
+  const AccelerationStatus st = sys.calcAccelerations(sys.initialState(), qdd);
+  INFO(st.message);
+  CHECK(st.posedness == Posedness::IllPosed);
+  CHECK(st.structured);
+  CHECK(st.denseComponents == 1);
+  CHECK(st.message.find("loose.x") != std::string::npos);
+  CHECK_FALSE(sys.hasDenseMatrices());
+  // the chain's part agrees with the chain alone (structured there too)
+  const Scene alone = bench::chainModel(500, 1.0);
+  ModelSystem ref(alone.model);
+  VectorXd qref(ref.numCoordinates());
+  REQUIRE(ref.calcAccelerations(ref.initialState(), qref).ok());
+  CHECK((qdd.head(qref.size()) - qref).cwiseAbs().maxCoeff() <= 1e-12 * qref.cwiseAbs().maxCoeff());
+}
+
 TEST_CASE("A structured evaluation does not allocate", "[fastpath]") {
   for (const std::string& name : {std::string("chain"), std::string("n_four_bar_2.json"),
                                   std::string("slider_crank.json")}) {

@@ -333,11 +333,11 @@ TEST_CASE("components, instances, ports and placements", "[scene][errors]") {
         return j.dump();
       }(), "/components/c31/instances/0/component", "nested more than 32 levels"),
       inlineJson("exponential expansion", [] {
-        // 400 instances of a component of 400 bodies: the limit (100000 bodies, joints, forces
-        // and instances) is passed at body 150 of instance 250
+        // 600 instances of a component of 600 bodies: the limit (300000 bodies, joints, forces
+        // and instances) is passed at body 100 of instance 500 (1 + 499 * 601 + 1 + 100)
         nlohmann::json j = {{"joinery", 1}, {"bodies", nlohmann::json::array()}};
         nlohmann::json list = nlohmann::json::array(), bodies = nlohmann::json::array();
-        for (int k = 0; k < 400; ++k) {
+        for (int k = 0; k < 600; ++k) {
           list.push_back({{"name", "i" + std::to_string(k)}, {"component", "c1"}});
           bodies.push_back({{"name", "p" + std::to_string(k)}, {"type", "particle"}, {"mass", 1}});
         }
@@ -345,7 +345,7 @@ TEST_CASE("components, instances, ports and placements", "[scene][errors]") {
         j["components"]["c1"]["bodies"] = bodies;
         j["instances"] = nlohmann::json::array({{{"name", "top"}, {"component", "c0"}}});
         return j.dump();
-      }(), "/components/c1/bodies/149", "expands to more than 100000"),
+      }(), "/components/c1/bodies/99", "expands to more than 300000"),
       inlineJson("port that does not exist", R"({"joinery": 1, "include": ["lib/links.json"],
           "instances": [{"name": "l1", "component": "link"}], "bodies": [],
           "joints": [{"name": "j", "type": "revolute2d", "body1": "ground", "port2": "l1.topp"}]})",

@@ -40,6 +40,9 @@ struct AccelerationStatus {
   int released = 0;
   /// True when the structured (sparse) fast path answered.
   bool structured = false;
+  /// Structured path: connected components of the body-joint graph it handed to the dense
+  /// solver (a failed pivot or residual there); the others were solved through the structure.
+  int denseComponents = 0;
   /// True when the accelerations are the least-squares answer of constraint rows that are
   /// momentarily dependent (a singular position) and very slightly inconsistent because of
   /// drift; still counted as well posed (see ModelSystemOptions::singularInconsistency).
@@ -245,6 +248,9 @@ class ModelSystem final : public DynamicSystem {
   long long denseEvaluations() const noexcept { return denseCount_; }
   /// Of the fast evaluations, those answered by the structured (sparse) path.
   long long structuredEvaluations() const noexcept { return structuredCount_; }
+  /// True once the dense M and A exist (small models from the start; large ones only when the
+  /// dense solver or a dense projection needed the whole model).
+  bool hasDenseMatrices() const noexcept;
   /// The path calcAccelerations tries first (Automatic resolved for this model).
   EvaluationPath resolvedPath() const noexcept;
 
@@ -254,8 +260,14 @@ class ModelSystem final : public DynamicSystem {
   /// too large for dense matrices get them only when the dense solver or a projection needs
   /// them).
   void ensureDense();
-  /// Structured fast path on the blocks of ws_ and buf_->bmod; false when a check fails.
-  bool solveStructured(VecRef qdd, AccelerationStatus& st);
+  /// Structured fast path on the blocks of ws_ and buf_->bmod; false when a check fails (and
+  /// the whole model goes to the dense solver). In a model of several connected components
+  /// only the components that fail go to the dense solver (solveComponentsDense).
+  bool solveStructured(const State& s, VecRef qdd, AccelerationStatus& st);
+  void solveComponentsDense(const State& s, VecRef qdd, AccelerationStatus& st);
+  /// Posedness, ranks, inconsistency and message of a dense solution of rows A, right side b.
+  void describeDense(const State& s, const Solution& sol, const MatrixXd& A, const VectorXd& b,
+                     AccelerationStatus& st) const;
   /// Least-W-norm Gauss-Newton projection of s.q (positions) or s.v (velocities) onto the
   /// holonomic / velocity-level rows.
   ProjectionReport project(State& s, const ProjectionOptions& opt, bool positions);
