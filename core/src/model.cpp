@@ -254,12 +254,12 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
     const Constraint& c = *owned_->constraints[j];
     ModelWorkspace::Local l;
     l.views.resize(c.bodies().size());
+    const int nl = c.numLocalCoordinates();
     if (denseMatrices) {  // the dense evaluation's per-constraint storage (the block one writes rowA_)
-      const int nl = c.numLocalCoordinates();
       l.A = MatrixXd::Zero(c.numRows(), nl);
       l.b = VectorXd::Zero(c.numRows());
-      l.vec = VectorXd::Zero(nl);
     }
+    if (denseMatrices || c.nonideal()) l.vec = VectorXd::Zero(nl);  // calcNonidealWork
     ws.constraints_.push_back(std::move(l));
   }
   for (const auto& f : owned_->forces) {
@@ -419,8 +419,6 @@ void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) c
 }
 
 void Model::calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& Fi) const {
-  if (!ws.hasDenseMatrices())
-    throw ModelError("calcNonidealWork needs a workspace with dense matrices (makeWorkspace(true))");
   ws.C.setZero();
   for (std::size_t j = 0; j < owned_->constraints.size(); ++j) {
     const Constraint& c = *owned_->constraints[j];

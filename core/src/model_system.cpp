@@ -117,6 +117,7 @@ struct ModelSystem::Buffers {
   Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS;  // rank report of the dense fast path
   detail::BlockKkt kkt;        // the structured path
   std::vector<int> denseComps; // components the structured path hands to the dense solver
+  VectorXd lambda, Fi, qc, localForce;  // non-ideal joints on the structured path
   bool blocksValidated = false;
   std::vector<char> maskH, maskV;  // holonomic / velocity-level rows (structured projections)
   VectorXd rhsRows;                // m
@@ -135,6 +136,16 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
   b.maskH.assign(static_cast<std::size_t>(m), 0);
   b.maskV.assign(static_cast<std::size_t>(m), 0);
   b.rhsRows = VectorXd::Zero(m);
+  b.lambda = VectorXd::Zero(m);
+  b.Fi = VectorXd::Zero(static_cast<Eigen::Index>(model.constraints().size()));
+  b.qc = VectorXd::Zero(n);
+  Eigen::Index maxLocal = 0;
+  for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) {
+    Eigen::Index cols = 0;
+    for (int bi : model.rowBlockBodies(r)) cols += bi < 0 ? 0 : model.bodySlots()[static_cast<std::size_t>(bi)].size;
+    maxLocal = std::max(maxLocal, cols);
+  }
+  b.localForce = VectorXd::Zero(maxLocal);
   const bool dense = ws_.hasDenseMatrices();
   for (const RowBlock& rb : model.rowBlocks()) {
     const ConstraintLevel level = rb.constraint ? rb.constraint->level() : ConstraintLevel::Position;
@@ -237,7 +248,7 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
     b.bmod = ws_.b;
     if (stab.active() && m > 0) b.bmod -= 2.0 * stab.alpha * b.psi + stab.beta * stab.beta * b.phi;
   };
-  if (path == EvaluationPath::Structured && !model_.hasNonideal()) {
+  if (path == EvaluationPath::Structured) {
     model_.calcBodyBlocks(s, ws_);
     model_.calcRowBlocks(s, ws_);
     modifyRhs();
@@ -328,11 +339,69 @@ bool ModelSystem::solveStructured(const State& s, VecRef qdd, AccelerationStatus
     st.leastSquares = true;
     st.inconsistency = worst / bsNorm;
   }
+  if (model_.hasNonideal()) {
+    // the dense solver answers models with non-ideal joints as a whole (their work C needs the
+    // ideal forces of every joint), and where the multipliers are not unique (released rows:
+    // the magnitudes Fi are those of the minimum-norm multipliers there)
+    if (!b.denseComps.empty() || out.released > 0) return false;
+    return addNonidealWork(s, qdd, out, bsNorm);
+  }
   if (b.denseComps.empty()) return true;
   // one component: the whole model goes to the dense solver (which also validates M)
   if (nc == 1) return false;
   solveComponentsDense(s, qdd, st);
   return true;
+}
+
+bool ModelSystem::addNonidealWork(const State& s, VecRef qdd, const detail::SparseOutcome& ideal,
+                                  double bsNorm) {
+  // Non-ideal joints (docs/joints.md): C = sum_j C_j(state, Fi_j), Fi_j = |A_j^T lambda_j| of the
+  // ideal solve's multipliers (unique here: no row released), then the same factorization with
+  // Q + C on the right-hand side, as the dense solver does with its two solves.
+  Buffers& b = *buf_;
+  b.kkt.lastMultipliers(b.lambda);
+  const auto constraints = model_.constraints();
+  const auto& blocks = model_.rowBlocks();
+  b.Fi.setZero();
+  std::size_t j = 0;
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    const RowBlock& rb = blocks[r];
+    if (!rb.constraint) continue;
+    while (j < constraints.size() && constraints[j] != rb.constraint) ++j;
+    if (j >= constraints.size()) break;
+    if (!rb.constraint->nonideal()) continue;
+    // A_j^T lambda_j over the joint's bodies (a body listed twice sums its two column blocks)
+    const MatrixXd& Ar = ws_.rowBlockRows(r);
+    const auto& bodies = model_.rowBlockBodies(r);
+    auto w = b.localForce.head(Ar.cols());
+    w.noalias() = Ar.transpose() * b.lambda.segment(rb.row, rb.size);
+    double f2 = 0;
+    int col = 0;
+    for (std::size_t t = 0; t < bodies.size(); ++t) {
+      if (bodies[t] < 0) continue;
+      const int nq = model_.bodySlots()[static_cast<std::size_t>(bodies[t])].size;
+      bool first = true;  // a body listed twice: its later copies add into the first
+      for (std::size_t u = 0; u < t; ++u) first = first && bodies[u] != bodies[t];
+      if (first) {
+        int c2 = col + nq;
+        for (std::size_t u = t + 1; u < bodies.size(); ++u) {
+          if (bodies[u] < 0) continue;
+          const int nqu = model_.bodySlots()[static_cast<std::size_t>(bodies[u])].size;
+          if (bodies[u] == bodies[t]) w.segment(col, nq) += w.segment(c2, nqu);
+          c2 += nqu;
+        }
+        f2 += w.segment(col, nq).squaredNorm();
+      }
+      col += nq;
+    }
+    b.Fi(static_cast<Eigen::Index>(j)) = std::sqrt(f2);
+  }
+  model_.calcNonidealWork(s, ws_, b.Fi);
+  b.qc = ws_.Q + ws_.C;
+  detail::SparseOutcome out = ideal;
+  b.kkt.iterate(ws_, &b.qc, b.bmod, options_.regularizationIterations, qdd, out);
+  if (!out.finite) return false;
+  return out.residual <= solver_.tolerances().consistency * bsNorm;
 }
 
 void ModelSystem::solveComponentsDense(const State& s, VecRef qdd, AccelerationStatus& st) {

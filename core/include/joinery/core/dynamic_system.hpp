@@ -216,6 +216,10 @@ struct ModelSystemOptions {
 /// structured path does not allocate per evaluation, the dense solver and the pseudo-inverses
 /// do. Models with more than kDenseLimit entries in M and A get their dense matrices (and the
 /// dense metric of the projections) only when first needed.
+namespace detail {
+struct SparseOutcome;
+}
+
 class ModelSystem final : public DynamicSystem {
  public:
   /// `model` must outlive this object.
@@ -265,6 +269,9 @@ class ModelSystem final : public DynamicSystem {
   /// only the components that fail go to the dense solver (solveComponentsDense).
   bool solveStructured(const State& s, VecRef qdd, AccelerationStatus& st);
   void solveComponentsDense(const State& s, VecRef qdd, AccelerationStatus& st);
+  /// Non-ideal joints on the structured path: C from the ideal solve's multipliers, then the
+  /// solve with Q + C on the same factorization. False: the dense solver decides.
+  bool addNonidealWork(const State& s, VecRef qdd, const detail::SparseOutcome& ideal, double bsNorm);
   /// Posedness, ranks, inconsistency and message of a dense solution of rows A, right side b.
   void describeDense(const State& s, const Solution& sol, const MatrixXd& A, const VectorXd& b,
                      AccelerationStatus& st) const;
