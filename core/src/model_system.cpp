@@ -317,8 +317,8 @@ bool ModelSystem::solveStructured(const State& s, VecRef qdd, AccelerationStatus
   const int nc = b.kkt.numComponents();
   st.structured = true;
   st.released = out.released;
-  st.redundant = out.released;
-  st.rankA = m - out.released;
+  st.redundant = out.dependent;
+  st.rankA = m - out.dependent;
   // per connected component: a failed factorization, or a residual |As x - bs| beyond the
   // consistency tolerance, goes to the dense solver. A residual up to singularInconsistency is
   // drift at or near a singular position (a combination of rows nearly dependent at this state,

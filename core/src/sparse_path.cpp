@@ -518,7 +518,7 @@ inline void withSize(int s, F&& f) {
 /// -tau is replaced by -tau and counted. False: a non-finite or non-positive coordinate pivot.
 template <int S>
 bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double tau, double* dp,
-                  double* dinv, int& released) {
+                  double* dinv, int& released, int& dependent) {
   const int s = fixedOr<S>(sRun);
   for (int j = 0; j < s; ++j) {
     double dj = D[j + j * s];
@@ -527,6 +527,9 @@ bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double 
     if (j < ncoord) {
       if (!(dj > minCoordPivot)) return false;
     } else if (!(dj <= -tau)) {
+      // |pivot| within 1e-2 tau of zero: the row depends on earlier ones to round-off (a
+      // redundant row); between that and tau: nearly dependent (near a singular position)
+      if (!(dj <= -1e-2 * tau)) ++dependent;
       dj = -tau;
       ++released;
     }
@@ -614,8 +617,9 @@ void subtractTransposedProduct(const double* L, int sRun, int siRun, const doubl
 }
 }  // namespace
 
-int BlockKkt::factorize(double rho, double delta, int& released, double* z) {
+int BlockKkt::factorize(double rho, double delta, int& released, int& dependent, double* z) {
   released = 0;
+  dependent = 0;
   int failed = 0;
   std::fill(compFailed_.begin(), compFailed_.end(), 0);
   const double minCoordPivot = pivotTol_ * rho;
@@ -636,7 +640,7 @@ int BlockKkt::factorize(double rho, double delta, int& released, double* z) {
     withSize(s, [&](auto SC) {
       constexpr int S = decltype(SC)::value;
       // in-place LDL^T of the (updated) diagonal block
-      ok = ldltDiagonal<S>(D, s, ncoord, minCoordPivot, tau, dp, dinv, released);
+      ok = ldltDiagonal<S>(D, s, ncoord, minCoordPivot, tau, dp, dinv, released, dependent);
       if (!ok) return;
       if (nd.numLater == 0) {
         if (z) unitLowerSolve<S>(D, s, z + nd.varOffset);
@@ -774,8 +778,9 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
     loadRhs(q, *b);
     z = z_.data();
   }
-  int released = 0;
-  out.failedComponents = factorize(rho, delta, released, z);
+  int released = 0, dependent = 0;
+  out.failedComponents = factorize(rho, delta, released, dependent, z);
+  out.dependent = dependent;
   anyFailed_ = out.failedComponents > 0;
   out.factorized = out.failedComponents == 0;
   out.solvable = out.failedComponents < numComps_;

@@ -34,6 +34,7 @@ struct SparseOutcome {
   bool solvable = false;    ///< at least one component factorized (the others are solved)
   bool finite = true;
   int released = 0;         ///< replaced row pivots: redundant or nearly dependent rows
+  int dependent = 0;        ///< of them, rows dependent to round-off (|pivot| < 1e-8 / rho)
   int iterations = 0;
   double residual = 0;      ///< |As x - bs| (2-norm)
   double rhsNorm = 0;       ///< |bs|
@@ -127,7 +128,7 @@ class BlockKkt {
   int blockOf(int k, int i) const;  // offset of stored block (i, k), pos(i) > pos(k)
   void assemble(const ModelWorkspace& ws, const std::vector<char>* rowMask, double rho, double delta);
   /// Returns the number of components that failed (compFailed_). z: fused forward solve.
-  int factorize(double rho, double delta, int& released, double* z);
+  int factorize(double rho, double delta, int& released, int& dependent, double* z);
   void solveInPlace(VectorXd& z, bool forwardDone = false) const;
   void loadRhs(const VectorXd* q, const VectorXd& b);  // bs_ and z_ = [q; bs] (elimination order)
   void applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const;  // u = As x

@@ -32,8 +32,9 @@ struct AccelerationStatus {
   std::string message;
   int rankA = 0;      ///< numerical rank of A (-1 when unknown)
   /// m - rank A: redundant rows at this state (legal). From the dense solver's rank decision;
-  /// on the structured fast path it is the number of row combinations the regularization
-  /// released (see `released`), since that path does not compute a rank.
+  /// on the structured fast path, the rows whose elimination pivot vanished to round-off
+  /// (|pivot| < 1e-8 / rho: dependent on the rows eliminated before them); rows only nearly
+  /// dependent (near a singular position) are counted in `released` but not here.
   int redundant = 0;
   /// Fast paths: combinations of rows released by the regularization (redundant, or nearly
   /// dependent at or near a singular position). 0 from the dense solver.
