@@ -120,8 +120,7 @@ void Rigid3d::calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) cons
   const Eigen::Vector4d e = quat4(q);
   const double s = e.squaredNorm();
   const Vector3d rp = quat::rotation(e) * local / s;
-  J.setZero();
-  J.leftCols<3>().setIdentity();
+  J.leftCols<3>().setIdentity();  // with the next line: every entry of the 3 x 7 J
   J.block<3, 4>(0, 3) = (-2.0 / s) * quat::skew(rp) * quat::worldH(e);
 }
 
@@ -140,8 +139,7 @@ Vector3d Rigid3d::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d&
   const double s = e.squaredNorm();
   const Vector3d rp = quat::rotation(e) * local / s;
   const quat::Matrix34d H = quat::worldH(e);
-  J.setZero();
-  J.leftCols<3>().setIdentity();
+  J.leftCols<3>().setIdentity();  // with the next line: every entry of the 3 x 7 J
   J.block<3, 4>(0, 3) = (-2.0 / s) * quat::skew(rp) * H;
   const Vector3d w = (2.0 / s) * H * ed;
   const Vector3d wxrp = w.cross(rp);

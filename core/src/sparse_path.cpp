@@ -521,8 +521,14 @@ bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double 
                   double* dinv, int& released, int& dependent) {
   const int s = fixedOr<S>(sRun);
   for (int j = 0; j < s; ++j) {
+    // w_t = L(j, t) d_t, kept in the (otherwise unused) upper triangle: D(t, j)
+    double* __restrict__ w = D + j * s;
+    const double* __restrict__ Lj = D + j;  // L(j, t) = Lj[t * s]
     double dj = D[j + j * s];
-    for (int t = 0; t < j; ++t) dj -= D[j + t * s] * D[j + t * s] * dp[t];
+    for (int t = 0; t < j; ++t) {
+      w[t] = Lj[t * s] * dp[t];
+      dj -= Lj[t * s] * w[t];
+    }
     if (!std::isfinite(dj)) return false;
     if (j < ncoord) {
       if (!(dj > minCoordPivot)) return false;
@@ -535,10 +541,10 @@ bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double 
     }
     dp[j] = dj;
     dinv[j] = 1.0 / dj;
-    // L(i, j) = (D(i, j) - sum_t L(i, t) d_t L(j, t)) / d_j
+    // L(i, j) = (D(i, j) - sum_t L(i, t) w_t) / d_j
     for (int i = j + 1; i < s; ++i) {
       double v = D[i + j * s];
-      for (int t = 0; t < j; ++t) v -= D[i + t * s] * D[j + t * s] * dp[t];
+      for (int t = 0; t < j; ++t) v -= D[i + t * s] * w[t];
       D[i + j * s] = v * dinv[j];
     }
   }
@@ -547,7 +553,8 @@ bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double 
 
 /// B' = B L^-T for one later neighbour: B (si x s, column-major) into Sc (ld = ldS).
 template <int S, int SI>
-void lowerSolveRows(const double* B, int sRun, int siRun, const double* D, double* Sc, int ldS) {
+void lowerSolveRows(const double* __restrict__ B, int sRun, int siRun, const double* __restrict__ D,
+                    double* __restrict__ Sc, int ldS) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
   for (int j = 0; j < s; ++j) {
     double* out = Sc + j * ldS;
@@ -563,23 +570,25 @@ void lowerSolveRows(const double* B, int sRun, int siRun, const double* D, doubl
 
 /// T (si x sj, ld) -= A D^-1 B^T with A = rows of one neighbour, B of another (both in the
 /// scratch, ld = ldS).
-template <int S, int SI, int SJ>
-void schurUpdate(double* T, int ld, const double* A, const double* B, int ldS, const double* dinv,
-                 int sRun, int siRun, int sjRun) {
+/// Lower: a diagonal block (A = B), whose lower triangle alone is read (r >= c).
+template <int S, int SI, int SJ, bool Lower>
+void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* B, int ldS,
+                 const double* __restrict__ dinv, int sRun, int siRun, int sjRun) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun), sj = fixedOr<SJ>(sjRun);
   for (int c = 0; c < sj; ++c) {
-    double* Tc = T + c * ld;
+    double* __restrict__ Tc = T + c * ld;
     for (int t = 0; t < s; ++t) {
       const double w = B[c + t * ldS] * dinv[t];
       const double* At = A + t * ldS;
-      for (int r = 0; r < si; ++r) Tc[r] -= At[r] * w;
+      for (int r = Lower ? c : 0; r < si; ++r) Tc[r] -= At[r] * w;
     }
   }
 }
 
 /// L_ik = B' D^-1 (si x s) from the scratch.
 template <int S, int SI>
-void scaleColumns(double* B, const double* Sc, int ldS, const double* dinv, int sRun, int siRun) {
+void scaleColumns(double* __restrict__ B, const double* __restrict__ Sc, int ldS, const double* __restrict__ dinv,
+                  int sRun, int siRun) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
   for (int j = 0; j < s; ++j)
     for (int r = 0; r < si; ++r) B[r + j * si] = Sc[r + j * ldS] * dinv[j];
@@ -599,7 +608,8 @@ void unitUpperSolve(const double* D, int sRun, double* zk) {  // L_kk^T zk = zk
     for (int t = j + 1; t < s; ++t) zk[j] -= D[t + j * s] * zk[t];
 }
 template <int S, int SI>
-void subtractProduct(const double* L, int sRun, int siRun, const double* zk, double* zi) {  // zi -= L zk
+void subtractProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zk,
+                     double* __restrict__ zi) {  // zi -= L zk
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
   for (int j = 0; j < s; ++j) {
     const double w = zk[j];
@@ -607,7 +617,8 @@ void subtractProduct(const double* L, int sRun, int siRun, const double* zk, dou
   }
 }
 template <int S, int SI>
-void subtractTransposedProduct(const double* L, int sRun, int siRun, const double* zi, double* zk) {  // zk -= L^T zi
+void subtractTransposedProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zi,
+                               double* __restrict__ zk) {  // zk -= L^T zi
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
   for (int j = 0; j < s; ++j) {
     double v = 0;
@@ -665,12 +676,20 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
         const Later& lb = later_[static_cast<std::size_t>(up.b)];
         const int si = nodes_[static_cast<std::size_t>(la.node)].size();
         const int sj = nodes_[static_cast<std::size_t>(lb.node)].size();
-        withSize(si, [&](auto SIC) {
-          withSize(sj, [&](auto SJC) {
-            schurUpdate<S, decltype(SIC)::value, decltype(SJC)::value>(
-                val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + lb.scratchRow, ldS, dinv, s, si, sj);
+        if (up.a == up.b) {  // a diagonal block: its lower triangle
+          withSize(si, [&](auto SIC) {
+            constexpr int SI = decltype(SIC)::value;
+            schurUpdate<S, SI, SI, true>(val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + la.scratchRow,
+                                         ldS, dinv, s, si, si);
           });
-        });
+        } else {
+          withSize(si, [&](auto SIC) {
+            withSize(sj, [&](auto SJC) {
+              schurUpdate<S, decltype(SIC)::value, decltype(SJC)::value, false>(
+                  val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + lb.scratchRow, ldS, dinv, s, si, sj);
+            });
+          });
+        }
       }
       // L_ik = B'_i D^-1
       for (int l = 0; l < nd.numLater; ++l) {
