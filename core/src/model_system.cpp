@@ -253,24 +253,22 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
     model_.calcRowBlocks(s, ws_);
     modifyRhs();
     // The first evaluation validates M (symmetric, positive semi-definite), which the fast
-    // paths take for granted: through the dense solver when the dense matrices are at hand,
-    // block by block otherwise (a failing block goes to the dense solver, which explains).
+    // paths take for granted, block by block (O(n); a failing block sends the evaluation to the
+    // dense solver, which names the entry and throws). Validating through the dense solver
+    // instead cost O(n^3) at the start of every run: 50-80 s for a 256-link chain.
     if (!b.blocksValidated) {
       bool valid = ws_.Q.allFinite() && b.bmod.allFinite();
-      if (ws_.hasDenseMatrices()) {
-        valid = false;  // the dense solver validates below
-      } else {
-        for (std::size_t i = 0; valid && i < model_.bodySlots().size(); ++i) {
-          const MatrixXd& Mb = ws_.bodyMass(i);
-          if (Mb.size() == 0) continue;
-          const double scale = std::max(1e-300, Mb.cwiseAbs().maxCoeff());
-          if (!Mb.allFinite() || (Mb - Mb.transpose()).cwiseAbs().maxCoeff() > 1e-12 * scale) {
-            valid = false;
-            break;
-          }
-          Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mb, Eigen::EigenvaluesOnly);
-          if (es.eigenvalues().minCoeff() < -1e-10 * scale) valid = false;
+      const SolverTolerances& tol = solver_.tolerances();
+      for (std::size_t i = 0; valid && i < model_.bodySlots().size(); ++i) {
+        const MatrixXd& Mb = ws_.bodyMass(i);
+        if (Mb.size() == 0) continue;
+        const double scale = std::max(1e-300, Mb.cwiseAbs().maxCoeff());
+        if (!Mb.allFinite() || (Mb - Mb.transpose()).cwiseAbs().maxCoeff() > tol.symmetry * scale) {
+          valid = false;
+          break;
         }
+        Eigen::SelfAdjointEigenSolver<MatrixXd> es(Mb, Eigen::EigenvaluesOnly);
+        if (es.eigenvalues().minCoeff() < -tol.psd * scale) valid = false;
       }
       if (valid) b.blocksValidated = true;
     }
@@ -323,21 +321,25 @@ bool ModelSystem::solveStructured(const State& s, VecRef qdd, AccelerationStatus
   // consistency tolerance, goes to the dense solver. A residual up to singularInconsistency is
   // drift at or near a singular position (a combination of rows nearly dependent at this state,
   // released by the regularization), not a contradiction: least squares.
-  const double bsNorm = std::max(out.rhsNorm, 1e-12);
+  // The residual's scale is |bs| + 1e-4 |x| of the component (SparseOutcome::scale): at rest
+  // (b = 0) the round-off of As x scales with the accelerations, and comparing it with |bs|
+  // alone sent every state at rest to the dense solver (O(n^3) on a large chain).
+  const double bsNorm = std::max(out.scale, 1e-300);
   b.denseComps.clear();
   double worst = 0;
   for (int c = 0; c < nc; ++c) {
     const double r = b.kkt.failedComponent(c) ? HUGE_VAL : b.kkt.componentResidual(c);
-    if (r <= solver_.tolerances().consistency * bsNorm) continue;
-    if (r <= options_.singularInconsistency * bsNorm) {
-      worst = std::max(worst, r);
+    const double scale = std::max(b.kkt.componentScale(c), 1e-300);
+    if (r <= solver_.tolerances().consistency * scale) continue;
+    if (r <= options_.singularInconsistency * scale) {
+      worst = std::max(worst, r / scale);
       continue;
     }
     b.denseComps.push_back(c);
   }
   if (worst > 0) {
     st.leastSquares = true;
-    st.inconsistency = worst / bsNorm;
+    st.inconsistency = worst;
   }
   if (model_.hasNonideal()) {
     // the dense solver answers models with non-ideal joints as a whole (their work C needs the

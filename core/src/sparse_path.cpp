@@ -173,6 +173,7 @@ void BlockKkt::analyze(const ModelWorkspace& ws) {
   compFailed_.assign(static_cast<std::size_t>(numComps_), 0);
   compResidual_.assign(static_cast<std::size_t>(numComps_), 0.0);
   compRhs_.assign(static_cast<std::size_t>(numComps_), 0.0);
+  compX_.assign(static_cast<std::size_t>(numComps_), 0.0);
   rowComp_.assign(static_cast<std::size_t>(model.numConstraintRows()), 0);
   for (const Node& nd : nodes_)
     for (int i = 0; i < nd.nr; ++i)
@@ -947,21 +948,32 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
   res_ -= bs_;
   std::fill(compResidual_.begin(), compResidual_.end(), 0.0);
   std::fill(compRhs_.begin(), compRhs_.end(), 0.0);
+  std::fill(compX_.begin(), compX_.end(), 0.0);
   for (int i = 0; i < m; ++i) {
     const auto c = static_cast<std::size_t>(rowComp_[static_cast<std::size_t>(i)]);
     compResidual_[c] += res_(i) * res_(i);
     compRhs_[c] += bs_(i) * bs_(i);
   }
-  double r2 = 0, b2 = 0;
+  for (std::size_t k = 0; k < nodes_.size(); ++k) {
+    const Node& nd = nodes_[k];
+    if (!nd.body) continue;
+    double x2 = 0;
+    for (int c = 0; c < nd.nq; ++c) x2 += xk_(nd.qOffset + c) * xk_(nd.qOffset + c);
+    compX_[static_cast<std::size_t>(nodeComp_[k])] += x2;
+  }
+  double r2 = 0, b2 = 0, x2 = 0;
   for (std::size_t c = 0; c < compResidual_.size(); ++c) {
     if (compFailed_[c]) continue;
     r2 += compResidual_[c];
     b2 += compRhs_[c];
+    x2 += compX_[c];
     compResidual_[c] = std::sqrt(compResidual_[c]);
     compRhs_[c] = std::sqrt(compRhs_[c]);
+    compX_[c] = std::sqrt(compX_[c]);
   }
   out.residual = std::sqrt(r2);
   out.rhsNorm = std::sqrt(b2);
+  out.scale = out.rhsNorm + kResidualScaleX * std::sqrt(x2);
   out.finite = x.allFinite() && std::isfinite(out.residual);
 }
 

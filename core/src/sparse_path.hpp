@@ -27,6 +27,9 @@
 
 namespace joinery::detail {
 
+/// Weight of |x| in the residual scale |bs| + kResidualScaleX |x| (SparseOutcome::scale).
+inline constexpr double kResidualScaleX = 1e-4;
+
 /// Outcome of one structured solve.
 struct SparseOutcome {
   bool factorized = false;  ///< false: a pivot had the wrong sign, was tiny or not finite
@@ -38,6 +41,10 @@ struct SparseOutcome {
   int iterations = 0;
   double residual = 0;      ///< |As x - bs| (2-norm)
   double rhsNorm = 0;       ///< |bs|
+  /// |bs| + kResidualScaleX |x|: the scale of the residual. At rest bs = 0, and the round-off
+  /// of As x (unit rows) scales with the accelerations |x|; the factor keeps a contradiction in
+  /// b from hiding behind large accelerations (it would have to be below 1e-13 |x|).
+  double scale = 0;
 };
 
 class BlockKkt {
@@ -82,6 +89,10 @@ class BlockKkt {
   /// |As x - bs| and |bs| of a component after the last solve.
   double componentResidual(int c) const { return compResidual_[static_cast<std::size_t>(c)]; }
   double componentRhsNorm(int c) const { return compRhs_[static_cast<std::size_t>(c)]; }
+  /// |bs| + kResidualScaleX |x| of a component (the residual's scale, SparseOutcome::scale).
+  double componentScale(int c) const {
+    return compRhs_[static_cast<std::size_t>(c)] + kResidualScaleX * compX_[static_cast<std::size_t>(c)];
+  }
 
   /// Figures of the structure (for docs and tests).
   int numNodes() const noexcept { return static_cast<int>(nodes_.size()); }
@@ -150,7 +161,7 @@ class BlockKkt {
   int numComps_ = 0;
   std::vector<char> compFailed_;      // per component: the last factorization failed
   bool anyFailed_ = false;
-  std::vector<double> compResidual_, compRhs_;
+  std::vector<double> compResidual_, compRhs_, compX_;
   std::vector<double> val_;           // all blocks
   std::vector<double> dinv_, dpiv_;   // per variable (permuted): 1 / pivot, pivot
   std::vector<double> scratch_;       // B' rows of one node's later neighbours

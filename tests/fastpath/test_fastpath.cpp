@@ -152,7 +152,9 @@ TEST_CASE("Structured and dense paths agree on the 3-D chain, also spinning", "[
     const Comparison c = compare(scene);
     INFO("spin " << spin << ": max relative difference " << c.maxRelDiff);
     CHECK(c.wellPosed == c.states);
-    CHECK(c.structured == c.wellPosed - 1);  // the first evaluation validates M (dense)
+    // every state, the first (which validates M block by block) and the one at rest (b = 0:
+    // the residual's scale includes |x|) included
+    CHECK(c.structured == c.wellPosed);
   }
 }
 
@@ -216,17 +218,16 @@ Scene chainWithLooseMasslessParticle(int N) {
 }
 
 TEST_CASE("A failing component goes to the dense solver alone; the rest stays structured", "[fastpath]") {
-  // Small model (dense matrices at hand): the first evaluation is the dense solver's on the whole
-  // model; later ones go through the structure, and only the particle's component to the dense
-  // solver. Both must say ill posed and name the same coordinates, and the chain's accelerations
-  // must equal those of the chain alone.
+  // The dense solver on the whole model and the structured path (which hands only the
+  // particle's component to the dense solver) must both say ill posed and name the same
+  // coordinates, and the chain's accelerations must equal those of the chain alone.
   const Scene scene = chainWithLooseMasslessParticle(6);
   const Scene alone = bench::chainModel(6, 1.0);
-  ModelSystem sys(scene.model), ref(alone.model);
+  ModelSystem sys(scene.model), ref(alone.model), whole(scene.model, withPath(EvaluationPath::Dense));
   const State s = sys.initialState();
   VectorXd qdd(sys.numCoordinates()), qref(ref.numCoordinates());
   REQUIRE(ref.calcAccelerations(ref.initialState(), qref).ok());
-  const AccelerationStatus first = sys.calcAccelerations(s, qdd);
+  const AccelerationStatus first = whole.calcAccelerations(s, qdd);
   CHECK(first.posedness == Posedness::IllPosed);
   CHECK_FALSE(first.structured);
   const AccelerationStatus second = sys.calcAccelerations(s, qdd);
@@ -264,6 +265,28 @@ TEST_CASE("A large model with one ill-posed component is diagnosed without dense
   VectorXd qref(ref.numCoordinates());
   REQUIRE(ref.calcAccelerations(ref.initialState(), qref).ok());
   CHECK((qdd.head(qref.size()) - qref).cwiseAbs().maxCoeff() <= 1e-12 * qref.cwiseAbs().maxCoeff());
+}
+
+TEST_CASE("Contradictory rows are inconsistent on the structured path, also at rest", "[fastpath]") {
+  // A particle driven to x = t^2 and to x = 2 t^2 (accelerations 2 and 4: a contradiction of
+  // size 1 in the scaled rows), beside a 3-D chain whose accelerations are large (|x| ~ 1e2):
+  // the residual's scale |bs| + 1e-4 |x| must not hide the contradiction. At t = 0 the particle
+  // is at rest, where b = 0 except the drivers' f''.
+  nlohmann::json j = bench::chainScene(8, 0.0);
+  j["bodies"].push_back({{"name", "p"}, {"type", "particle"}, {"mass", 1}, {"position", {0.0, 5.0, 0.0}}});
+  j["joints"].push_back({{"name", "d1"}, {"type", "driver"}, {"coordinate", "p.x"}, {"value", "t^2"}});
+  j["joints"].push_back({{"name", "d2"}, {"type", "driver"}, {"coordinate", "p.x"}, {"value", "2*t^2"}});
+  const Scene scene = sceneFromJson(j, "contradiction.json");
+  ModelSystem sys(scene.model), whole(scene.model, withPath(EvaluationPath::Dense));
+  VectorXd qdd(sys.numCoordinates());
+  const State s = sys.initialState();
+  const AccelerationStatus sd = whole.calcAccelerations(s, qdd);
+  const AccelerationStatus sf = sys.calcAccelerations(s, qdd);
+  INFO("dense: " << sd.message << "\nstructured: " << sf.message);
+  CHECK(sd.posedness == Posedness::Inconsistent);
+  CHECK(sf.posedness == Posedness::Inconsistent);
+  CHECK(sf.denseComponents == 1);
+  CHECK(sf.message.find("link") == std::string::npos);
 }
 
 TEST_CASE("A structured evaluation does not allocate", "[fastpath]") {
