@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <unordered_map>
 
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/errors.hpp"
@@ -118,6 +119,7 @@ struct ModelSystem::Buffers {
   detail::BlockKkt kkt;        // the structured path
   std::vector<int> denseComps; // components the structured path hands to the dense solver
   VectorXd lambda, Fi, qc, localForce;  // non-ideal joints on the structured path
+  std::vector<int> blockConstraint;     // row block -> index in Model::constraints() (-1: internal)
   bool blocksValidated = false;
   std::vector<char> maskH, maskV;  // holonomic / velocity-level rows (structured projections)
   VectorXd rhsRows;                // m
@@ -146,6 +148,15 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
     maxLocal = std::max(maxLocal, cols);
   }
   b.localForce = VectorXd::Zero(maxLocal);
+  {
+    const auto constraints = model.constraints();
+    std::unordered_map<const Constraint*, int> index;
+    for (std::size_t j = 0; j < constraints.size(); ++j) index.emplace(constraints[j], static_cast<int>(j));
+    for (const RowBlock& rb : model.rowBlocks()) {
+      const auto it = rb.constraint ? index.find(rb.constraint) : index.end();
+      b.blockConstraint.push_back(it != index.end() ? it->second : -1);
+    }
+  }
   const bool dense = ws_.hasDenseMatrices();
   for (const RowBlock& rb : model.rowBlocks()) {
     const ConstraintLevel level = rb.constraint ? rb.constraint->level() : ConstraintLevel::Position;
@@ -362,16 +373,12 @@ bool ModelSystem::addNonidealWork(const State& s, VecRef qdd, const detail::Spar
   // Q + C on the right-hand side, as the dense solver does with its two solves.
   Buffers& b = *buf_;
   b.kkt.lastMultipliers(b.lambda);
-  const auto constraints = model_.constraints();
   const auto& blocks = model_.rowBlocks();
   b.Fi.setZero();
-  std::size_t j = 0;
   for (std::size_t r = 0; r < blocks.size(); ++r) {
     const RowBlock& rb = blocks[r];
-    if (!rb.constraint) continue;
-    while (j < constraints.size() && constraints[j] != rb.constraint) ++j;
-    if (j >= constraints.size()) break;
-    if (!rb.constraint->nonideal()) continue;
+    const int j = b.blockConstraint[r];
+    if (j < 0 || !rb.constraint->nonideal()) continue;
     // A_j^T lambda_j over the joint's bodies (a body listed twice sums its two column blocks)
     const MatrixXd& Ar = ws_.rowBlockRows(r);
     const auto& bodies = model_.rowBlockBodies(r);
@@ -396,7 +403,7 @@ bool ModelSystem::addNonidealWork(const State& s, VecRef qdd, const detail::Spar
       }
       col += nq;
     }
-    b.Fi(static_cast<Eigen::Index>(j)) = std::sqrt(f2);
+    b.Fi(j) = std::sqrt(f2);
   }
   model_.calcNonidealWork(s, ws_, b.Fi);
   b.qc = ws_.Q + ws_.C;
