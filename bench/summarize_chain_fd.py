@@ -24,18 +24,21 @@ allrows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 rows = [r for r in allrows if r.get("model", "chain") == "chain"]
 fourbar = [r for r in allrows if r.get("model") == "fourbar"]
 t = {}
+cpu = {}
 heap = {}
 tips = {}
 for r in rows:
     key = r["engine"] if r["engine"] != "joinery" else "joinery-" + r["path"]
     t[(key, r["N"])] = r["fd_ns"]
+    if "fd_cpu_ns" in r:
+        cpu[(key, r["N"])] = r["fd_cpu_ns"]
     tips[(key, r["N"])] = r.get("tip_acc")
     if "heap_bytes_per_body" in r:
         heap[(key, r["N"])] = r["heap_bytes_per_body"]
 Ns = sorted({r["N"] for r in rows})
 print("| N | joinery structured µs | ns/body | heap B/body | joinery dense µs | dense metric µs "
-      "| Simbody µs | DART µs | joinery/Simbody | joinery/DART | max tip-acc diff vs Simbody |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "| Simbody µs | DART µs | joinery/Simbody | joinery/Simbody (CPU time) | joinery/DART | max tip-acc diff vs Simbody |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for N in Ns:
     js = t.get(("joinery-structured", N))
     sb = t.get(("simbody", N))
@@ -47,7 +50,9 @@ for N in Ns:
     print(f"| {N} | {fmt(js, 1e3)} | {fmt(js / N if js else None)} | "
           f"{fmt(heap.get(('joinery-structured', N)))} | {fmt(t.get(('joinery-dense', N)), 1e3)} | "
           f"{fmt(t.get(('joinery-densemetric', N)), 1e3)} | {fmt(sb, 1e3)} | {fmt(da, 1e3)} | "
-          f"{fmt(js / sb if js and sb else None)} | {fmt(js / da if js and da else None)} | "
+          f"{fmt(js / sb if js and sb else None)} | "
+          f"{fmt(cpu[('joinery-structured', N)] / cpu[('simbody', N)] if ('joinery-structured', N) in cpu and ('simbody', N) in cpu else None)} | "
+          f"{fmt(js / da if js and da else None)} | "
           f"{'—' if diff is None else f'{diff:.1e}'} |")
 print()
 print("Fitted exponent p of t ∝ N^p (least squares on log-log):")
