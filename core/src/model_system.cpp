@@ -29,6 +29,15 @@ const std::vector<std::string>& DynamicSystem::constraintRowNames() const {
 
 namespace {
 
+/// A non-finite model value met by the dense solver: the status says so, naming the entry.
+void reportNonFinite(const State& s, const NonFiniteError& e, AccelerationStatus& st) {
+  st.finite = false;
+  st.rankA = -1;
+  std::ostringstream os;
+  os << "non-finite model value at t = " << s.t << ": " << e.what();
+  st.message = os.str();
+}
+
 /// Models with more entries than this in M and A (n^2 + m n) get their dense matrices only when
 /// the dense solver or a projection first needs them (80 MB of doubles).
 constexpr double kDenseLimit = 1e7;
@@ -466,11 +475,7 @@ void ModelSystem::solveComponentsDense(const State& s, VecRef qdd, AccelerationS
   try {
     sol = solver_.solve(M, Q, A, bc, VectorXd(), names);
   } catch (const NonFiniteError& e) {
-    st.finite = false;
-    st.rankA = -1;
-    std::ostringstream os;
-    os << "non-finite model value at t = " << s.t << ": " << e.what();
-    st.message = os.str();
+    reportNonFinite(s, e, st);
     return;
   }
   for (Eigen::Index k = 0; k < nc; ++k) qdd(coords[static_cast<std::size_t>(k)]) = sol.qdd(k);
@@ -550,11 +555,7 @@ void ModelSystem::solveDense(const State& s, VecRef qdd, AccelerationStatus& st)
       last_ = solver_.solve(ws_.M, ws_.Q, ws_.A, b.bmod, ws_.C, names);
     }
   } catch (const NonFiniteError& e) {
-    st.finite = false;
-    st.rankA = -1;
-    std::ostringstream os;
-    os << "non-finite model value at t = " << s.t << ": " << e.what();
-    st.message = os.str();
+    reportNonFinite(s, e, st);
     return;
   }
   qdd = last_.qdd;
