@@ -17,7 +17,6 @@
 // the first one, and any whose structured check failed), projection_s (drift control).
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,22 +27,6 @@
 #include "timing.hpp"
 
 namespace {
-
-// "x,y,z" -> 3 numbers; false when malformed.
-bool parseVector3(const std::string& text, Eigen::Vector3d& out) {
-  std::istringstream is(text);
-  std::string part;
-  int k = 0;
-  while (std::getline(is, part, ',')) {
-    if (k >= 3) return false;
-    try {
-      out(k++) = std::stod(part);
-    } catch (...) {
-      return false;
-    }
-  }
-  return k == 3;
-}
 
 // Forwards everything to the ModelSystem and times it: evaluations answered by the structured
 // path, evaluations that fell back to the dense solver, drift-control projections. Bench only
@@ -106,7 +89,7 @@ int main(int argc, char** argv) {
   const std::string label = bt::arg(argc, argv, "--label", "");  // echoed (run_chain_sim.sh: ref / sweep)
   Eigen::Vector3d ref = Eigen::Vector3d::Zero();
   const bool haveRef = !refText.empty();
-  if (haveRef && !parseVector3(refText, ref)) {
+  if (haveRef && !bt::parseTriple(refText, ref)) {
     std::fprintf(stderr, "chain_sim: --ref '%s': expected x,y,z\n", refText.c_str());
     return 2;
   }
@@ -147,12 +130,7 @@ int main(int argc, char** argv) {
   const ConstraintResiduals res = sys.calcConstraintResiduals(s);
   const IntegratorStats& is = r.stats.integrator;
   const double tipErr = haveRef ? (tip - ref).norm() : NAN;
-  const auto num = [](double x) {
-    char buf[64];
-    if (!std::isfinite(x)) return std::string("null");
-    std::snprintf(buf, sizeof buf, "%.17g", x);
-    return std::string(buf);
-  };
+  const auto num = bt::jsonNumber;
   std::printf(
       "{\"engine\": \"joinery\", \"label\": \"%s\", \"integrator\": \"%s\", \"tol\": %s, \"dt\": %s, \"N\": %d, \"T\": %s, "
       "\"spin\": %s, \"stabilization\": \"%s\", \"n\": %d, \"m\": %d, \"build_s\": %s, \"wall_s\": %s, "

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,34 @@ double meanNanoseconds(F&& f, double minSeconds, long minCalls, long& calls, dou
   calls = k;
   if (cpuNs) *cpuNs = (threadCpuSeconds() - c0) / static_cast<double>(k) * 1e9;
   return (t1 - t0) / static_cast<double>(k) * 1e9;
+}
+
+/// "x,y,z" -> out[0..2]; false when malformed (`V`: anything with operator[](int)).
+template <class V>
+bool parseTriple(const std::string& text, V& out) {
+  std::size_t start = 0;
+  for (int k = 0; k < 3; ++k) {
+    const std::size_t end = text.find(',', start);
+    if ((k < 2) != (end != std::string::npos)) return false;  // exactly two commas
+    try {
+      std::size_t used = 0;
+      const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      out[k] = std::stod(part, &used);
+      if (used != part.size()) return false;
+    } catch (...) {
+      return false;
+    }
+    start = end + 1;
+  }
+  return true;
+}
+
+/// A number for a JSON line: 17 significant digits, `null` when not finite.
+inline std::string jsonNumber(double x) {
+  if (!std::isfinite(x)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
 }
 
 /// "--name value" from the command line, or the default.

@@ -10,32 +10,19 @@
 
 #include "Simbody.h"
 #include "../timing.hpp"
+#include "simbody_chain.hpp"
 
 int main(int argc, char** argv) {
   using namespace SimTK;
   namespace bt = joinery::benchtiming;
   const int N = std::stoi(bt::arg(argc, argv, "--N", "64"));
   const double minSeconds = std::stod(bt::arg(argc, argv, "--min_s", "0.3"));
-  const double m = 1.0, L = 1.0, Iax = 1e-4, Itr = m * L * L / 12.0, spin = 1.0;
   const double tb = bt::nowSeconds();
-  MultibodySystem system;
-  SimbodyMatterSubsystem matter(system);
-  GeneralForceSubsystem forces(system);
-  Force::UniformGravity gravity(forces, matter, Vec3(0, 0, -9.81));
-  const Vec3 com(0.5 * L, 0, 0);
-  // body frame at the proximal joint; Simbody takes the inertia about the body origin
-  Body::Rigid rod(MassProperties(m, com, Inertia(Iax, Itr, Itr).shiftFromMassCenter(com, m)));
-  std::vector<MobilizedBody> bodies;
-  MobilizedBody parent = matter.Ground();
-  for (int i = 0; i < N; ++i) {
-    MobilizedBody::Ball b(parent, Transform(Vec3(i == 0 ? 0.0 : L, 0, 0)), rod, Transform(Vec3(0)));
-    bodies.push_back(b);
-    parent = b;
-  }
-  State s = system.realizeTopology();
-  system.realizeModel(s);
-  bodies[0].setUToFitAngularVelocity(s, Vec3(0, 0, spin));  // rigid rotation of the whole chain
-  system.realize(s, Stage::Acceleration);
+  joinery::bench::SimbodyChain chain(N, 1.0);  // spinning: every velocity term exercised
+  MultibodySystem& system = chain.system;
+  const std::vector<MobilizedBody>& bodies = chain.bodies;
+  const Vec3 com = chain.com;
+  State& s = chain.state;
   const double build = bt::nowSeconds() - tb;
   const Vec3 tip = bodies.back().findStationAccelerationInGround(s, com);
   State sa = s;

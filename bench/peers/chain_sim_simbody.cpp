@@ -17,42 +17,18 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "Simbody.h"
 #include "../timing.hpp"
+#include "simbody_chain.hpp"
 
-namespace {
-
-bool parseVector3(const std::string& text, SimTK::Vec3& out) {
-  std::istringstream is(text);
-  std::string part;
-  int k = 0;
-  while (std::getline(is, part, ',')) {
-    if (k >= 3) return false;
-    try {
-      out[k++] = std::stod(part);
-    } catch (...) {
-      return false;
-    }
-  }
-  return k == 3;
-}
-
-std::string num(double x) {
-  char buf[64];
-  if (!std::isfinite(x)) return "null";
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace SimTK;
   namespace bt = joinery::benchtiming;
+  const auto num = bt::jsonNumber;
   const int N = std::stoi(bt::arg(argc, argv, "--N", "64"));
   const std::string integName = bt::arg(argc, argv, "--integrator", "rkm");
   const double accuracy = std::stod(bt::arg(argc, argv, "--accuracy", "1e-8"));
@@ -63,32 +39,20 @@ int main(int argc, char** argv) {
   const std::string label = bt::arg(argc, argv, "--label", "");  // echoed (run_chain_sim.sh: ref / sweep)
   Vec3 ref(0);
   const bool haveRef = !refText.empty();
-  if (haveRef && !parseVector3(refText, ref)) {
+  if (haveRef && !bt::parseTriple(refText, ref)) {
     std::fprintf(stderr, "chain_sim_simbody: --ref '%s': expected x,y,z\n", refText.c_str());
     return 2;
   }
-  const double m = 1.0, L = 1.0, Iax = 1e-4, Itr = m * L * L / 12.0, g = 9.81;
+  using Chain = joinery::bench::SimbodyChain;
+  const double m = Chain::m, L = Chain::L, g = Chain::g;
 
   const double tb = bt::nowSeconds();
-  MultibodySystem system;
-  SimbodyMatterSubsystem matter(system);
-  GeneralForceSubsystem forces(system);
-  Force::UniformGravity gravity(forces, matter, Vec3(0, 0, -g));
-  const Vec3 com(0.5 * L, 0, 0);
-  // body frame at the proximal joint; Simbody takes the inertia about the body origin
-  Body::Rigid rod(MassProperties(m, com, Inertia(Iax, Itr, Itr).shiftFromMassCenter(com, m)));
-  std::vector<MobilizedBody> bodies;
-  MobilizedBody parent = matter.Ground();
-  for (int i = 0; i < N; ++i) {
-    MobilizedBody::Ball b(parent, Transform(Vec3(i == 0 ? 0.0 : L, 0, 0)), rod, Transform(Vec3(0)));
-    bodies.push_back(b);
-    parent = b;
-  }
-  State s = system.realizeTopology();
-  system.realizeModel(s);
-  // identity quaternions: straight along +x; spin: rigid rotation of the whole chain about +z
-  if (spin != 0.0) bodies[0].setUToFitAngularVelocity(s, Vec3(0, 0, spin));
-  system.realize(s, Stage::Acceleration);
+  Chain chain(N, spin);  // identity quaternions: straight along +x; spin about +z
+  MultibodySystem& system = chain.system;
+  const SimbodyMatterSubsystem& matter = chain.matter;
+  const std::vector<MobilizedBody>& bodies = chain.bodies;
+  const Vec3 com = chain.com;
+  State& s = chain.state;
   const double build = bt::nowSeconds() - tb;
 
   std::unique_ptr<Integrator> integ;
