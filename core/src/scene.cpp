@@ -36,10 +36,10 @@ constexpr std::size_t kMaxElements = 300'000;  // a chain of 131072 links is 262
 const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "parameters",
                                           "include", "gravity", "bodies",     "joints",
                                           "forces",  "components", "instances", "simulation",
-                                          "complete_massless"};
+                                          "complete_massless", "outputs"};
 const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
-                                              "forces",      "ports",      "instances"};
+                                              "forces",      "ports",      "instances", "outputs"};
 const std::vector<std::string> kInstanceKeys{"name", "component", "parameters", "placement"};
 const std::vector<std::string> kSimulationKeys{"t_end", "integrator", "rtol", "atol",
                                                "step",  "output_interval", "stabilization"};
@@ -82,6 +82,7 @@ struct Expansion {
   std::vector<Planned> bodies, joints, forces;
   std::map<std::string, Port> ports;   ///< names relative to the expanded scope ("top", "l1.top")
   std::vector<std::string> bodyNames;  ///< relative names ("rod", "l1.rod")
+  std::vector<OutputSpec> outputs;     ///< output channels, names qualified
 };
 
 /// Names visible while renaming the definitions of one scope.
@@ -596,6 +597,7 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
       for (auto& p : sub.bodies) nested.bodies.push_back(std::move(p));
       for (auto& p : sub.joints) nested.joints.push_back(std::move(p));
       for (auto& p : sub.forces) nested.forces.push_back(std::move(p));
+      for (auto& o : sub.outputs) nested.outputs.push_back(std::move(o));
     }
   }
   ln.bodies.insert(out.bodyNames.begin(), out.bodyNames.end());
@@ -664,10 +666,21 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
         list->push_back(Planned{rewriteElement(e, ln, false), e.file(), e.displayPath(), scope, place});
       }
     }
+    if (def.has("outputs")) {  // output channels (docs/outputs.md)
+      const JsonCursor list = def.at("outputs");
+      if (!list.value().is_array()) list.fail("an array of output channels");
+      const detail::OutputNaming naming{
+          component ? prefix : std::string(),
+          [&](const std::string& b, const JsonCursor& at) { return qualifyBody(b, at, ln); },
+          [&](const std::string& text, const JsonCursor& at) { return qualifyExpression(text, at, ln); }};
+      for (std::size_t i = 0; i < list.size(); ++i)
+        out.outputs.push_back(detail::readOutputSpec(list.at(i), naming, scope->parameters));
+    }
   });
   for (auto& p : nested.bodies) out.bodies.push_back(std::move(p));
   for (auto& p : nested.joints) out.joints.push_back(std::move(p));
   for (auto& p : nested.forces) out.forces.push_back(std::move(p));
+  for (auto& o : nested.outputs) out.outputs.push_back(std::move(o));
   return out;
 }
 
@@ -833,7 +846,15 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   resolved["joints"] = std::move(joints);
   resolved["forces"] = std::move(forces);
   if (simulation.given) resolved["simulation"] = simulationJson(simulation);
-  return Scene{name, file, std::move(model), simulation, std::move(resolved), completeMassless, {}};
+  if (!all.outputs.empty()) {  // output channels: checked against the model now (exit 2 at load)
+    (void)OutputChannels(model, all.outputs);
+    nlohmann::json outs = nlohmann::json::array();
+    for (const OutputSpec& o : all.outputs) outs.push_back(detail::outputSpecJson(o));
+    resolved["outputs"] = std::move(outs);
+  }
+  Scene scene{name, file, std::move(model), simulation, std::move(resolved), completeMassless, {}, {}};
+  scene.outputs = std::move(all.outputs);
+  return scene;
 }
 
 /// Adds the force balances of massless points (completion.hpp) when the model is ill posed

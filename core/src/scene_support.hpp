@@ -82,3 +82,27 @@ Placement parsePlacement(const JsonCursor& c, const SymbolTable& scope);
 void applyPlacement(nlohmann::json& body, const Placement& p, const JsonCursor& where);
 
 }  // namespace joinery::detail
+
+// ---- output channels (output_input.cpp) -------------------------------------------------------
+#include "joinery/core/outputs.hpp"
+
+namespace joinery::detail {
+
+/// How the names inside one scope's `outputs` entries are qualified (identity for the scene,
+/// the instance prefix inside a component).
+struct OutputNaming {
+  std::string prefix;  ///< "l1." inside an instance, "" for the scene
+  std::function<std::string(const std::string&, const JsonCursor&)> body;        ///< body reference
+  std::function<std::string(const std::string&, const JsonCursor&)> expression;  ///< expression text
+};
+
+/// Reads one entry of an `outputs` list: `name` and exactly one of `value`, `point`,
+/// `reaction`, `effort`, `energy`. Names are qualified through `naming`; numbers are evaluated
+/// with `parameters`. Whether the names exist is checked later (OutputChannels).
+/// @throws InputError at the entry's JSON path
+OutputSpec readOutputSpec(const JsonCursor& entry, const OutputNaming& naming, const SymbolTable& parameters);
+
+/// The resolved (flattened-scene) JSON of a channel, parameters replaced by their values.
+nlohmann::json outputSpecJson(const OutputSpec& spec);
+
+}  // namespace joinery::detail

@@ -13,6 +13,7 @@
 #include "joinery/core/completion.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/model.hpp"
+#include "joinery/core/outputs.hpp"
 
 namespace joinery {
 
@@ -46,6 +47,10 @@ struct Scene {
   /// directions it could not complete (then nothing was added). Empty when not requested
   /// or when the model was not ill posed.
   CompletionAnalysis completion;
+  /// The output channels of the scene's and its components' `"outputs"` lists, in
+  /// declaration order (instance names qualify component channels: `l1.tip`); checked against
+  /// the model at load. Compile with OutputChannels(scene.model, scene.outputs).
+  std::vector<OutputSpec> outputs;
 };
 
 /// Options of loading a scene that are not in the file.
