@@ -1,5 +1,8 @@
 #include "joinery/core/model.hpp"
 
+#include <array>
+#include <span>
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -449,11 +452,20 @@ double Model::calcPotentialEnergy(const State& s) const {
     const auto q = s.q.segment(sl.offset, sl.size);
     V += sl.body->calcGravityPotential(q, gravity_) + sl.body->calcPotentialEnergy(s.t, q);
   }
-  // force elements: views built on the fly (not a hot path)
+  // force elements: views on the stack for up to 4 bodies (energy channels are evaluated at
+  // every sample and must not allocate), on the heap beyond
   for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
     const auto& slots = owned_->forceSlots[j];
-    std::vector<BodyStateView> views(slots.size());
-    fill(s, views, slots);
+    std::array<BodyStateView, 4> small;
+    std::vector<BodyStateView> large;
+    std::span<BodyStateView> views(small.data(), slots.size());
+    if (slots.size() > small.size()) {
+      large.resize(slots.size());
+      views = std::span<BodyStateView>(large);
+    }
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      views[i] = BodyStateView{slots[i].body, s.q.data() + slots[i].offset, s.v.data() + slots[i].offset,
+                               slots[i].size};
     V += owned_->forces[j]->calcPotentialEnergy(LocalState{s.t, views});
   }
   return V;

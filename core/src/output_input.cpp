@@ -52,9 +52,19 @@ OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const
   } else if (kind == "point") {
     s.kind = OutputKind::Point;
     c.requireObject();
-    c.rejectUnknownKeys({"body", "point", "acceleration"});
-    const JsonCursor bc = c.at("body");
-    s.target = naming.body(bc.string(), bc);
+    c.rejectUnknownKeys({"body", "point", "port", "acceleration"});
+    if (c.has("port")) {
+      if (c.has("body") || c.has("point"))
+        c.at("port").failWith("'port' stands for 'body' and 'point'; expected either the port or the body and point");
+      const JsonCursor pc = c.at("port");
+      const auto [body, point] = naming.port(pc.string(), pc);
+      s.target = body;
+      for (std::size_t i = 0; i < point.size() && i < 3; ++i)
+        s.point(static_cast<Eigen::Index>(i)) = point[i].get<double>();
+    } else {
+      const JsonCursor bc = c.at("body");
+      s.target = naming.body(bc.string(), bc);
+    }
     if (c.has("point")) {
       const JsonCursor pc = c.at("point");
       if (!pc.value().is_array() || (pc.size() != 2 && pc.size() != 3))

@@ -672,7 +672,18 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
       const detail::OutputNaming naming{
           component ? prefix : std::string(),
           [&](const std::string& b, const JsonCursor& at) { return qualifyBody(b, at, ln); },
-          [&](const std::string& text, const JsonCursor& at) { return qualifyExpression(text, at, ln); }};
+          [&](const std::string& text, const JsonCursor& at) { return qualifyExpression(text, at, ln); },
+          [&](const std::string& portName, const JsonCursor& at) {
+            const auto found = ln.ports->find(portName);
+            if (found == ln.ports->end()) {
+              std::vector<std::string> names;
+              for (const auto& [n, p] : *ln.ports) names.push_back(n);
+              at.failWith("unknown port '" + portName + "'" + didYouMean(portName, names) +
+                          (names.empty() ? "; there are no ports in " + ln.owner
+                                         : "; expected one of: " + joinNames(names)));
+            }
+            return std::make_pair(found->second.body, found->second.point);
+          }};
       for (std::size_t i = 0; i < list.size(); ++i)
         out.outputs.push_back(detail::readOutputSpec(list.at(i), naming, scope->parameters));
     }

@@ -94,6 +94,8 @@ struct OutputNaming {
   std::string prefix;  ///< "l1." inside an instance, "" for the scene
   std::function<std::string(const std::string&, const JsonCursor&)> body;        ///< body reference
   std::function<std::string(const std::string&, const JsonCursor&)> expression;  ///< expression text
+  /// A port name -> (qualified body, point numbers); fails at the cursor for an unknown port.
+  std::function<std::pair<std::string, nlohmann::json>(const std::string&, const JsonCursor&)> port;
 };
 
 /// Reads one entry of an `outputs` list: `name` and exactly one of `value`, `point`,
