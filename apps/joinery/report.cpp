@@ -37,7 +37,11 @@ CheckReport makeCheckReport(const Scene& scene) {
   r.graph = analyzeGraph(scene.model);
   ModelWorkspace ws = scene.model.makeWorkspace();
   const State s = scene.model.initialState();
-  r.solution = solveForwardDynamics(scene.model, s, ws);
+  JointMultipliers mult;
+  r.solution = solveJointMultipliers(scene.model, s, ws, mult);
+  JointResultsWorkspace jws(scene.model);
+  r.joints = jws.makeResults();
+  calcJointResults(scene.model, s, mult, jws, r.joints);
   r.graph.setConstraintRank(r.solution.diagnosis.rankA);
   if (scene.completeMassless && !scene.completion.balances.empty())
     r.completion = scene.completion;
@@ -97,15 +101,15 @@ nlohmann::json checkReportToJson(const CheckReport& r) {
                       {"type", std::string(sl.body->typeName())},
                       {"coordinates", sl.body->coordinateNames()}});
   j["bodies"] = bodies;
-  nlohmann::json joints = nlohmann::json::array();
+  // "joints": name -> the joint's results (docs/results.md) and its description
+  nlohmann::json joints = jointResultsJson(r.joints, model.coordinateNames());
   for (const Constraint* c : model.constraints()) {
     std::vector<std::string> bn;
     for (const Body* b : c->bodies()) bn.push_back(b->name());
-    joints.push_back({{"name", c->name()},
-                      {"type", std::string(c->typeName())},
-                      {"rows", c->numRows()},
-                      {"bodies", bn},
-                      {"nonideal", c->nonideal() != nullptr}});
+    nlohmann::json& jj = joints[c->name()];
+    jj["type"] = std::string(c->typeName());
+    jj["rows"] = c->numRows();
+    jj["bodies"] = bn;
   }
   j["joints"] = joints;
   nlohmann::json forces = nlohmann::json::array();
@@ -206,7 +210,43 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     else if (r.scene->completeMassless)
       os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
   }
+  os << jointResultsText(r.joints, model.coordinateNames());
   if (withAccelerations) os << "\n" << solutionToText(r.solution, model.coordinateNames());
+  return os.str();
+}
+
+std::string jointResultsText(const std::vector<JointResult>& joints, const std::vector<std::string>& names) {
+  if (joints.empty()) return "";
+  std::ostringstream os;
+  os << "\njoint results (force and torque on each body at its joint point, world axes; "
+        "docs/results.md):\n";
+  auto vec = [](const Vector3d& v, bool planar, bool torque) {
+    if (planar) return torque ? num(v.z()) : "[" + num(v.x()) + ", " + num(v.y()) + "]";
+    return "[" + num(v.x()) + ", " + num(v.y()) + ", " + num(v.z()) + "]";
+  };
+  for (const JointResult& jr : joints) {
+    const std::string note = jr.unique ? "" : "  (not unique: minimum-norm split)";
+    bool printed = false;
+    for (const JointSide* sd : {&jr.side1, &jr.side2}) {
+      if (!sd->present || !sd->hasWrench) continue;
+      os << "  " << jr.name << "  on " << sd->body << ": F = " << vec(sd->force, jr.planar, false)
+         << (jr.planar ? "  tau = " : "  T = ") << vec(sd->torque, jr.planar, true);
+      if (jr.generalizedNonideal.size() && jr.generalizedNonideal.cwiseAbs().maxCoeff() > 0)
+        os << "  (non-ideal part F = " << vec(sd->forceNonideal, jr.planar, false) << ")";
+      if (jr.kind == JointResultKind::Tension && !printed) os << "  tension = " << num(jr.tension);
+      os << note << "\n";
+      printed = true;
+    }
+    if (printed) continue;
+    os << "  " << jr.name;
+    if (jr.kind == JointResultKind::Effort)
+      os << "  effort = " << num(jr.effort) << "  power = " << num(jr.power);
+    else
+      for (std::size_t k = 0; k < jr.coordinates.size(); ++k)
+        os << (k ? ", " : "  generalized: ") << names[static_cast<std::size_t>(jr.coordinates[k])] << " = "
+           << num(jr.generalized(static_cast<Eigen::Index>(k)));
+    os << note << "\n";
+  }
   return os.str();
 }
 
