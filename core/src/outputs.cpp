@@ -140,17 +140,25 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         }
         break;
       }
-      case OutputKind::Reaction:
+      case OutputKind::Reaction: {
         c.joint = findJoint(s, "/reaction");
+        const Constraint& j = *constraints[static_cast<std::size_t>(c.joint)];
+        const JointResultKind k = j.resultKind();
+        if (k != JointResultKind::Points && k != JointResultKind::Tension)
+          fail(s, "/reaction", "joint '" + s.target + "' is a " + std::string(j.typeName()) +
+                                   " joint without body points (no force and torque at a point); expected "
+                                   "a joint between body points" +
+                                   (k == JointResultKind::Effort ? " (use \"effort\" for a driver)" : ""));
         needsJoints_ = true;
         for (const char* k : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) addColumn(s, s.name + k);
         break;
+      }
       case OutputKind::Effort:
         c.joint = findJoint(s, "/effort");
-        if (constraints[static_cast<std::size_t>(c.joint)]->typeName() != "coupling")
+        if (constraints[static_cast<std::size_t>(c.joint)]->resultKind() != JointResultKind::Effort)
           fail(s, "/effort", "joint '" + s.target + "' is a " +
                                  std::string(constraints[static_cast<std::size_t>(c.joint)]->typeName()) +
-                                 " joint; expected a coupling (a driver such as theta = omega t)");
+                                 " joint; expected a coupling or a coordinate driver (such as theta = omega t)");
         needsJoints_ = true;
         addColumn(s, s.name);
         addColumn(s, s.name + ".power");
@@ -172,7 +180,7 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
 
 const std::string& OutputChannels::channelOfColumn(std::size_t i) const { return impl_->owner.at(i); }
 
-void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const JointResultView* joints,
+void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::vector<JointResult>* joints,
                               double* out) const {
   const Impl& im = *impl_;
   if (im.channels.empty()) return;
@@ -213,16 +221,23 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const JointRe
         }
         break;
       }
-      case OutputKind::Reaction:
+      case OutputKind::Reaction: {
+        // force2 / torque2; for a joint to ground the non-ground body's side
+        const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
+        const JointSide* side = jr ? (jr->side2.present ? &jr->side2 : &jr->side1) : nullptr;
+        const bool ok = side && side->present && side->hasWrench;
         for (int k = 0; k < 3; ++k) {
-          o[k] = joints ? joints->force[c.joint](k) : kNaN;
-          o[3 + k] = joints ? joints->torque[c.joint](k) : kNaN;
+          o[k] = ok ? side->force(k) : kNaN;
+          o[3 + k] = ok ? side->torque(k) : kNaN;
         }
         break;
-      case OutputKind::Effort:
-        o[0] = joints ? joints->effort[c.joint] : kNaN;
-        o[1] = joints ? joints->power[c.joint] : kNaN;
+      }
+      case OutputKind::Effort: {
+        const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
+        o[0] = jr ? jr->effort : kNaN;
+        o[1] = jr ? jr->power : kNaN;
         break;
+      }
       case OutputKind::Energy: {
         const double T = c.energy == EnergyPart::Potential ? 0.0 : im.model->calcKineticEnergy(s);
         const double V = c.energy == EnergyPart::Kinetic ? 0.0 : im.model->calcPotentialEnergy(s);

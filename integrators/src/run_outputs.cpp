@@ -44,6 +44,10 @@ void TeeRecorder::end(const SimulationResult& result) {
 struct ChannelRecorder::Buffers {
   VectorXd qdd;
   std::vector<double> values;
+  // joint results (reaction and effort channels)
+  std::unique_ptr<JointResultsWorkspace> jointWs;
+  JointMultipliers multipliers;
+  std::vector<JointResult> joints;
 };
 
 ChannelRecorder::ChannelRecorder(ModelSystem& system, const OutputChannels& channels, bool accelerations,
@@ -59,6 +63,11 @@ ChannelRecorder::~ChannelRecorder() = default;
 void ChannelRecorder::begin(const std::vector<std::string>& coordinateNames) {
   buf_->qdd = VectorXd::Zero(system_.numCoordinates());
   buf_->values.assign(channels_.columns().size(), 0.0);
+  if (channels_.needsJointResults() && !buf_->jointWs) {
+    buf_->jointWs = std::make_unique<JointResultsWorkspace>(system_.model());
+    buf_->joints = buf_->jointWs->makeResults();
+    buf_->multipliers.resize(system_.numConstraintRows());
+  }
   inner_.begin(coordinateNames);
 }
 
@@ -74,8 +83,14 @@ void ChannelRecorder::record(const Sample& s) {
       throw SimulationError(os.str());
     }
   }
+  if (channels_.needsJointResults()) {
+    // right after calcAccelerations at this very state: the structured path's own multipliers
+    system_.calcMultipliers(s.state, b.multipliers);
+    calcJointResults(system_.model(), s.state, b.multipliers, *b.jointWs, b.joints);
+  }
   if (!channels_.empty()) {
-    channels_.evaluate(s.state, needQdd ? &b.qdd : nullptr, nullptr, b.values.data());
+    channels_.evaluate(s.state, needQdd ? &b.qdd : nullptr,
+                       channels_.needsJointResults() ? &b.joints : nullptr, b.values.data());
     const int bad = channels_.firstNonFinite(b.values.data());
     if (bad >= 0) {
       const auto i = static_cast<std::size_t>(bad);

@@ -11,13 +11,14 @@
 ///
 ///     OutputChannels ch(scene.model, scene.outputs);   // throws InputError for bad names
 ///     std::vector<double> row(ch.columns().size());
-///     ch.evaluate(state, qdd /* or nullptr */, joints /* or nullptr */, row.data());
+///     ch.evaluate(state, qdd /* or nullptr */, &jointResults /* or nullptr */, row.data());
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "joinery/core/expression.hpp"
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/types.hpp"
 
@@ -45,16 +46,6 @@ struct OutputSpec {
   std::string path;        ///< JSON pointer of the entry ("/outputs/2", "/components/link/outputs/0")
 };
 
-/// The joint results a Reaction or Effort channel reads, per joint in Model::constraints()
-/// order: force2 / torque2 on the non-ground side (world axes, at the joint's point) and,
-/// for couplings, the effort and its power. Filled by whoever solved the state.
-struct JointResultView {
-  const Vector3d* force = nullptr;   ///< per joint
-  const Vector3d* torque = nullptr;  ///< per joint
-  const double* effort = nullptr;    ///< per joint (couplings; 0 elsewhere)
-  const double* power = nullptr;     ///< per joint (couplings; 0 elsewhere)
-};
-
 /// The compiled channels of a model.
 class OutputChannels {
  public:
@@ -79,10 +70,10 @@ class OutputChannels {
   bool needsJointResults() const noexcept { return needsJoints_; }
 
   /// Writes every column at `s` into out[0 .. columns().size()). `qdd` (accelerations at `s`)
-  /// is required when needsAccelerations(), `joints` when needsJointResults() (otherwise the
-  /// affected columns are NaN). No heap allocation. Values may be NaN/Inf: the caller checks
-  /// (firstNonFinite()).
-  void evaluate(const State& s, const VectorXd* qdd, const JointResultView* joints, double* out) const;
+  /// is required when needsAccelerations(), `joints` (calcJointResults at `s`, in
+  /// Model::constraints() order) when needsJointResults(); otherwise the affected columns are
+  /// NaN. No heap allocation. Values may be NaN/Inf: the caller checks (firstNonFinite()).
+  void evaluate(const State& s, const VectorXd* qdd, const std::vector<JointResult>* joints, double* out) const;
   /// Index of the first non-finite value of a row, or -1.
   int firstNonFinite(const double* row) const noexcept;
 
