@@ -195,13 +195,15 @@ void fillSide(const Constraint& c, int k, double t, const std::vector<BodyStateV
 }  // namespace
 
 void calcJointResults(const Model& model, const State& s, const JointMultipliers& mult,
-                      JointResultsWorkspace& ws, std::vector<JointResult>& out) {
+                      JointResultsWorkspace& ws, std::vector<JointResult>& out, const std::vector<int>* only) {
   if (out.size() != ws.joints_.size() || mult.ideal.size() != model.numConstraintRows() ||
       mult.total.size() != model.numConstraintRows())
     throw ModelError("calcJointResults: results or multipliers do not match the model (use "
                      "JointResultsWorkspace::makeResults() and JointMultipliers::resize())");
-  for (std::size_t i = 0; i < ws.joints_.size(); ++i) {
-    auto& j = ws.joints_[i];
+  const std::size_t count = only ? only->size() : ws.joints_.size();
+  for (std::size_t k0 = 0; k0 < count; ++k0) {
+    const std::size_t i = only ? static_cast<std::size_t>(only->at(k0)) : k0;
+    auto& j = ws.joints_.at(i);
     JointResult& r = out[i];
     const Constraint& c = *j.c;
     const int rows = c.numRows();

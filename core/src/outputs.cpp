@@ -174,6 +174,8 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         break;
       }
     }
+    if (c.joint >= 0 && std::find(joints_.begin(), joints_.end(), c.joint) == joints_.end())
+      joints_.push_back(c.joint);
     im.channels.push_back(std::move(c));
   }
 }

@@ -86,7 +86,7 @@ void ChannelRecorder::record(const Sample& s) {
   if (channels_.needsJointResults()) {
     // right after calcAccelerations at this very state: the structured path's own multipliers
     system_.calcMultipliers(s.state, b.multipliers);
-    calcJointResults(system_.model(), s.state, b.multipliers, *b.jointWs, b.joints);
+    calcJointResults(system_.model(), s.state, b.multipliers, *b.jointWs, b.joints, &channels_.jointsRead());
   }
   if (!channels_.empty()) {
     channels_.evaluate(s.state, needQdd ? &b.qdd : nullptr,

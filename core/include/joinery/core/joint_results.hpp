@@ -86,7 +86,8 @@ class JointResultsWorkspace {
 
  private:
   friend void calcJointResults(const Model&, const State&, const JointMultipliers&,
-                               JointResultsWorkspace&, std::vector<JointResult>&);
+                               JointResultsWorkspace&, std::vector<JointResult>&,
+                               const std::vector<int>*);
   struct Joint {
     const Constraint* c = nullptr;
     int row = 0;                       // first global row
@@ -101,8 +102,11 @@ class JointResultsWorkspace {
 /// Fills `out` (from JointResultsWorkspace::makeResults()) at state `s` from the multipliers.
 /// Non-ideal parts are re-evaluated from the joints' laws with the ideal multipliers. No heap
 /// allocation. @throws ModelError when `out` or `mult` does not match the model.
+/// `only` (output channels): fill just these joints (indices in Model::constraints() order);
+/// the others keep what they held.
 void calcJointResults(const Model& model, const State& s, const JointMultipliers& mult,
-                      JointResultsWorkspace& ws, std::vector<JointResult>& out);
+                      JointResultsWorkspace& ws, std::vector<JointResult>& out,
+                      const std::vector<int>* only = nullptr);
 
 /// Dense reference: the forward-dynamics solution at `s` (as solveForwardDynamics) and the
 /// minimum-norm multipliers with the redundancy of each row (SVD of the row-scaled A). Allocates.

@@ -68,6 +68,9 @@ class OutputChannels {
   bool needsAccelerations() const noexcept { return needsQdd_; }
   /// True when some channel reads joint results (reaction, effort).
   bool needsJointResults() const noexcept { return needsJoints_; }
+  /// The joints those channels read (indices in Model::constraints() order, each once): the
+  /// `only` argument of calcJointResults.
+  const std::vector<int>& jointsRead() const noexcept { return joints_; }
 
   /// Writes every column at `s` into out[0 .. columns().size()). `qdd` (accelerations at `s`)
   /// is required when needsAccelerations(), `joints` (calcJointResults at `s`, in
@@ -81,6 +84,7 @@ class OutputChannels {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> columns_;
+  std::vector<int> joints_;
   bool needsQdd_ = false, needsJoints_ = false;
 };
 
