@@ -263,8 +263,9 @@ class ModelSystem final : public DynamicSystem {
   /// last calcAccelerations was at this very state, without stabilization, and answered by the
   /// structured path with no released row, its own multipliers (no solve, no allocation once
   /// `out` is sized); otherwise the dense reference solver at `s` (allocates; every redundant
-  /// row flagged, minimum-norm split).
-  void calcMultipliers(const State& s, JointMultipliers& out);
+  /// row flagged, minimum-norm split). Returns true when the last evaluation's multipliers
+  /// were used.
+  bool calcMultipliers(const State& s, JointMultipliers& out);
 
  private:
   struct Buffers;
