@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -110,6 +111,7 @@ nlohmann::json checkReportToJson(const CheckReport& r) {
     jj["type"] = std::string(c->typeName());
     jj["rows"] = c->numRows();
     jj["bodies"] = bn;
+    jj["nonideal"] = c->nonideal() != nullptr;
   }
   j["joints"] = joints;
   nlohmann::json forces = nlohmann::json::array();
@@ -220,12 +222,16 @@ std::string jointResultsText(const std::vector<JointResult>& joints, const std::
   std::ostringstream os;
   os << "\njoint results (force and torque on each body at its joint point, world axes; "
         "docs/results.md):\n";
-  auto vec = [](const Vector3d& v, bool planar, bool torque) {
-    if (planar) return torque ? num(v.z()) : "[" + num(v.x()) + ", " + num(v.y()) + "]";
-    return "[" + num(v.x()) + ", " + num(v.y()) + ", " + num(v.z()) + "]";
+  // round-off (below 1e-12 of the joint's largest generalized force, at least 1e-12) prints as 0
+  double scale = 1;
+  auto c = [&](double x) { return num(std::abs(x) <= 1e-12 * scale ? 0.0 : x); };
+  auto vec = [&](const Vector3d& v, bool planar, bool torque) {
+    if (planar) return torque ? c(v.z()) : "[" + c(v.x()) + ", " + c(v.y()) + "]";
+    return "[" + c(v.x()) + ", " + c(v.y()) + ", " + c(v.z()) + "]";
   };
   for (const JointResult& jr : joints) {
     const std::string note = jr.unique ? "" : "  (not unique: minimum-norm split)";
+    scale = std::max(1.0, jr.generalized.size() ? jr.generalized.cwiseAbs().maxCoeff() : 0.0);
     bool printed = false;
     for (const JointSide* sd : {&jr.side1, &jr.side2}) {
       if (!sd->present || !sd->hasWrench) continue;
