@@ -289,6 +289,54 @@ TEST_CASE("Coulomb friction on a moving incline uses the normal force N of the i
   }
 }
 
+TEST_CASE("rigid3d on a spherical joint and on a hinge: Newton's force, no moment where the joint allows rotation",
+          "[results]") {
+  // A rigid3d body hanging from the world origin, turning: the joint force on it is
+  // m (a_cm - g) with a_cm from the solve's accelerations (coordinates 0..2); a spherical
+  // joint carries no moment about its point, a hinge none about its axis.
+  const double m = 1.5;
+  const Eigen::Vector3d axis = Eigen::Vector3d(1, 2, -1).normalized();
+  const Eigen::Quaterniond q(Eigen::AngleAxisd(0.7, axis));
+  const Vector3d cm(0.3, -0.5, 0.2);
+  const Vector3d local = q.toRotationMatrix().transpose() * (-cm);  // the pivot in the body frame
+  auto body = [&](const Vector3d& w) {
+    const Vector3d v = w.cross(cm);
+    return json{{"name", "b"}, {"type", "rigid3d"}, {"mass", m}, {"inertia", {0.1, 0.2, 0.3}},
+                {"position", {cm.x(), cm.y(), cm.z()}}, {"orientation", {q.w(), q.x(), q.y(), q.z()}},
+                {"velocity", {v.x(), v.y(), v.z()}}, {"angular_velocity", {w.x(), w.y(), w.z()}}};
+  };
+  SECTION("spherical") {
+    const json j = {{"joinery", 1}, {"gravity", {0, -g, 0}}, {"bodies", {body(Vector3d(0.3, -0.2, 0.5))}},
+                    {"joints", {{{"name", "ball"}, {"type", "spherical"}, {"body1", "ground"}, {"point1", {0, 0, 0}},
+                                 {"body2", "b"}, {"point2", {local.x(), local.y(), local.z()}}}}}};
+    const Scene sc = scene(j);
+    const auto [d, sp] = both(sc.model, sc.model.initialState());
+    for (const JointRun* r : {&d, &sp}) {
+      const JointResult& ball = byName(r->joints, "ball");
+      const Vector3d F = m * Vector3d(r->qdd(0), r->qdd(1), r->qdd(2)) + Vector3d(0, m * g, 0);
+      CHECK(near3(ball.side2.force, F));
+      CHECK(ball.side2.torque.norm() <= 1e-9 * F.norm());
+      CHECK(ball.side2.point.norm() <= 1e-12);
+    }
+  }
+  SECTION("revolute3d about the world z axis") {
+    const Vector3d axis2 = q.toRotationMatrix().transpose() * Vector3d::UnitZ();
+    const json j = {{"joinery", 1}, {"gravity", {0, -g, 0}}, {"bodies", {body(Vector3d(0, 0, 1.1))}},
+                    {"joints", {{{"name", "hinge"}, {"type", "revolute3d"}, {"body1", "ground"}, {"point1", {0, 0, 0}},
+                                 {"axis1", {0, 0, 1}}, {"body2", "b"}, {"point2", {local.x(), local.y(), local.z()}},
+                                 {"axis2", {axis2.x(), axis2.y(), axis2.z()}}}}}};
+    const Scene sc = scene(j);
+    const auto [d, sp] = both(sc.model, sc.model.initialState());
+    for (const JointRun* r : {&d, &sp}) {
+      const JointResult& hinge = byName(r->joints, "hinge");
+      const Vector3d F = m * Vector3d(r->qdd(0), r->qdd(1), r->qdd(2)) + Vector3d(0, m * g, 0);
+      CHECK(near3(hinge.side2.force, F));
+      CHECK(std::abs(hinge.side2.torque.z()) <= 1e-9 * F.norm());
+      CHECK(hinge.side2.torque.norm() > 1e-3);  // it does hold the body's moments about x and y
+    }
+  }
+}
+
 #ifdef JOINERY_COUNT_ALLOCATIONS
 TEST_CASE("joint results and the structured multipliers allocate nothing per sample", "[results][allocation]") {
   const json j = {{"joinery", 1}, {"gravity", {0, -g, 0}},
