@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/joint_results.hpp"
 #include "joinery/core/scene.hpp"
 
