@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "chain_model.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"

@@ -9,13 +9,14 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/graph.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "exit_status.hpp"
 #include "report.hpp"
 
 namespace joinery::cli {
@@ -123,7 +124,8 @@ int runGraph(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "graph");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"graph needs -o OUT.dot"};
-  const Scene scene = loadScene(file);
+  const LoadedScene loaded = loadSceneForCommand(file);
+  const Scene& scene = loaded.scene;
   const GraphAnalysis g = analyzeGraph(scene.model);
   const std::string dot = toGraphvizDot(scene.model, g);
   std::ofstream f(*out);
@@ -193,12 +195,13 @@ int runSimulate(const std::vector<std::string>& argv) {
   std::ostream& report = toStdout ? std::cerr : std::cout;
   SceneOptions sceneOptions;
   sceneOptions.completeMassless = args.has("--complete-massless");
-  Scene scene = loadScene(file, sceneOptions);
+  const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
+  const Scene& scene = loaded.scene;
   if (scene.completeMassless && scene.completion.completable())
     for (const auto& b : scene.completion.balances)
       std::cerr << "note: complete_massless added the force balance joint '" << b.joint["name"].get<std::string>()
                 << "': " << b.expression << " = 0 (" << toString(b.level) << " level)\n";
-  SimulationSettings settings = scene.simulation;
+  SimulationSettings settings = loaded.settings;
   if (auto te = args.get("--t-end")) {
     settings.tEnd = parseDoubleOption("--t-end", *te);
     if (!(settings.tEnd > 0)) throw UsageError{"--t-end must be > 0"};
@@ -222,7 +225,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (!r.initial.message.empty() && r.initial.projected) std::cerr << "note: " << r.initial.message << "\n";
   report << "joinery simulate " << file << " -> " << (toStdout ? "standard output" : *out) << "\n";
   report << "  outcome: " << toString(r.outcome) << " at t = " << r.t << " (t_end " << settings.tEnd << ")\n";
-  report << "  integrator " << settings.integrator << ", stabilization " << settings.stabilization << ": "
+  report << "  integrator " << toString(settings.integrator) << ", stabilization " << toString(settings.stabilization) << ": "
          << r.stats.integrator.steps << " steps (" << r.stats.integrator.rejected << " rejected), "
          << r.stats.integrator.evaluations << " evaluations, " << r.stats.samples << " samples, "
          << r.stats.wallSeconds << " s wall\n";
@@ -237,7 +240,7 @@ int runSimulate(const std::vector<std::string>& argv) {
     report << "  summary: " << *summaryPath << "\n";
   }
   if (!r.completed()) std::cerr << "joinery simulate: " << r.message << "\n";
-  return r.exitCode();
+  return exitCode(r.outcome);
 }
 
 }  // namespace joinery::cli

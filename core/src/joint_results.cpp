@@ -304,7 +304,7 @@ nlohmann::json jointResultsJson(const std::vector<JointResult>& results,
               r.generalizedNonideal(static_cast<Eigen::Index>(k));
         ni["generalized"] = g;
       }
-      j["nonideal"] = ni;
+      j["nonideal_force"] = ni;
     }
     j["unique"] = r.unique;
     all[r.name] = j;

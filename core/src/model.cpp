@@ -6,13 +6,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/ground.hpp"
-#include "joinery/core/joint_results.hpp"
 
 namespace joinery {
 
@@ -512,22 +512,6 @@ double Model::calcPotentialEnergy(const State& s) const {
 void Model::normalizeCoordinates(VecRef q) const {
   for (const auto& sl : slots_)
     if (sl.body->numInternalConstraints() > 0) sl.body->normalizeCoordinates(q.segment(sl.offset, sl.size));
-}
-
-// ---- forward dynamics ---------------------------------------------------------------------
-
-Solution solveForwardDynamics(const Model& model, const State& s, ModelWorkspace& ws,
-                              const DenseSolver& solver) {
-  model.calcMassAndForces(s, ws);
-  model.calcConstraints(s, ws);
-  const auto& names = model.coordinateNames();
-  if (!model.hasNonideal()) return solver.solve(ws.M, ws.Q, ws.A, ws.b, VectorXd(), names);
-  // ideal solve first, then C from the ideal force magnitudes, then the full solve
-  const Solution ideal = solver.solve(ws.M, ws.Q, ws.A, ws.b, VectorXd(), names);
-  VectorXd lambda = VectorXd::Zero(model.numConstraintRows());
-  minimumNormMultipliers(ws.A, ideal.forceIdeal, lambda, nullptr, solver.tolerances().rank);
-  model.calcNonidealWork(s, ws, lambda);
-  return solver.solve(ws.M, ws.Q, ws.A, ws.b, ws.C, names);
 }
 
 }  // namespace joinery

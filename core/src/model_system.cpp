@@ -16,8 +16,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "sparse_path.hpp"
 
 namespace joinery {
@@ -396,7 +397,7 @@ bool ModelSystem::addNonidealWork(const State& s, VecRef qdd, const detail::Spar
   return true;
 }
 
-void ModelSystem::calcMultipliers(const State& s, JointMultipliers& out) {
+bool ModelSystem::calcMultipliers(const State& s, JointMultipliers& out) {
   Buffers& b = *buf_;
   const int m = model_.numConstraintRows();
   if (out.ideal.size() != m || out.total.size() != m ||
@@ -407,10 +408,11 @@ void ModelSystem::calcMultipliers(const State& s, JointMultipliers& out) {
     out.total = b.lamTotal;
     std::fill(out.redundant.begin(), out.redundant.end(), 0);
     out.valid = true;
-    return;
+    return true;
   }
   if (!b.multWs) b.multWs.emplace(model_.makeWorkspace(true));
   solveJointMultipliers(model_, s, *b.multWs, out, solver_);
+  return false;
 }
 
 void ModelSystem::solveComponentsDense(const State& s, VecRef qdd, AccelerationStatus& st) {

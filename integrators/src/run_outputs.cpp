@@ -153,7 +153,6 @@ void SummaryRecorder::record(const Sample& s) {
 
 void SummaryRecorder::end(const SimulationResult& r) {
   run_ = {{"outcome", toString(r.outcome)},
-          {"exit", r.exitCode()},
           {"t", r.t},
           {"steps", r.stats.integrator.steps},
           {"rejected", r.stats.integrator.rejected},

@@ -6,10 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "allocation_counter.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/run_outputs.hpp"
+#include "joinery/integrators/settings.hpp"
 #include "joinery/integrators/simulation.hpp"
 
 using namespace joinery;
@@ -65,7 +66,7 @@ TEST_CASE("outputs: point, value and energy channels of a rod pendulum against c
   CHECK(channels.needsAccelerations());
   MemoryRecorder mem;
   ChannelRecorder rec(system, channels, true, mem);
-  const SimulationResult r = runSimulation(system, scene.simulation, rec);
+  const SimulationResult r = runSimulation(system, parseSimulationSettings(scene.simulation), rec);
   REQUIRE(r.completed());
   REQUIRE(mem.size() == 31);
   REQUIRE(mem.channels.size() == mem.size());
@@ -193,7 +194,7 @@ TEST_CASE("outputs: the declared potential of expression and linear bodies makes
   const Scene scene = sceneFromJson(doc, "osc.json");
   ModelSystem system(scene.model);
   MemoryRecorder mem;
-  const SimulationResult r = runSimulation(system, scene.simulation, mem);
+  const SimulationResult r = runSimulation(system, parseSimulationSettings(scene.simulation), mem);
   REQUIRE(r.completed());
   const double e0 = 4 * 0.25 / 2 + (2 * 0.49 / 2 + 3 * std::pow(0.7, 4) / 4);
   REQUIRE(mem.energy.front().has_value());

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/integrators/recorder.hpp"
 
