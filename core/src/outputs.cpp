@@ -39,6 +39,53 @@ struct Compiled {
   throw InputError(message, s.file, s.path + field);
 }
 
+/// A value channel, parsed over `base` (t, q, q', q'') and the spec's parameters; returns true
+/// when it reads an acceleration (slots from `firstQdd`, n of them).
+bool compileValue(const OutputSpec& s, const SymbolTable& base, int firstQdd, int n, Compiled& c) {
+  SymbolTable table = base;
+  for (const auto& [k, v] : s.parameters.constants()) table.setConstant(k, v);
+  try {
+    c.expression = Expression::parse(s.expression, table);
+  } catch (const ExpressionError& e) {
+    fail(s, "/value", "in expression \"" + s.expression + "\": " + e.detail() +
+                          "; expected an expression of t, the coordinates (body.coord), their "
+                          "velocities (body.coord_dot) and the parameters");
+  }
+  for (int i = 0; i < n; ++i)
+    if (c.expression.dependsOn(firstQdd + i)) return true;
+  return false;
+}
+
+void compilePoint(const Model& model, const OutputSpec& s, const std::vector<std::string>& bodyNames, Compiled& c) {
+  c.body = model.findBody(s.target);
+  if (!c.body)
+    fail(s, "/point/body", "unknown body '" + s.target + "'" + didYouMean(s.target, bodyNames) +
+                               "; expected the name of a body of the scene or 'ground'");
+  if (!c.body->points())
+    fail(s, "/point/body", "body '" + s.target + "' (type " + std::string(c.body->typeName()) +
+                               ") has no points; expected a particle, rigid2d or rigid3d body");
+  const BodySlot& sl = model.slotOf(*c.body);
+  c.offset = sl.offset;
+  c.size = sl.size;
+  c.point = s.point;
+  c.acceleration = s.acceleration;
+  c.J = MatrixXd::Zero(3, sl.size);
+}
+
+/// A reaction needs a joint between body points, an effort a driver.
+void checkJointKind(const OutputSpec& s, const Constraint& j) {
+  const JointResultKind k = j.resultKind();
+  const std::string type(j.typeName());
+  if (s.kind == OutputKind::Reaction && k != JointResultKind::Points && k != JointResultKind::Tension)
+    fail(s, "/reaction", "joint '" + s.target + "' is a " + type +
+                             " joint without body points (no force and torque at a point); expected "
+                             "a joint between body points" +
+                             (k == JointResultKind::Effort ? " (use \"effort\" for a driver)" : ""));
+  if (s.kind == OutputKind::Effort && k != JointResultKind::Effort)
+    fail(s, "/effort", "joint '" + s.target + "' is a " + type +
+                           " joint; expected a coupling or a coordinate driver (such as theta = omega t)");
+}
+
 }  // namespace
 
 const std::vector<std::string>& energyChannelNames() {
@@ -104,64 +151,29 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
     c.name = s.name;
     c.column = columns_.size();
     switch (s.kind) {
-      case OutputKind::Value: {
-        SymbolTable table = base;
-        for (const auto& [k, v] : s.parameters.constants()) table.setConstant(k, v);
-        try {
-          c.expression = Expression::parse(s.expression, table);
-        } catch (const ExpressionError& e) {
-          fail(s, "/value", "in expression \"" + s.expression + "\": " + e.detail() +
-                                "; expected an expression of t, the coordinates (body.coord), their "
-                                "velocities (body.coord_dot) and the parameters");
-        }
-        for (int i = 0; i < im.n && !needsQdd_; ++i)
-          if (c.expression.dependsOn(firstQdd + i)) needsQdd_ = true;
+      case OutputKind::Value:
+        if (compileValue(s, base, firstQdd, im.n, c)) needsQdd_ = true;
         addColumn(s, s.name);
         break;
-      }
-      case OutputKind::Point: {
-        c.body = model.findBody(s.target);
-        if (!c.body)
-          fail(s, "/point/body", "unknown body '" + s.target + "'" + didYouMean(s.target, bodyNames) +
-                                     "; expected the name of a body of the scene or 'ground'");
-        if (!c.body->points())
-          fail(s, "/point/body", "body '" + s.target + "' (type " + std::string(c.body->typeName()) +
-                                     ") has no points; expected a particle, rigid2d or rigid3d body");
-        const BodySlot& sl = model.slotOf(*c.body);
-        c.offset = sl.offset;
-        c.size = sl.size;
-        c.point = s.point;
-        c.acceleration = s.acceleration;
-        c.J = MatrixXd::Zero(3, sl.size);
+      case OutputKind::Point:
+        compilePoint(model, s, bodyNames, c);
         for (const char* k : {".x", ".y", ".z", ".vx", ".vy", ".vz"}) addColumn(s, s.name + k);
         if (s.acceleration) {
           needsQdd_ = true;
           for (const char* k : {".ax", ".ay", ".az"}) addColumn(s, s.name + k);
         }
         break;
-      }
-      case OutputKind::Reaction: {
-        c.joint = findJoint(s, "/reaction");
-        const Constraint& j = *constraints[static_cast<std::size_t>(c.joint)];
-        const JointResultKind k = j.resultKind();
-        if (k != JointResultKind::Points && k != JointResultKind::Tension)
-          fail(s, "/reaction", "joint '" + s.target + "' is a " + std::string(j.typeName()) +
-                                   " joint without body points (no force and torque at a point); expected "
-                                   "a joint between body points" +
-                                   (k == JointResultKind::Effort ? " (use \"effort\" for a driver)" : ""));
-        needsJoints_ = true;
-        for (const char* k : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) addColumn(s, s.name + k);
-        break;
-      }
+      case OutputKind::Reaction:
       case OutputKind::Effort:
-        c.joint = findJoint(s, "/effort");
-        if (constraints[static_cast<std::size_t>(c.joint)]->resultKind() != JointResultKind::Effort)
-          fail(s, "/effort", "joint '" + s.target + "' is a " +
-                                 std::string(constraints[static_cast<std::size_t>(c.joint)]->typeName()) +
-                                 " joint; expected a coupling or a coordinate driver (such as theta = omega t)");
+        c.joint = findJoint(s, s.kind == OutputKind::Reaction ? "/reaction" : "/effort");
+        checkJointKind(s, *constraints[static_cast<std::size_t>(c.joint)]);
         needsJoints_ = true;
-        addColumn(s, s.name);
-        addColumn(s, s.name + ".power");
+        if (s.kind == OutputKind::Reaction) {
+          for (const char* k : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) addColumn(s, s.name + k);
+        } else {
+          addColumn(s, s.name);
+          addColumn(s, s.name + ".power");
+        }
         break;
       case OutputKind::Energy: {
         const auto& names = energyChannelNames();

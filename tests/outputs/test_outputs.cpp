@@ -206,3 +206,21 @@ TEST_CASE("outputs: the declared potential of expression and linear bodies makes
   bad["bodies"][0]["potential"] = "x_dot^2";
   CHECK_THAT(loadError(bad), Catch::Contains("/bodies/0/potential") && Catch::Contains("depends on the velocity"));
 }
+
+TEST_CASE("outputs: a sample with reaction, effort and acceleration channels does not allocate") {
+  // the driven slider-crank of the examples: structured path, joint results of two joints
+  const Scene scene = loadScene(std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/slider_crank_outputs.json");
+  ModelSystem system(scene.model);
+  const OutputChannels ch(scene.model, scene.outputs);
+  REQUIRE(ch.needsJointResults());
+  NullRecorder sink;
+  ChannelRecorder rec(system, ch, true, sink);
+  rec.begin(scene.model.coordinateNames());
+  State s = scene.model.initialState();
+  const ConstraintResiduals res{};
+  rec.record(Sample{s, 1.0, res});  // warm-up: thread-local buffers, first (dense) evaluation
+  rec.record(Sample{s, 1.0, res});
+  const long before = test::heapAllocations();
+  for (int k = 0; k < 5; ++k) rec.record(Sample{s, 1.0, res});
+  CHECK(test::heapAllocations() == before);
+}
