@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev               # bench/ (Google Benchmark)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
+  clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
 )
 
 missing=()

@@ -371,6 +371,9 @@ struct InstancePlan {
 
 class Loader {
  public:
+  /// `includeRoot`: when not empty, every include must resolve (symbolic links followed)
+  /// inside this folder.
+  explicit Loader(fs::path includeRoot = {}) : includeRoot_(std::move(includeRoot)) {}
   Scene load(const nlohmann::json& doc, const std::string& file);
 
  private:
@@ -395,7 +398,27 @@ class Loader {
   std::set<std::string> included_;
   std::map<std::string, std::string> names_;  // qualified name -> what and where
   std::size_t elements_ = 0;
+  fs::path includeRoot_;
 };
+
+/// True when `p` (canonical) lies inside the folder `root` (canonical).
+bool isInside(const fs::path& p, const fs::path& root) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q) {
+    if (r->empty()) continue;  // a trailing separator
+    if (q == p.end() || *q != *r) return false;
+  }
+  return true;
+}
+
+/// The folder includes are confined to (empty: not confined).
+fs::path includeRootFor(const SceneOptions& options, const std::string& file) {
+  if (!options.confineIncludes) return {};
+  std::error_code ec;
+  fs::path root = options.includeRoot.empty() ? fs::absolute(file, ec).parent_path() : fs::path(options.includeRoot);
+  fs::path canonical = fs::weakly_canonical(root, ec);
+  return ec ? root.lexically_normal() : canonical;
+}
 
 void Loader::claimName(const std::string& qualified, const std::string& kind, const JsonCursor& element) {
   const auto [it, inserted] = names_.emplace(qualified, kind + " at " + where(element));
@@ -430,6 +453,9 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
       entry.failWith("included path '" + given + "' ('" + display + "') is not a regular file; expected a JSON component library");
     std::string key = fs::weakly_canonical(path, ec).string();
     if (ec) key = fs::absolute(path, ec).string();
+    if (!includeRoot_.empty() && !isInside(fs::path(key), includeRoot_))
+      entry.failWith("included file '" + given + "' resolves to '" + key + "', outside '" + includeRoot_.string() +
+                     "'; includes are confined to that folder (SceneOptions::includeRoot, --include-root)");
     const auto cyc = std::find_if(stack.begin(), stack.end(), [&](const IncludeFrame& f) { return f.key == key; });
     if (cyc != stack.end()) {
       std::string chain;
@@ -442,7 +468,7 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     const std::string context = " (included from " + where(entry) + ")";
     stack.push_back({key, display});
     try {
-      documents_.push_back(detail::readSceneFile(display));
+      documents_.push_back(detail::readIncludedFile(display));
       const JsonCursor lib(documents_.back(), display);
       checkVersion(lib, "a component library");
       lib.rejectUnknownKeys(kLibraryKeys);
@@ -872,7 +898,7 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
 
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options) {
   try {
-    Scene scene = Loader().load(document, file);
+    Scene scene = Loader(includeRootFor(options, file)).load(document, file);
     if (scene.completeMassless || options.completeMassless) {
       scene.completeMassless = true;
       return completeScene(std::move(scene));

@@ -5,6 +5,7 @@
 #include <Eigen/Geometry>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ namespace joinery::detail {
 /// of the range of a double are errors naming their JSON path.
 /// @throws InputError
 nlohmann::json readSceneFile(const std::string& path);
+/// Largest included library, in bytes.
+constexpr std::uintmax_t kMaxIncludeBytes = std::uintmax_t{16} << 20;
+/// Reads an included library: strict, at most kMaxIncludeBytes, errors never quote content.
+nlohmann::json readIncludedFile(const std::string& path);
 
 /// Nesting depth of a JSON value (a scalar is 0), computed without recursion; stops counting
 /// beyond `limit` (returns limit + 1).

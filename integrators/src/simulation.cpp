@@ -233,6 +233,16 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
       badSetting("rtol", "dopri5 needs rtol >= 0 and atol >= 0, not both zero (rtol = " +
                              num(settings.rtol) + ", atol = " + num(settings.atol) + ")");
   }
+  // bounded work: a run whose samples or fixed steps would not fit the limits is refused
+  // before it starts (an output_interval of 5e-324 would otherwise never end)
+  if ((tEnd - t0) / dt > static_cast<double>(options.maxSamples))
+    badSetting("output_interval", "output_interval = " + num(dt) + " gives " + num((tEnd - t0) / dt) +
+                                      " samples over [" + num(t0) + ", " + num(tEnd) + "]; the limit is " +
+                                      std::to_string(options.maxSamples) + " (RunOptions::maxSamples)");
+  if (*kind == IntegratorKind::Rk4 && (tEnd - t0) / settings.step > static_cast<double>(options.maxFixedSteps))
+    badSetting("step", "step = " + num(settings.step) + " gives " + num((tEnd - t0) / settings.step) +
+                           " steps over [" + num(t0) + ", " + num(tEnd) + "]; the limit is " +
+                           std::to_string(options.maxFixedSteps) + " (RunOptions::maxFixedSteps)");
   if (initial.q.size() != n || initial.v.size() != n)
     throw SimulationError("initial state has " + std::to_string(initial.q.size()) + " coordinates and " +
                           std::to_string(initial.v.size()) + " velocities; the system has " +

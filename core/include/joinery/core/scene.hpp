@@ -54,6 +54,12 @@ struct SceneOptions {
   /// model is ill posed at its initial state and every indeterminate direction has a
   /// symbolic force balance, add the balances as `expression` joints (docs/completion.md).
   bool completeMassless = false;
+  /// Confine included libraries to a folder: every include must resolve, symbolic links
+  /// followed, inside `includeRoot` (when empty: the folder of the scene file). Off by default,
+  /// because the format allows relative paths such as `../lib/links.json`; included files are
+  /// always limited in size and never quoted in errors (docs/scene-format.md, "Limits").
+  bool confineIncludes = false;
+  std::string includeRoot;
 };
 
 /// Reads and loads a scene file. Includes are resolved relative to the file's directory.
