@@ -17,6 +17,8 @@ export function loadPageData(doc) {
   const all = new Float64Array(buffer);
   if (all.length !== names.length * frames)
     throw new Error(`samples: ${all.length} numbers, expected ${names.length} columns x ${frames} frames`);
+  // the page text of the samples is no longer needed (large runs: tens of MB)
+  doc.getElementById('joinery-samples').textContent = '';
   const columns = {};
   names.forEach((n, k) => { columns[n] = all.subarray(k * frames, (k + 1) * frames); });
   return { scene, columns, names, frames };

@@ -2,10 +2,16 @@
 // joints, springs, ground and world axes, posed frame by frame from the samples.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import { mergeGeometries } from 'three/examples/jsm/utils/BufferGeometryUtils.js';
 import { point3, poseAt, transformPoint } from './data.js';
 
 const PALETTE = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xb07aa1, 0x76b7b2, 0xedc948, 0xff9da7, 0x9c755f];
 const HIGHLIGHT = 0xe8112d;
+/// Bodies (and joint markers) of one shape drawn as one instanced mesh from this many on.
+const INSTANCE_FROM = 8;
+/// Mesh detail (segments around a circle); lowered for large models (software renderers).
+let SEG = 20;
+const seg = (n) => Math.max(6, Math.round((n * SEG) / 20));
 
 function material(color) {
   return new THREE.MeshStandardMaterial({ color, roughness: 0.55, metalness: 0.1 });
@@ -56,28 +62,36 @@ function visualShape(v, color, scale) {
   return obj;
 }
 
-/// A body drawn automatically: a link through its points, a sphere for a particle, a frame.
-function autoShape(b, color, r) {
-  const g = new THREE.Group();
-  const mat = material(color);
-  const pts = b.points.map(point3);
-  if (b.type === 'particle') {
-    g.add(new THREE.Mesh(new THREE.SphereGeometry(2.2 * r, 24, 16), mat));
-    return g;
-  }
+/// The geometry of a capsule from a to b (cylinder and two spheres, one mesh).
+function capsuleGeometry(r, a, b) {
+  const va = new THREE.Vector3(...a), vb = new THREE.Vector3(...b);
+  const d = vb.clone().sub(va), len = Math.max(d.length(), 1e-9);
+  const cyl = new THREE.CylinderGeometry(r, r, len, seg(20));
+  const m = new THREE.Matrix4().compose(va.clone().add(vb).multiplyScalar(0.5),
+    new THREE.Quaternion().setFromUnitVectors(new THREE.Vector3(0, 1, 0), d.normalize()), new THREE.Vector3(1, 1, 1));
+  cyl.applyMatrix4(m);
+  const ends = [a, b].map((p) => new THREE.SphereGeometry(r, seg(16), seg(12)).translate(...p));
+  return mergeGeometries([cyl, ...ends]);
+}
+
+/// A body drawn automatically, as one geometry: a link through its points (capsules around
+/// them), a sphere for a particle, a small block for a body with no points.
+function autoGeometry(b, r) {
+  if (b.type === 'particle') return new THREE.SphereGeometry(2.2 * r, seg(24), seg(16));
   const uniq = [];
-  for (const p of pts) if (!uniq.some((q) => Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) < 1e-9)) uniq.push(p);
-  if (uniq.length === 0) {
-    g.add(new THREE.Mesh(new THREE.BoxGeometry(3 * r, 3 * r, 3 * r), mat));
-  } else if (uniq.length === 1) {
-    g.add(capsule(r, [0, 0, 0], uniq[0], mat));
-  } else {
-    for (let i = 0; i < uniq.length; ++i) {
-      if (uniq.length === 2 && i === 1) break;
-      g.add(capsule(r, uniq[i], uniq[(i + 1) % uniq.length], mat));
-    }
+  for (const p of b.points.map(point3)) if (!uniq.some((q) => Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) < 1e-9)) uniq.push(p);
+  if (uniq.length === 0) return new THREE.BoxGeometry(3 * r, 3 * r, 3 * r);
+  if (uniq.length === 1) return capsuleGeometry(r, [0, 0, 0], uniq[0]);
+  const parts = [];
+  for (let i = 0; i < uniq.length; ++i) {
+    if (uniq.length === 2 && i === 1) break;
+    parts.push(capsuleGeometry(r, uniq[i], uniq[(i + 1) % uniq.length]));
   }
-  return g;
+  return parts.length === 1 ? parts[0] : mergeGeometries(parts);
+}
+/// Bodies with equal auto geometry share it (and are instanced when many).
+function autoKey(b) {
+  return `${b.type}:${JSON.stringify(b.points.map(point3))}`;
 }
 
 function springGeometry(coils, radius, wire) {
@@ -95,7 +109,8 @@ export class MechanismView {
     this.data = data;
     const scene = data.scene;
     this.planar = scene.planar;
-    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    const large = scene.bodies.length > 64;  // large models: no multisampling, coarser meshes
+    this.renderer = new THREE.WebGLRenderer({ antialias: !large, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(window.devicePixelRatio || 1);
     container.appendChild(this.renderer.domElement);
     this.container = container;
@@ -107,10 +122,14 @@ export class MechanismView {
     this.scene3.add(sun);
     this.bodies = scene.bodies.filter((b) => b.type === 'rigid2d' || b.type === 'rigid3d' || b.type === 'particle');
     this.bodyByName = new Map(this.bodies.map((b) => [b.name, b]));
+    SEG = this.bodies.length > 64 ? 8 : 20;
     this.bounds = this.motionBounds();
     const size = this.bounds.getSize(new THREE.Vector3());
     this.extent = Math.max(size.x, size.y, size.z, 1e-3);
-    this.r = scene.linkRadius > 0 ? scene.linkRadius : 0.02 * this.extent;
+    // link radius: 2 % of the motion's extent, at most 8 % of the median body size
+    const sizes = this.bodies.map((b) => Math.max(0, ...b.points.map((p) => Math.hypot(...point3(p))))).filter((x) => x > 0).sort((x, y) => x - y);
+    const typical = sizes.length ? 2 * sizes[Math.floor(sizes.length / 2)] : Infinity;
+    this.r = Math.min(0.02 * this.extent, 0.04 * typical);
     this.build();
     this.makeCamera();
     this.resize();
@@ -139,12 +158,17 @@ export class MechanismView {
     const indeterminate = new Set(this.data.scene.check.indeterminate_bodies || []);
     this.frames = [];
     this.highlighted = this.bodies.filter((b) => indeterminate.has(b.name)).map((b) => b.name);
+    const groups = new Map();  // auto geometry key -> bodies
     this.bodies.forEach((b, k) => {
-      const color = indeterminate.has(b.name) ? HIGHLIGHT : PALETTE[k % PALETTE.length];
+      b.color = new THREE.Color(indeterminate.has(b.name) ? HIGHLIGHT : PALETTE[k % PALETTE.length]);
       const g = new THREE.Group();
       g.name = b.name;
-      if (b.visual && b.visual.length) for (const v of b.visual) g.add(visualShape(v, color, r));
-      else g.add(autoShape(b, color, r));
+      if (b.visual && b.visual.length) for (const v of b.visual) g.add(visualShape(v, b.color, r));
+      else {
+        const key = autoKey(b);
+        if (!groups.has(key)) groups.set(key, []);
+        groups.get(key).push(b);
+      }
       if (b.type !== 'particle') {
         const axes = new THREE.AxesHelper(6 * r);
         axes.visible = false;
@@ -154,9 +178,34 @@ export class MechanismView {
       b.object = g;
       this.scene3.add(g);
     });
+    this.instanced = [];
+    for (const list of groups.values()) {
+      const geo = autoGeometry(list[0], r);
+      if (list.length >= INSTANCE_FROM) {
+        const mesh = new THREE.InstancedMesh(geo, material(0xffffff), list.length);
+        list.forEach((b, i) => { mesh.setColorAt(i, b.color); b.instance = { mesh, index: i }; });
+        mesh.frustumCulled = false;
+        this.instanced.push(mesh);
+        this.scene3.add(mesh);
+      } else for (const b of list) b.object.add(new THREE.Mesh(geo, material(b.color)));
+    }
     this.markers = [];
     const jointMat = material(0x333a44), groundMat = material(0x8a8f98);
+    this.simple = new Map();
     for (const j of this.data.scene.joints) this.addJointMarker(j, jointMat, groundMat);
+    for (const { geo, mat, list } of this.simple.values()) {
+      if (list.length >= INSTANCE_FROM) {
+        const mesh = new THREE.InstancedMesh(geo, mat, list.length);
+        mesh.frustumCulled = false;
+        this.scene3.add(mesh);
+        list.forEach((el, index) => this.markers.push({ el, mesh, index }));
+        this.instanced.push(mesh);
+      } else for (const el of list) {
+        const mesh = new THREE.Mesh(geo, mat);
+        this.scene3.add(mesh);
+        this.markers.push({ el, mesh });
+      }
+    }
     const springMat = material(0x2a7a3a);
     this.springGeo = springGeometry(8, 2 * r, 0.35 * r);
     for (const f of this.data.scene.forces) {
@@ -173,15 +222,21 @@ export class MechanismView {
     const r = this.r, t = j.type;
     let geo, stretch = false;
     if (t === 'distance') { geo = new THREE.CylinderGeometry(0.4 * r, 0.4 * r, 1, 8); stretch = true; }
-    else if (t === 'spherical') geo = new THREE.SphereGeometry(1.9 * r, 20, 14);
-    else if (t.startsWith('revolute')) geo = new THREE.CylinderGeometry(1.6 * r, 1.6 * r, 3.2 * r, 24);
+    else if (t === 'spherical') geo = new THREE.SphereGeometry(1.9 * r, seg(20), seg(14));
+    else if (t.startsWith('revolute')) geo = new THREE.CylinderGeometry(1.6 * r, 1.6 * r, 3.2 * r, seg(24));
     else if (t.startsWith('prismatic')) geo = new THREE.BoxGeometry(5 * r, 2.6 * r, 2.6 * r);
     else if (t.startsWith('weld')) geo = new THREE.BoxGeometry(2.4 * r, 2.4 * r, 2.4 * r);
     else geo = new THREE.OctahedronGeometry(1.8 * r);
     const onGround = j.ends.every((e) => e.body === 'ground');
-    const mesh = new THREE.Mesh(geo, onGround ? groundMat : mat);
-    this.scene3.add(mesh);
-    this.markers.push({ el: j, mesh, stretch });
+    if (!stretch) {  // placed by a matrix: instanced when many of a kind
+      const key = `${t}:${onGround}`;
+      if (!this.simple.has(key)) this.simple.set(key, { geo, mat: onGround ? groundMat : mat, list: [] });
+      this.simple.get(key).list.push(j);
+    } else {
+      const mesh = new THREE.Mesh(geo, onGround ? groundMat : mat);
+      this.scene3.add(mesh);
+      this.markers.push({ el: j, mesh, stretch });
+    }
     if (t.startsWith('prismatic') && j.ends[0]) {  // the guide: a line along the axis
       const track = new THREE.Mesh(new THREE.CylinderGeometry(0.25 * r, 0.25 * r, 1, 6), material(0x9aa0a8));
       this.scene3.add(track);
@@ -250,7 +305,12 @@ export class MechanismView {
       this.poses.set(b.name, p);
       b.object.position.set(...p.position);
       b.object.quaternion.set(p.quaternion[1], p.quaternion[2], p.quaternion[3], p.quaternion[0]);
+      if (b.instance) {
+        b.object.updateMatrix();
+        b.instance.mesh.setMatrixAt(b.instance.index, b.object.matrix);
+      }
     }
+    const scratch = this.scratch || (this.scratch = new THREE.Object3D());
     const world = (end) => {
       const pose = this.poses.get(end.body);
       return pose ? transformPoint(pose, point3(end.point)) : point3(end.point);
@@ -276,13 +336,19 @@ export class MechanismView {
         m.mesh.quaternion.setFromUnitVectors(up, dir);
         m.mesh.scale.set(1, 1.2 * this.extent, 1);
       } else {
-        m.mesh.position.copy(b);
+        const o = m.index === undefined ? m.mesh : scratch;
+        o.position.copy(b);
         const t = m.el.type;
-        if (t === 'revolute2d') m.mesh.quaternion.setFromUnitVectors(up, new THREE.Vector3(0, 0, 1));
-        else if (axis && t.startsWith('revolute')) m.mesh.quaternion.setFromUnitVectors(up, axis);
-        else if (axis && t.startsWith('prismatic')) m.mesh.quaternion.setFromUnitVectors(new THREE.Vector3(1, 0, 0), axis);
+        if (t === 'revolute2d') o.quaternion.setFromUnitVectors(up, new THREE.Vector3(0, 0, 1));
+        else if (axis && t.startsWith('revolute')) o.quaternion.setFromUnitVectors(up, axis);
+        else if (axis && t.startsWith('prismatic')) o.quaternion.setFromUnitVectors(new THREE.Vector3(1, 0, 0), axis);
+        if (m.index !== undefined) {
+          o.updateMatrix();
+          m.mesh.setMatrixAt(m.index, o.matrix);
+        }
       }
     }
+    for (const mesh of this.instanced) mesh.instanceMatrix.needsUpdate = true;
     this.render();
   }
 

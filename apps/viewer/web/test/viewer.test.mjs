@@ -203,6 +203,32 @@ test('large runs are decimated to the size limit, with a message', async () => {
   await page.close();
 });
 
+test('visual shapes are drawn (a red sphere on the pendulum bob)', async () => {
+  const doc = JSON.parse(readFileSync(scene('examples/scenes/pendulum.json'), 'utf8'));
+  doc.bodies[0].visual = [{ type: 'sphere', radius: 0.15, color: '#ff0000' }];
+  const file = join(work, 'pendulum_visual.json');
+  writeFileSync(file, JSON.stringify(doc));
+  const html = join(work, 'pendulum_visual.html');
+  run(['view', file, '-o', html]);
+  const { page, errors } = await open(browser, html);
+  assert.deepEqual(await page.evaluate(() => window.joineryView.scene.bodies[0].visual),
+    [{ type: 'sphere', radius: 0.15, position: [0, 0, 0], color: '#ff0000' }]);
+  const red = await page.evaluate(() => {  // fraction of clearly red pixels
+    const src = document.querySelector('.view canvas');
+    const c = document.createElement('canvas');
+    c.width = src.width; c.height = src.height;
+    const g = c.getContext('2d');
+    g.drawImage(src, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] > 150 && d[i + 1] < 80 && d[i + 2] < 80) n++;
+    return n / (c.width * c.height);
+  });
+  assert.ok(red > 0.005, `the red sphere is drawn (${red} of the pixels)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('bad input: a visual shape with a wrong field, a CSV of another model (exit 2)', () => {
   const doc = JSON.parse(readFileSync(scene('examples/scenes/pendulum.json'), 'utf8'));
   doc.bodies[0].visual = [{ type: 'sphere', radius: 0.1 }, { type: 'box', size: [1, 1, 1], colour: '#ff0000' }];
