@@ -5,7 +5,7 @@
 #     from rest sampled every 1 ms (1001 frames);
 #   - Andrews' squeezer (examples/validation/a03_andrews_rigid.json), its own run.
 # Usage: sh bench/viewer_fps.sh   (BUILD names the build directory, default build; N the chain
-# length, default 1024; SECONDS how long each page plays, default 5)
+# length, default 1024; PLAY_SECONDS how long each page plays, default 5)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -33,7 +33,8 @@ PY
 run() {  # name scene
   "$joinery" simulate "$2" -o "$out/$1.csv" | sed -n 2,3p
   /usr/bin/time -f "  joinery view: %e s, %M kB" "$joinery" view "$2" --results "$out/$1.csv" -o "$out/$1.html"
-  node "$fps" "$out/$1.html" "${SECONDS:-5}"
+  node "$fps" "$out/$1.html" "${PLAY_SECONDS:-5}"
 }
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 run "chain$N" "$out/chain$N.json"
 run andrews "$root/examples/validation/a03_andrews_rigid.json"

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -32,8 +33,9 @@ const char* kViewHelp =
     "the mechanism in 3-D (planar models in their plane), played from the samples of RUN.csv\n"
     "(written by 'joinery simulate'), with plots of any of its columns. Without --results the\n"
     "page shows the initial state and the verdict of 'joinery check' (bodies whose motion is\n"
-    "undetermined are drawn red). Runs larger than --max-mb are thinned: every k-th sample\n"
-    "is kept, and columns that are not coordinates are left out of the plots first.\n\n"
+    "undetermined are drawn red). A run larger than --max-mb is thinned: every k-th sample is\n"
+    "kept so that the coordinates fit, then the other columns (velocities, energy, ...) as\n"
+    "far as they fit; the page and this command say what was left out.\n\n"
     "exit status: 0 done, 2 invalid input (or a program built without the viewer)\n\noptions:\n";
 
 /// Samples: column names and column-major values.
@@ -299,7 +301,7 @@ int runView(const std::vector<std::string>& argv) {
   if (!f) throw InputError("could not write the output file", *out);
   std::cout << "wrote " << *out << ": " << data["bodies"].size() << " bodies, " << samples.rows() << " frames"
             << (results ? "" : " (the initial state)") << ", " << samples.names.size() << " columns, "
-            << (page.size() + 500000) / 1000000 << " MB\n";
+            << std::fixed << std::setprecision(1) << static_cast<double>(page.size()) / 1e6 << " MB\n";
   for (const auto& m : messages) std::cout << "  note: " << m << "\n";
   if (!results && !check.value("well_posed", true))
     std::cout << "  check: " << check["status"].get<std::string>() << "; undetermined bodies drawn red\n";

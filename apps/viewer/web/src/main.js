@@ -112,6 +112,7 @@ function start() {
     plots.setColumns(names);
   }
   choosePlot(scene.plot || []);
+  if (data.frames <= 1) plotBox.append(el('div', { class: 'empty' }, 'one state only: plots need a run (joinery simulate, then --results)'));
   setFrame(0);
   requestAnimationFrame(tick);
 

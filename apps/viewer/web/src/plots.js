@@ -22,7 +22,7 @@ export class Plots {
     const self = this;
     const opts = {
       width: this.container.clientWidth || 600,
-      height: Math.max(160, (this.container.clientHeight || 220) - 70),
+      height: Math.max(160, (this.container.clientHeight || 280) - 56),
       series,
       scales: { x: { time: false } },
       axes: [{ label: 't (s)' }, {}],
@@ -55,7 +55,7 @@ export class Plots {
   }
 
   resize() {
-    if (this.chart) this.chart.setSize({ width: this.container.clientWidth, height: Math.max(160, this.container.clientHeight - 70) });
+    if (this.chart) this.chart.setSize({ width: this.container.clientWidth, height: Math.max(160, this.container.clientHeight - 56) });
   }
 
   /// Points drawn per series (0 with no chart).
