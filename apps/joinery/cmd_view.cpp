@@ -13,6 +13,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "joinery/core/check.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/scene.hpp"
 #include "report.hpp"
@@ -144,6 +145,12 @@ std::vector<std::string> fitToBudget(Samples& s, const Model& model, double maxB
                        std::to_string(s.rows()) + ") to keep the page under --max-mb " +
                        std::to_string(static_cast<long>(maxBytes / 1e6)));
   }
+  // energy, residuals and other outputs before the velocities (body.coord_dot)
+  const auto isVelocity = [&](std::size_t k) {
+    const std::string& n = s.names[k];
+    return n.size() > 4 && n.compare(n.size() - 4, 4, "_dot") == 0;
+  };
+  std::stable_partition(other.begin(), other.end(), [&](std::size_t k) { return !isVelocity(k); });
   double used = static_cast<double>(essential.size() * s.rows()) * perValue;
   std::vector<std::size_t> keep = essential;
   std::size_t dropped = 0;
@@ -252,7 +259,7 @@ int runView(const std::vector<std::string>& argv) {
     if (end != m->c_str() + m->size() || !(maxMb > 0)) throw UsageError{"--max-mb '" + *m + "': expected a number > 0"};
   }
 
-  const Scene scene = loadScene(file);
+  const Scene scene = loadSceneForCommand(file).scene;
   const auto results = args.get("--results");
   Samples samples;
   nlohmann::json check = nlohmann::json::object();
@@ -261,8 +268,7 @@ int runView(const std::vector<std::string>& argv) {
     checkMatchesScene(samples, scene.model, *results);
   } else {
     samples = initialSamples(scene.model);
-    const CheckReport report = makeCheckReport(scene);
-    const nlohmann::json cj = checkReportToJson(report);
+    const nlohmann::json cj = toJson(checkScene(scene));
     std::string status = cj.value("status", "");
     std::replace(status.begin(), status.end(), '_', ' ');
     check = {{"status", status}, {"well_posed", cj.value("well_posed", false)},
