@@ -95,11 +95,13 @@ void checkMatchesScene(const Samples& s, const Model& model, const std::string& 
     throw InputError("the first column is '" + (s.names.empty() ? std::string() : s.names[0]) +
                          "'; expected 't' (a CSV written by 'joinery simulate')",
                      path);
+  std::string header;  // the CSV's first columns, for the message
+  for (std::size_t k = 0; k < s.names.size() && k < 4; ++k) header += (k ? ", " : "") + s.names[k];
+  if (s.names.size() > 4) header += ", ... (" + std::to_string(s.names.size()) + " columns)";
   for (const std::string& c : model.coordinateNames())
     if (std::find(s.names.begin(), s.names.end(), c) == s.names.end())
-      throw InputError("column '" + c + "' (a coordinate of the scene) is missing; the results do not belong to this "
-                           "scene (its first coordinate columns: " +
-                           (s.names.size() > 1 ? s.names[1] : std::string("none")) + ")",
+      throw InputError("column '" + c + "' (a coordinate of the scene) is missing; the results are not of this "
+                           "scene (the CSV has " + header + ")",
                        path);
   if (s.rows() == 0) throw InputError("the results file has a header but no samples", path);
   const auto& t = s.columns[0];
