@@ -223,6 +223,35 @@ nlohmann::json bodiesJson(const Scene& scene, const nlohmann::json& joints, cons
   return out;
 }
 
+/// The verdict of `joinery check` for the page: status, the undetermined bodies, messages.
+nlohmann::json checkVerdict(const Scene& scene) {
+  const nlohmann::json cj = toJson(checkScene(scene));
+  std::string status = cj.value("status", "");
+  std::replace(status.begin(), status.end(), '_', ' ');
+  return {{"status", status}, {"well_posed", cj.value("well_posed", false)},
+          {"indeterminate_bodies", cj.value("indeterminate_bodies", nlohmann::json::array())},
+          {"messages", cj.value("messages", nlohmann::json::array())}};
+}
+
+/// What the page knows of the scene and the samples (the "joinery-data" element).
+nlohmann::json pageData(const Scene& scene, const std::string& file, const Samples& samples, const std::string& results) {
+  nlohmann::json data;
+  data["title"] = scene.name.empty() ? file : scene.name;
+  data["stem"] = std::filesystem::path(file).stem().string();
+  data["joints"] = elementsJson(scene.resolved["joints"]);
+  data["forces"] = elementsJson(scene.resolved["forces"]);
+  bool planar = true;
+  data["bodies"] = bodiesJson(scene, data["joints"], data["forces"], planar);
+  data["planar"] = planar;
+  data["samples"] = {{"columns", samples.names}, {"frames", samples.rows()}, {"results", results}};
+  nlohmann::json plot = nlohmann::json::array();  // to begin with: the first three coordinates
+  for (const auto& b : data["bodies"])
+    for (const auto& c : b["columns"])
+      if (plot.size() < 3 && !results.empty()) plot.push_back(c);
+  data["plot"] = plot;
+  return data;
+}
+
 std::string readScript() {
 #ifdef JOINERY_HAVE_VIEWER
   return std::string(kViewerScript, kViewerScriptSize);
@@ -270,33 +299,14 @@ int runView(const std::vector<std::string>& argv) {
     checkMatchesScene(samples, scene.model, *results);
   } else {
     samples = initialSamples(scene.model);
-    const nlohmann::json cj = toJson(checkScene(scene));
-    std::string status = cj.value("status", "");
-    std::replace(status.begin(), status.end(), '_', ' ');
-    check = {{"status", status}, {"well_posed", cj.value("well_posed", false)},
-             {"indeterminate_bodies", cj.value("indeterminate_bodies", nlohmann::json::array())},
-             {"messages", cj.value("messages", nlohmann::json::array())}};
+    check = checkVerdict(scene);
   }
   const std::size_t totalRows = samples.rows();
   const std::vector<std::string> messages = fitToBudget(samples, scene.model, maxMb * 1e6);
-
-  nlohmann::json data;
-  data["title"] = scene.name.empty() ? file : scene.name;
-  data["stem"] = std::filesystem::path(file).stem().string();
-  data["joints"] = elementsJson(scene.resolved["joints"]);
-  data["forces"] = elementsJson(scene.resolved["forces"]);
-  bool planar = true;
-  data["bodies"] = bodiesJson(scene, data["joints"], data["forces"], planar);
-  data["planar"] = planar;
+  nlohmann::json data = pageData(scene, file, samples, results.value_or(""));
   data["check"] = check;
   data["messages"] = messages;
-  data["samples"] = {{"columns", samples.names}, {"frames", samples.rows()}, {"rows", totalRows},
-                     {"results", results ? *results : std::string()}};
-  nlohmann::json plot = nlohmann::json::array();
-  for (const auto& b : data["bodies"])
-    for (const auto& c : b["columns"])
-      if (plot.size() < 3 && results) plot.push_back(c);
-  data["plot"] = plot;
+  data["samples"]["rows"] = totalRows;
 
   std::vector<double> values;
   values.reserve(samples.names.size() * samples.rows());

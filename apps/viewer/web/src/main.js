@@ -17,14 +17,9 @@ function el(tag, attrs = {}, ...children) {
 
 function fmtTime(t) { return t.toFixed(Math.abs(t) < 10 ? 4 : 3); }
 
-function start() {
-  document.head.append(el('style', {}, uplotCss + pageCss));
-  const data = loadPageData(document);
+/// The page's elements: header, 3-D view, controls, plot and column picker.
+function buildLayout(data) {
   const scene = data.scene;
-  const times = data.columns.t;
-  const app = document.getElementById('app');
-
-  // ---- layout
   const title = el('div', { class: 'title' }, `${scene.title}`);
   const notes = el('div', { class: 'notes' });
   const viewBox = el('div', { class: 'view' });
@@ -43,8 +38,14 @@ function start() {
   const picker = el('select', { id: 'columns', multiple: '', title: 'columns to plot (ctrl-click for several)' });
   for (const n of data.names) if (n !== 't') picker.append(el('option', { value: n }, n));
   const side = el('div', { class: 'side' }, el('div', { class: 'label' }, 'plot columns'), picker);
-  app.append(el('div', { class: 'header' }, title, notes), viewBox, controls, el('div', { class: 'bottom' }, plotBox, side));
+  document.getElementById('app').append(el('div', { class: 'header' }, title, notes), viewBox, controls, el('div', { class: 'bottom' }, plotBox, side));
 
+  for (const m of pageMessages(scene)) notes.append(el('span', { class: m.cls }, m.text));
+  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker };
+}
+
+/// The notes of the header: the check verdict, missing results, thinning, undrawn bodies.
+function pageMessages(scene) {
   const messages = [];
   const check = scene.check;
   if (check.status) messages.push({ cls: check.well_posed ? 'ok' : 'bad', text: `check: ${check.status}` +
@@ -53,7 +54,17 @@ function start() {
   for (const m of scene.messages || []) messages.push({ cls: 'info', text: m });
   const hidden = scene.bodies.filter((b) => !['rigid2d', 'rigid3d', 'particle'].includes(b.type)).map((b) => b.name);
   if (hidden.length) messages.push({ cls: 'info', text: `not drawn (generalised coordinates only): ${hidden.join(', ')}` });
-  for (const m of messages) notes.append(el('span', { class: m.cls }, m.text));
+  return messages;
+}
+
+
+function start() {
+  document.head.append(el('style', {}, uplotCss + pageCss));
+  const data = loadPageData(document);
+  const scene = data.scene;
+  const times = data.columns.t;
+  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker } = buildLayout(data);
+  const messages = pageMessages(scene);
 
   // ---- views
   const view = new MechanismView(viewBox, data);
@@ -116,9 +127,16 @@ function start() {
   setFrame(0);
   requestAnimationFrame(tick);
 
+  const state = () => ({ frame, playing, rafCount });
+  return makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages });
+}
+
+/// window.joineryView: the page's state for scripts and tests.
+function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages }) {
+  const times = data.columns.t, scene = data.scene;
   return {
-    setTime(t) { setPlaying(false); setTime(t); return times[frame]; },
-    getTime() { return times[frame]; },
+    setTime(t) { setPlaying(false); setTime(t); return times[state().frame]; },
+    getTime() { return times[state().frame]; },
     setFrame(i) { setPlaying(false); setFrame(i); },
     frameCount() { return data.frames; },
     frameTimes() { return Array.from(times); },
@@ -137,14 +155,14 @@ function start() {
     highlighted() { return view.highlighted.slice(); },
     play() { setPlaying(true); },
     pause() { setPlaying(false); },
-    isPlaying() { return playing; },
+    isPlaying() { return state().playing; },
     showFrames(on) { framesBox.checked = on; view.setFramesVisible(on); },
     /// requestAnimationFrame callbacks per second while playing, over `ms` milliseconds.
     async measureFps(ms = 3000) {
       setPlaying(true);
-      const c0 = rafCount, t0 = performance.now();
+      const c0 = state().rafCount, t0 = performance.now();
       await new Promise((r) => setTimeout(r, ms));
-      const fps = ((rafCount - c0) * 1000) / (performance.now() - t0);
+      const fps = ((state().rafCount - c0) * 1000) / (performance.now() - t0);
       setPlaying(false);
       return fps;
     },
