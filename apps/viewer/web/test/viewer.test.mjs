@@ -98,7 +98,6 @@ test('planar slider-crank: poses equal the CSV, scrubbing moves it, plots have e
   await page.evaluate(() => window.joineryView.setFrame(0));
   const a = await viewPixels(page);
   assert.ok(a.ink > 0.01, `the view is not blank (${a.ink} of the pixels drawn)`);
-  await screenshot(page, 'viewer-slider-crank.png');
   const before = await page.evaluate(() => window.joineryView.bodyPose('crank.rod'));
   await page.$eval('#scrub', (s) => { s.value = '37'; s.dispatchEvent(new Event('input')); });
   const times = await page.evaluate(() => window.joineryView.frameTimes());
@@ -236,6 +235,22 @@ test('visual shapes are drawn (a red sphere on the pendulum bob)', async () => {
   });
   assert.ok(red > 0.005, `the red sphere is drawn (${red} of the pixels)`);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the visual-shapes example: poses equal the CSV, the shapes are drawn', async () => {
+  const file = 'examples/scenes/double_pendulum_visual.json';
+  const csv = simulate(file, 2, 'double_pendulum_visual');
+  const { html } = view(file, 'double_pendulum_visual', csv);
+  const { page, errors, requests } = await open(browser, html);
+  assert.deepEqual(await page.evaluate(() => window.joineryView.scene.bodies.map((b) => b.visual.map((v) => v.type))),
+    [['capsule', 'box'], ['capsule', 'cylinder']]);
+  await checkPosesAgainstCsv(page, csv, { upper: 'rigid2d', lower: 'rigid2d' });
+  await page.evaluate(() => window.joineryView.setTime(1.2));
+  assert.ok((await viewPixels(page)).ink > 0.01);
+  await screenshot(page, 'viewer-visual.png');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests, []);
   await page.close();
 });
 
