@@ -145,6 +145,8 @@ std::string symbolicGeneralizedForce(const Model& model, int i, std::string& why
   return f[static_cast<std::size_t>(i - model.slotOf(body).offset)];
 }
 
+// long: one pass per indeterminate direction over the same state table and symbolic
+// forces (coefficients, balance text, level, joint JSON); the steps are commented inline.
 CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, const Diagnosis& d,
                                            const SolverTolerances& tol) {
   CompletionAnalysis out;
@@ -152,10 +154,7 @@ CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, c
   const auto& names = model.coordinateNames();
 
   // The variables of a balance: t, every coordinate, every velocity (qualified names).
-  SymbolTable table;
-  table.addVariable("t");
-  for (const auto& q : names) table.addVariable(q);
-  for (const auto& q : names) table.addVariable(q + "_dot");
+  SymbolTable table = SymbolTable::forState(names);
   std::vector<double> vars(static_cast<std::size_t>(1 + 2 * n));
   vars[0] = s.t;
   for (int i = 0; i < n; ++i) {

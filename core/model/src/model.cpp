@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/ground.hpp"
 
@@ -90,6 +91,8 @@ std::vector<std::string> ModelBuilder::bodyNames() const {
   return out;
 }
 
+// long: assembles the layout in one pass (slots, row blocks, names, local index maps) with
+// the checks of each step next to it.
 Model ModelBuilder::build() {
   Model model;
   Model::Owned& o = *model.owned_;
@@ -343,6 +346,8 @@ void Model::calcConstraints(const State& s, ModelWorkspace& ws) const {
 }
 
 void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
+  JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
+  JOINERY_ASSERT(ws.bodyM_.size() == slots_.size(), "workspace made for another model");
   ws.Q.setZero();
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const BodySlot& sl = slots_[i];
@@ -357,6 +362,8 @@ void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
 }
 
 void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
+  JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
+  JOINERY_ASSERT(ws.rowA_.size() == rows_.size() && ws.b.size() == m_, "workspace made for another model");
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const RowBlock& rb = rows_[r];
     const int j = owned_->blockConstraint[r];

@@ -127,12 +127,6 @@ std::string where(const JsonCursor& c) {
   return c.displayPath() + (c.file().empty() ? std::string() : " of " + c.file());
 }
 
-/// "found <v>; expected <what>" for a literal, "<expr> evaluates to <v>; expected <what>" otherwise.
-[[noreturn]] void failValue(const JsonCursor& c, double value, const std::string& expectation) {
-  if (c.value().is_number()) c.fail(expectation);
-  c.failWith(c.value().dump() + " evaluates to " + formatNumber(value) + "; expected " + expectation);
-}
-
 void checkVersion(const JsonCursor& doc, const std::string& what) {
   doc.requireObject();
   if (!doc.has("joinery"))
@@ -544,6 +538,8 @@ InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& 
   return InstancePlan{name, component, qualified + ".", def, scope, place};
 }
 
+// long: expands one scope (its bodies, joints, forces, then its instances recursively) with
+// the name qualification and placement of each kind next to its checks.
 Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, const ScopePtr& scope,
                               const PlacementInfo& place, std::vector<std::string>& stack,
                               const std::string& owner, bool component) {
@@ -701,6 +697,25 @@ SceneSection readSimulation(const JsonCursor& root, const SymbolTable& scope) {
   return s;
 }
 
+/// The flattened scene (Scene::resolved) from its evaluated parts.
+nlohmann::json resolvedScene(const std::string& name, const SymbolTable& parameters, const Vector3d& gravity,
+                             nlohmann::json bodies, nlohmann::json joints, nlohmann::json forces) {
+  nlohmann::json resolved = {{"joinery", 1}};
+  if (!name.empty()) resolved["name"] = name;
+  if (!parameters.constants().empty()) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [n, v] : parameters.constants()) params[n] = v;
+    resolved["parameters"] = params;
+  }
+  resolved["gravity"] = {gravity.x(), gravity.y(), gravity.z()};
+  resolved["bodies"] = std::move(bodies);
+  resolved["joints"] = std::move(joints);
+  resolved["forces"] = std::move(forces);
+  return resolved;
+}
+
+// long: the top level of a scene file in reading order (version, keys, parameters, includes,
+// components, gravity, expansion, creation of bodies / joints / forces, the model).
 Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   if (detail::jsonDepth(doc, detail::kMaxJsonDepth) > detail::kMaxJsonDepth)
     throw InputError("JSON nesting is more than " + std::to_string(detail::kMaxJsonDepth) +
@@ -791,17 +806,8 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   builder.setGravity(gravity);
   Model model = guarded(file, "/", "", [&] { return builder.build(); });
 
-  nlohmann::json resolved = {{"joinery", 1}};
-  if (!name.empty()) resolved["name"] = name;
-  if (!global->parameters.constants().empty()) {
-    nlohmann::json params = nlohmann::json::object();
-    for (const auto& [n, v] : global->parameters.constants()) params[n] = v;
-    resolved["parameters"] = params;
-  }
-  resolved["gravity"] = {gravity.x(), gravity.y(), gravity.z()};
-  resolved["bodies"] = std::move(bodies);
-  resolved["joints"] = std::move(joints);
-  resolved["forces"] = std::move(forces);
+  nlohmann::json resolved =
+      resolvedScene(name, global->parameters, gravity, std::move(bodies), std::move(joints), std::move(forces));
   if (simulation.given()) resolved["simulation"] = simulation.json;
   return Scene{name, file, std::move(model), std::move(simulation), std::move(resolved), completeMassless, {}};
 }

@@ -1,5 +1,6 @@
 #include "scene_support.hpp"
 
+#include "joinery/core/format.hpp"
 #include "joinery/core/scene_section.hpp"
 
 #include <algorithm>
@@ -131,12 +132,6 @@ std::string formatNumber(double value) {
   return buf;
 }
 
-std::string joinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // ---- numbers and parameters --------------------------------------------------------------
 
 double evaluateNumber(const JsonCursor& c, const SymbolTable& scope) {
@@ -157,6 +152,8 @@ double evaluateNumber(const JsonCursor& c, const SymbolTable& scope) {
   return v;
 }
 
+// long: a topological sort of the parameters with the error for each way a definition can
+// be wrong (names, types, unknown names, cycles) where it is found.
 SymbolTable evaluateParameters(const JsonCursor& definitions, const SymbolTable& fixed) {
   definitions.requireObject();
   const nlohmann::json& defs = definitions.value();

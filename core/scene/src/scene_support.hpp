@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "joinery/core/expression.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/types.hpp"
 
@@ -43,8 +44,7 @@ std::vector<std::string> namesIn(const std::string& text);
 /// Shortest text that reads back as exactly `value` ("0.1", "2", "1e+300").
 std::string formatNumber(double value);
 
-/// "a, b, c"
-std::string joinNames(const std::vector<std::string>& names);
+using joinery::joinNames;  // format.hpp
 
 /// A numeric field: a finite JSON number, or a string expression over the constants of
 /// `scope`, evaluated. @throws InputError at `c` (syntax, unknown names, non-finite values).

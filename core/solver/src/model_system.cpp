@@ -7,8 +7,9 @@
 // which is positive definite exactly when [M; A] has full column rank, and solves for the
 // constraint multipliers on S = As W^-1 As^T by iterated Tikhonov regularization; any state
 // that fails a check goes to the dense reference solver, which decides and explains.
-// Drift control projects positions and velocities with Gauss–Newton steps of least W-norm,
-// through the same regularized solve. docs/integrators.md explains the choices.
+// Drift control (model_system_projection.cpp) projects positions and velocities with
+// Gauss–Newton steps of least W-norm, through the same regularized solve.
+// docs/integrators.md explains the choices.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -19,121 +20,19 @@
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/forward_dynamics.hpp"
+#include "model_system_buffers.hpp"
 #include "sparse_path.hpp"
 
 namespace joinery {
+
+using detail::maxAbsRows;
+using detail::reportNonFinite;
+using detail::kDenseLimit;
 
 const std::vector<std::string>& DynamicSystem::constraintRowNames() const {
   static const std::vector<std::string> kNone;
   return kNone;
 }
-
-namespace {
-
-/// A non-finite model value met by the dense solver: the status says so, naming the entry.
-void reportNonFinite(const State& s, const NonFiniteError& e, AccelerationStatus& st) {
-  st.finite = false;
-  st.rankA = -1;
-  std::ostringstream os;
-  os << "non-finite model value at t = " << s.t << ": " << e.what();
-  st.message = os.str();
-}
-
-/// Models with more entries than this in M and A (n^2 + m n) get their dense matrices only when
-/// the dense solver or a projection first needs them (80 MB of doubles).
-constexpr double kDenseLimit = 1e7;
-
-/// Max |x_i| over the listed rows; `at` receives the row (or -1).
-double maxAbsRows(const VectorXd& x, const std::vector<int>& rows, int& at) {
-  double r = 0;
-  at = -1;
-  for (int i : rows) {
-    const double a = std::abs(x(i));
-    if (!(a <= r)) {  // also catches NaN
-      r = a;
-      at = i;
-    }
-  }
-  return r;
-}
-
-double maxAbsRows(const VectorXd& x, const std::vector<int>& rows) {
-  int at = -1;
-  return maxAbsRows(x, rows, at);
-}
-
-/// Least-W-norm solution of J x = g for row-scaled J (k x n), given the Cholesky factor of W:
-///     x = Y mu,  Y = W^-1 J^T,  S mu = g,  S = J Y,
-/// with S mu = g solved by K steps of iterated Tikhonov regularization
-///     mu_0 = 0,  mu_{j+1} = mu_j + (S + lambda I)^-1 (g - S mu_j),  lambda = reg * max S_ii.
-/// On an eigen-direction of S with eigenvalue s the error factor is (lambda / (s + lambda))^K:
-/// exact to round-off where the rows are well conditioned, smoothly released where a
-/// combination of rows becomes dependent (s << lambda). Buffers sized once.
-class MetricSolve {
- public:
-  void resize(Eigen::Index n, Eigen::Index k) {
-    Y = MatrixXd::Zero(n, k);
-    S = MatrixXd::Zero(k, k);
-    Sr = MatrixXd::Zero(k, k);
-    mu = VectorXd::Zero(k);
-    dmu = VectorXd::Zero(k);
-    // (the factorization allocates its k x k storage on first use; Eigen's decompositions are
-    // not assigned here: their status members start uninitialized)
-  }
-  /// Returns false if the regularized factorization fails (non-finite input).
-  bool solve(const Eigen::LLT<MatrixXd>& W, const MatrixXd& J, const VectorXd& g, double reg,
-             int iterations, VectorXd& x) {
-    Y = J.transpose();
-    W.solveInPlace(Y);
-    S.noalias() = J * Y;
-    double smax = 0;
-    for (Eigen::Index i = 0; i < S.rows(); ++i) smax = std::max(smax, S(i, i));
-    Sr = S;
-    Sr.diagonal().array() += reg * (smax > 0 ? smax : 1.0);
-    llt.compute(Sr);
-    if (llt.info() != Eigen::Success) return false;
-    mu.setZero();
-    dmu = g;
-    for (int j = 0; j < std::max(1, iterations); ++j) {
-      llt.solveInPlace(dmu);
-      mu += dmu;
-      dmu = g;
-      dmu.noalias() -= S * mu;
-    }
-    x.noalias() = Y * mu;
-    return x.allFinite();
-  }
-
-  MatrixXd Y, S, Sr;
-  VectorXd mu, dmu;
-  Eigen::LLT<MatrixXd> llt;
-};
-
-}  // namespace
-
-/// Buffers sized once for the model: no allocation in the evaluation itself (the dense
-/// solver allocates internally).
-struct ModelSystem::Buffers {
-  std::vector<int> holonomic;  // rows with a position-level residual (phi)
-  std::vector<int> velocity;   // rows with a velocity-level residual (phi' or psi)
-  VectorXd phi, psi, bmod;     // m
-  VectorXd x0, best, dx, z;    // n
-  MatrixXd As;                 // m x n: rows of A scaled to unit norm
-  VectorXd rowScale, bs, g, res;  // m
-  MatrixXd W;                  // n x n metric M + rho As^T As
-  Eigen::LLT<MatrixXd> llt;
-  MatrixXd rowsH, rowsV;       // mh x n, mv x n (scaled rows for the projections)
-  VectorXd rhsH, rhsV;         // mh, mv
-  MetricSolve all, hol, vel;   // on all rows / holonomic rows / velocity-level rows
-  Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS;  // rank report of the dense fast path
-  detail::BlockKkt kkt;        // the structured path
-  std::vector<int> denseComps; // components the structured path hands to the dense solver
-  VectorXd lambda, Fi, qc, localForce;  // non-ideal joints on the structured path
-  std::vector<int> blockConstraint;     // row block -> index in Model::constraints() (-1: internal)
-  bool blocksValidated = false;
-  std::vector<char> maskH, maskV;  // holonomic / velocity-level rows (structured projections)
-  VectorXd rhsRows;                // m
-};
 
 ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSolver solver)
     : model_(model), options_(options), solver_(solver),
@@ -220,7 +119,7 @@ void ModelSystem::ensureDense() {
 }
 
 EvaluationPath ModelSystem::resolvedPath() const noexcept {
-  if (!options_.fastPath || options_.path == EvaluationPath::Dense) return EvaluationPath::Dense;
+  if (options_.path == EvaluationPath::Dense) return EvaluationPath::Dense;
   if (options_.path == EvaluationPath::DenseMetric) return EvaluationPath::DenseMetric;
   return EvaluationPath::Structured;
 }
@@ -596,154 +495,6 @@ void ModelSystem::describeDense(const State& s, const Solution& sol, const Matri
     st.finite = false;
     st.message = "non-finite accelerations at t = " + std::to_string(s.t);
   }
-}
-
-namespace {
-
-/// Row-scaled gather: out.row(k) = J.row(rows[k]) / |J.row(rows[k])|, rhs likewise (negated:
-/// the step solves J dx = -r). Rows that are zero (within round-off of the largest) stay zero.
-void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& rows,
-                  MatrixXd& out, VectorXd& rhs) {
-  double maxNorm = 0;
-  for (int i : rows) maxNorm = std::max(maxNorm, J.row(i).norm());
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    const auto kk = static_cast<Eigen::Index>(k);
-    const double nr = J.row(rows[k]).norm();
-    const double s = (maxNorm > 0 && nr > 1e-13 * maxNorm) ? 1.0 / nr : 0.0;
-    out.row(kk) = s * J.row(rows[k]);
-    rhs(kk) = -s * r(rows[k]);
-  }
-}
-
-}  // namespace
-
-ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions& opt) {
-  return project(s, opt, true);
-}
-
-ProjectionReport ModelSystem::projectVelocities(State& s, const ProjectionOptions& opt) {
-  return project(s, opt, false);
-}
-
-ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bool positions) {
-  // positions: s.q onto phi(q, t) = 0 (holonomic rows, A = phi_q);
-  // velocities: s.v onto phi' = 0 / psi = 0 (A holds phi_q on holonomic rows and psi_v on
-  // non-holonomic rows; psi_v depends on v when psi is nonlinear in the velocities, so A is
-  // re-evaluated at every iterate in both cases)
-  ProjectionReport rep;
-  Buffers& b = *buf_;
-  const std::vector<int>& rows = positions ? b.holonomic : b.velocity;
-  if (rows.empty()) return rep;
-  VectorXd& x = positions ? s.q : s.v;
-  VectorXd& r = positions ? b.phi : b.psi;
-  auto residual = [&] {
-    if (positions)
-      model_.calcPositionErrors(s, ws_, r);
-    else
-      model_.calcVelocityErrors(s, ws_, r);
-    return maxAbsRows(r, rows);
-  };
-  double res = residual();
-  rep.residualBefore = res;
-  rep.residualAfter = res;
-  const double tol = opt.tolerance * std::max(1.0, x.cwiseAbs().maxCoeff());
-  if (res <= tol) return rep;
-  if (!std::isfinite(res)) {
-    rep.converged = false;
-    return rep;
-  }
-  b.x0 = x;
-  b.best = x;
-  double best = res;
-  // velocities: nearly dependent rows released earlier (see projectionRegularization)
-  const double projectionLambda =
-      positions ? options_.regularization : std::max(options_.regularization, options_.projectionRegularization);
-  // and twice the iterations, so that well-conditioned rows still converge to round-off
-  const int projectionIterations = positions ? options_.regularizationIterations : 2 * options_.regularizationIterations;
-  // Structured: each Gauss-Newton step solves [W As^T; As -dI] on the selected rows (the others
-  // masked out), W = M + rho As_P^T As_P with M taken at the starting point; any failure goes
-  // to the dense projection below.
-  if (resolvedPath() == EvaluationPath::Structured && b.blocksValidated && b.kkt.analyzed()) {
-    model_.calcBodyBlocks(s, ws_);
-    bool failed = false;
-    for (int it = 1; it <= opt.maxIterations; ++it) {
-      model_.calcRowBlocks(s, ws_);
-      detail::SparseOutcome out = b.kkt.factor(ws_, positions ? &b.maskH : &b.maskV, projectionLambda);
-      if (!out.factorized) {
-        failed = it == 1;
-        break;
-      }
-      b.rhsRows = -r;
-      b.kkt.iterate(ws_, nullptr, b.rhsRows, projectionIterations, b.dx, out);
-      if (!out.finite) {
-        failed = it == 1;
-        break;
-      }
-      x += b.dx;
-      rep.iterations = it;
-      res = residual();
-      if (res < best) {
-        best = res;
-        b.best = x;
-      }
-      if (res <= tol || !std::isfinite(res)) break;
-    }
-    if (!failed) {
-      x = b.best;
-      rep.residualAfter = best;
-      rep.converged = best <= tol;
-      rep.correction = (x - b.x0).cwiseAbs().maxCoeff();
-      return rep;
-    }
-    x = b.x0;
-    res = residual();
-  }
-  // the metric is taken at the starting point and kept over the iterations
-  ensureDense();
-  model_.calcMassAndForces(s, ws_);
-  model_.calcConstraints(s, ws_);
-  if (!factorizeMetric()) {
-    rep.converged = false;
-    return rep;
-  }
-  MatrixXd& J = positions ? b.rowsH : b.rowsV;
-  VectorXd& rhs = positions ? b.rhsH : b.rhsV;
-  MetricSolve& solve = positions ? b.hol : b.vel;
-  // keep the best iterate: Gauss-Newton may overshoot far from the manifold
-  for (int it = 1; it <= opt.maxIterations; ++it) {
-    if (it > 1) model_.calcConstraints(s, ws_);  // the rows at the current iterate
-    gatherScaled(ws_.A, r, rows, J, rhs);
-    if (!solve.solve(b.llt, J, rhs, projectionLambda, projectionIterations, b.dx))
-      break;
-    x += b.dx;
-    rep.iterations = it;
-    res = residual();
-    if (res < best) {
-      best = res;
-      b.best = x;
-    }
-    if (res <= tol || !std::isfinite(res)) break;
-  }
-  x = b.best;
-  rep.residualAfter = best;
-  rep.converged = best <= tol;
-  rep.correction = (x - b.x0).cwiseAbs().maxCoeff();
-  return rep;
-}
-
-ConstraintResiduals ModelSystem::calcConstraintResiduals(const State& s) {
-  ConstraintResiduals r;
-  Buffers& b = *buf_;
-  if (model_.numConstraintRows() == 0) return r;
-  model_.calcPositionErrors(s, ws_, b.phi);
-  model_.calcVelocityErrors(s, ws_, b.psi);
-  r.position = maxAbsRows(b.phi, b.holonomic, r.positionRow);
-  r.velocity = maxAbsRows(b.psi, b.velocity, r.velocityRow);
-  return r;
-}
-
-std::optional<double> ModelSystem::calcEnergy(const State& s) {
-  return model_.calcKineticEnergy(s) + model_.calcPotentialEnergy(s);
 }
 
 }  // namespace joinery

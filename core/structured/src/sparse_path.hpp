@@ -24,7 +24,6 @@
 
 #include "joinery/core/model.hpp"
 #include "joinery/core/types.hpp"
-#include "joinery/core/model_system.hpp"
 
 namespace joinery::detail {
 
@@ -116,6 +115,19 @@ class BlockKkt {
     int diag = 0;        // offset of the diagonal block (size x size, column-major)
     int firstLater = 0, numLater = 0;  // range in later_
   };
+  /// nodeComp_ and numComps_ from the body-joint graph's components (analyzeGraph).
+  void assignComponents();
+  // The steps of analyze():
+  /// Rows that enter the metric W (internal rows; joint rows of bodies whose own metric is
+  /// nearly singular) into penalized_.
+  void markPenalizedRows(const ModelWorkspace& ws);
+  /// The block graph, its connected components and the greedy elimination order (order_,
+  /// fillBlocks_); returns each node's later neighbours.
+  std::vector<std::vector<int>> orderElimination(const ModelWorkspace& ws);
+  /// Positions, diagonal and coupling block offsets, storage and the Schur update list.
+  void layoutStorage(std::vector<std::vector<int>>& laterOf);
+  /// The assembly jobs, in storage order.
+  void planAssembly();
   struct Later {
     int node;            // the later neighbour i
     int block;           // offset of block (i, k): size_i x size_k, column-major

@@ -32,6 +32,15 @@ class ExpressionError : public Error {
 /// variables are slots of the array handed to Expression::evaluate().
 class SymbolTable {
  public:
+  /// The variables of an expression over a state: `t` (slot 0), each coordinate (slots 1..n)
+  /// and each velocity `<coordinate>_dot` (slots n+1..2n), in the order given.
+  static SymbolTable forState(const std::vector<std::string>& coordinates) {
+    SymbolTable table;
+    table.addVariable("t");
+    for (const auto& c : coordinates) table.addVariable(c);
+    for (const auto& c : coordinates) table.addVariable(c + "_dot");
+    return table;
+  }
   /// Adds or replaces a named constant (a parameter).
   void setConstant(const std::string& name, double value);
   /// Adds a variable and returns its slot (slots are 0, 1, 2, ... in order of addition).
@@ -71,7 +80,7 @@ class Expression {
   double evaluate(const double* vars) const;
   /// Exact symbolic derivative with respect to the variable in `slot`.
   Expression derivative(int slot) const;
-  /// True when the expression does not depend on the variable in `slot`.
+  /// True when the expression depends on the variable in `slot` (reads it).
   bool dependsOn(int slot) const;
   bool isConstant() const;
   /// The source text (or a printed form for derived expressions).

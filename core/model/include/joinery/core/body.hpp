@@ -58,8 +58,8 @@ class FrameMarker {
   virtual Vector3d calcAngularBias(CVecRef q, CVecRef v) const = 0;
 };
 
-/// Base of every body type. Public non-virtual methods check sizes and forward to the
-/// protected `do*` virtuals (the Drake pattern).
+/// Base of every body type. A body type overrides the public virtual `calc*` methods; callers
+/// (Model) pass blocks of the sizes numCoordinates() and numInternalConstraints() give.
 class Body {
  public:
   explicit Body(std::string name);

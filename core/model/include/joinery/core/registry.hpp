@@ -1,7 +1,7 @@
 #pragma once
 /// @file registry.hpp
 /// Type registries: each body, joint and force type registers its name and JSON factory from
-/// its own source file (JOINERY_REGISTER_* below); adding a type never edits a list elsewhere.
+/// its own source file (JOINERY_REGISTER below); adding a type never edits a list elsewhere.
 /// Factories receive a FactoryContext that evaluates numeric fields (numbers or parameter
 /// expressions), resolves body names, and builds expressions.
 
@@ -43,8 +43,9 @@ class FactoryContext {
   MatrixXd matrix(const JsonCursor& c, int n, bool allowDiagonal = false) const;
   /// A numeric field if present, else `fallback`.
   double numberOr(const JsonCursor& parent, const std::string& key, double fallback) const;
-  /// Parses an expression field (a string or a number) with the parameters in scope plus
-  /// `variables` (slot order = order of variableNames). @throws InputError with the path and text.
+  /// Parses an expression field (a string or a number) at `c` with the parameters in scope
+  /// plus the variables of `variables` (their slots as numbered there).
+  /// @throws InputError with the path and text.
   Expression expression(const JsonCursor& c, const SymbolTable& variables) const;
 };
 

@@ -26,25 +26,21 @@ enum class EvaluationPath {
   /// Cholesky of the dense W = M + rho As^T As, dense regularized multipliers (O(n^3)), with
   /// the dense solver as fallback.
   DenseMetric,
-  /// The dense reference solver every time (same as fastPath = false).
+  /// The dense reference solver every time (no regularization: it cannot pass a singular
+  /// position with an adaptive integrator at tight tolerances, see docs/integrators.md).
   Dense
 };
 
 /// Options of ModelSystem.
 struct ModelSystemOptions {
-  /// The solver choice (automatic by default; an override for tests and benchmarks).
-  /// `fastPath = false` forces EvaluationPath::Dense.
-  EvaluationPath path = EvaluationPath::Automatic;
-  /// Evaluate states through a Cholesky factorization of W = M + rho A^T A (rho = max M_ii,
-  /// rows of A scaled to unit norm) and regularized multipliers (below), with the
-  /// well-posedness checks: W positive definite with a reciprocal condition estimate above
+  /// The one solver switch (automatic by default; an override for tests and benchmarks).
+  /// The fast paths (Structured, DenseMetric) evaluate states through W = M + rho A^T A
+  /// (rho = max M_ii, rows of A scaled to unit norm) and regularized multipliers (below), with
+  /// the well-posedness checks: W positive definite with a reciprocal condition estimate above
   /// `fastPathRcond`, and |A q'' - b| within the dense solver's consistency tolerance (or
-  /// within `singularInconsistency` on released rows). Any state that fails a check, the
-  /// first evaluation, and every model with a non-ideal joint go to the dense reference
-  /// solver, which decides and explains. false: the dense solver every time (no
-  /// regularization: it cannot pass a singular position with an adaptive integrator at tight
-  /// tolerances, see docs/integrators.md).
-  bool fastPath = true;
+  /// within `singularInconsistency` on released rows). Any state that fails a check goes to
+  /// the dense reference solver, which decides and explains.
+  EvaluationPath path = EvaluationPath::Automatic;
   double fastPathRcond = 1e-12;
   /// Fast path: the multipliers of S mu = rhs (S = As W^-1 As^T) by `regularizationIterations`
   /// steps of iterated Tikhonov regularization with lambda = regularization * max S_ii (an
@@ -56,14 +52,8 @@ struct ModelSystemOptions {
   double regularization = 1e-6;
   int regularizationIterations = 4;
   /// Velocity projection (drift control) uses the same regularized solve with this larger
-  /// lambda (position projection keeps `regularization`: it must meet 1e-12 in few iterations). Near a singular position a projection enforcing a nearly dependent
-  /// combination of rows turns a residual of 1e-9 into velocity corrections of 1e-4 per step
-  /// (amplification 1 / s); summed over the thousands of tiny steps an adaptive integrator
-  /// takes there at tight tolerances, that pumped energy into the A02 N-four-bar (+7 J, the
-  /// crank stuck at the flat position, exit 0) at rtol = atol = 1e-12. Projection is drift
-  /// control, not the equation of motion: releasing those combinations earlier costs nothing
-  /// in the accelerations and keeps every tolerance from 1e-10 to 1e-13 within 2e-6 of the
-  /// A02 reference (tests/mechanisms "[tight]").
+  /// lambda (position projection keeps `regularization`: it must meet 1e-12 in few
+  /// iterations). Why: docs/integrators.md, "Drift control near a singular position".
   double projectionRegularization = 1e-3;
   /// At or near a singular position (rows of A becoming dependent) with [M; A] of full rank,
   /// a residual |A q'' - b| up to this fraction of |b| (row-scaled) in the released
@@ -74,8 +64,8 @@ struct ModelSystemOptions {
 };
 
 /// The DynamicSystem of a Model: accelerations with a well-posedness check at every
-/// evaluation (ModelSystemOptions::fastPath, else the dense reference solver with the full
-/// rank diagnosis), drift control on the model's constraint rows.
+/// evaluation (ModelSystemOptions::path: a fast path, else the dense reference solver with
+/// the full rank diagnosis), drift control on the model's constraint rows.
 ///
 /// This is the only place in the integration path that knows Model. The evaluation buffers
 /// (ModelWorkspace, residual vectors, the metric W, the fast-path factors) are allocated once,

@@ -28,7 +28,7 @@ struct Case {
 
 void run(const Case& c, const char* integrator, bool fast) {
   ModelSystemOptions o;
-  o.fastPath = fast;
+  o.path = fast ? EvaluationPath::Automatic : EvaluationPath::Dense;
   ModelSystem sys(c.model.model, o);
   SimulationSettings set = c.settings;
   set.integrator = *parseIntegratorKind(integrator);
