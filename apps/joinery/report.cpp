@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -61,17 +62,45 @@ std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& co
   return out;
 }
 
-std::string joinNames(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 template <class T>
 std::vector<std::string> namesOf(const std::vector<const T*>& v) {
   std::vector<std::string> out;
   for (const T* x : v) out.push_back(x->name());
   return out;
+}
+}  // namespace
+
+namespace {
+/// The completion part of the text report: the balances added, or the missing ones.
+void writeCompletion(const CheckReport& r, std::ostringstream& os) {
+  if (r.completionAdded()) {
+    os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
+    for (const auto& b : r.completion.balances)
+      os << "  " << b.joint["name"].get<std::string>() << "  " << toString(b.level) << "  " << b.expression
+         << " = 0" << (b.satisfiedAtState ? "" : "  (violated by the initial state: " + num(b.valueAtState) + ")")
+         << "\n";
+  } else if (!r.completion.balances.empty()) {
+    os << "\nmissing force balances of massless points (w^T (Q + C) = 0 along each undetermined "
+          "direction w; docs/completion.md):\n";
+    for (const auto& b : r.completion.balances) {
+      os << "  w = (";
+      for (std::size_t k = 0; k < b.names.size(); ++k)
+        os << (k ? ", " : "") << b.coefficientTexts[k]
+           << " " << b.names[k];
+      os << "):\n";
+      if (b.completable) {
+        os << "    balance (" << toString(b.level) << " level): " << b.expression << " = 0";
+        if (!b.satisfiedAtState) os << "  (violated by the initial state: " << num(b.valueAtState) << ")";
+        os << "\n    add to \"joints\": " << b.joint.dump() << "\n";
+      } else {
+        os << "    cannot be completed: " << b.reason << "\n";
+      }
+    }
+    if (r.completion.completable())
+      os << "  or let joinery add them: --complete-massless, or \"complete_massless\": true in the scene\n";
+    else if (r.completionRequested)
+      os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
+  }
 }
 }  // namespace
 
@@ -126,35 +155,48 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     os << "rows in conflict: " << joinNames(rows) << "\n";
   }
   for (const auto& m : d.messages) os << "- " << m << "\n";
-  if (r.completionAdded()) {
-    os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
-    for (const auto& b : r.completion.balances)
-      os << "  " << b.joint["name"].get<std::string>() << "  " << toString(b.level) << "  " << b.expression
-         << " = 0" << (b.satisfiedAtState ? "" : "  (violated by the initial state: " + num(b.valueAtState) + ")")
-         << "\n";
-  } else if (!r.completion.balances.empty()) {
-    os << "\nmissing force balances of massless points (w^T (Q + C) = 0 along each undetermined "
-          "direction w; docs/completion.md):\n";
-    for (const auto& b : r.completion.balances) {
-      os << "  w = (";
-      for (std::size_t k = 0; k < b.names.size(); ++k)
-        os << (k ? ", " : "") << b.coefficientTexts[k]
-           << " " << b.names[k];
-      os << "):\n";
-      if (b.completable) {
-        os << "    balance (" << toString(b.level) << " level): " << b.expression << " = 0";
-        if (!b.satisfiedAtState) os << "  (violated by the initial state: " << num(b.valueAtState) << ")";
-        os << "\n    add to \"joints\": " << b.joint.dump() << "\n";
-      } else {
-        os << "    cannot be completed: " << b.reason << "\n";
-      }
-    }
-    if (r.completion.completable())
-      os << "  or let joinery add them: --complete-massless, or \"complete_massless\": true in the scene\n";
-    else if (r.completionRequested)
-      os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
-  }
+  writeCompletion(r, os);
+  os << jointResultsText(r.joints, model.coordinateNames());
   if (withAccelerations) os << "\n" << solutionToText(r.solution, model.coordinateNames());
+  return os.str();
+}
+
+std::string jointResultsText(const std::vector<JointResult>& joints, const std::vector<std::string>& names) {
+  if (joints.empty()) return "";
+  std::ostringstream os;
+  os << "\njoint results (force and torque on each body at its joint point, world axes; "
+        "docs/results.md):\n";
+  // round-off (below 1e-12 of the joint's largest generalized force, at least 1e-12) prints as 0
+  double scale = 1;
+  auto c = [&](double x) { return num(std::abs(x) <= 1e-12 * scale ? 0.0 : x); };
+  auto vec = [&](const Vector3d& v, bool planar, bool torque) {
+    if (planar) return torque ? c(v.z()) : "[" + c(v.x()) + ", " + c(v.y()) + "]";
+    return "[" + c(v.x()) + ", " + c(v.y()) + ", " + c(v.z()) + "]";
+  };
+  for (const JointResult& jr : joints) {
+    const std::string note = jr.unique ? "" : "  (not unique: minimum-norm split)";
+    scale = std::max(1.0, jr.generalized.size() ? jr.generalized.cwiseAbs().maxCoeff() : 0.0);
+    bool printed = false;
+    for (const JointSide* sd : {&jr.side1, &jr.side2}) {
+      if (!sd->present || !sd->hasWrench) continue;
+      os << "  " << jr.name << "  on " << sd->body << ": F = " << vec(sd->force, jr.planar, false)
+         << (jr.planar ? "  tau = " : "  T = ") << vec(sd->torque, jr.planar, true);
+      if (jr.generalizedNonideal.size() && jr.generalizedNonideal.cwiseAbs().maxCoeff() > 0)
+        os << "  (non-ideal part F = " << vec(sd->forceNonideal, jr.planar, false) << ")";
+      if (jr.kind == JointResultKind::Tension && !printed) os << "  tension = " << num(jr.tension);
+      os << note << "\n";
+      printed = true;
+    }
+    if (printed) continue;
+    os << "  " << jr.name;
+    if (jr.kind == JointResultKind::Effort)
+      os << "  effort = " << num(jr.effort) << "  power = " << num(jr.power);
+    else
+      for (std::size_t k = 0; k < jr.coordinates.size(); ++k)
+        os << (k ? ", " : "  generalized: ") << names[static_cast<std::size_t>(jr.coordinates[k])] << " = "
+           << num(jr.generalized(static_cast<Eigen::Index>(k)));
+    os << note << "\n";
+  }
   return os.str();
 }
 

@@ -1,0 +1,160 @@
+#pragma once
+/// @file constraint.hpp
+/// Joints and other constraints contribute rows `A_j q'' = b_j` on the coordinates of the
+/// bodies they connect. A constraint sees only its own bodies: its local coordinate layout is
+/// the concatenation of the coordinates of bodies() in order.
+
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "joinery/core/body.hpp"
+#include "joinery/core/types.hpp"
+
+namespace joinery {
+
+/// View of one body's state inside the global state vectors (no copies).
+struct BodyStateView {
+  const Body* body = nullptr;
+  const double* q = nullptr;
+  const double* v = nullptr;
+  int n = 0;
+  Eigen::Map<const VectorXd> coords() const { return Eigen::Map<const VectorXd>(q, n); }
+  Eigen::Map<const VectorXd> velocities() const { return Eigen::Map<const VectorXd>(v, n); }
+};
+
+/// What a constraint or force element is evaluated at: the time and its bodies' states,
+/// in the order of its bodies().
+struct LocalState {
+  double t = 0;
+  std::span<const BodyStateView> bodies;
+};
+
+/// The level at which a constraint is defined, which tells how drift is corrected and how
+/// initial conditions are checked.
+enum class ConstraintLevel {
+  Position,      ///< holonomic phi(q, t) = 0 (velocity: phi_q q' + phi_t = 0)
+  Velocity,      ///< nonholonomic psi(q, q', t) = 0
+  Acceleration   ///< rows given at acceleration level only
+};
+
+class Constraint;
+
+/// What joint results (joint_results.hpp) report for a constraint.
+enum class JointResultKind {
+  Generalized,  ///< no body points (expression joints): generalized forces only
+  Points,       ///< force and torque at the joint's points (Constraint::actionPoint)
+  Tension,      ///< Points plus the signed tension along the line between the points (distance)
+  Effort        ///< one row sum c_i q_i'' = b with A = c: effort = its multiplier, and power
+};
+
+/// The ideal force of a joint, what a non-ideal law may depend on.
+struct IdealForce {
+  double Fi = 0;  ///< |A_j^T lambda_j| (minimum-norm multipliers; a body listed twice summed)
+  /// A_j^T lambda_j over the joint's local coordinates (numLocalCoordinates() entries);
+  /// nullptr when unknown (a law then falls back on Fi, e.g. Coulomb friction uses N = Fi).
+  const double* local = nullptr;
+};
+
+/// A non-ideal constraint law: the work vector C (generalized D'Alembert principle) over the
+/// constraint's local coordinates, given the constraint's ideal force.
+class NonidealLaw {
+ public:
+  virtual ~NonidealLaw() = default;
+  /// Writes C (local size) for constraint `c` at state `s` from its ideal force `f`.
+  virtual void calcWork(const Constraint& c, const LocalState& s, const IdealForce& f, VecRef C) const = 0;
+  /// Same with only the magnitude Fi known.
+  void calcWork(const Constraint& c, const LocalState& s, double Fi, VecRef C) const {
+    calcWork(c, s, IdealForce{Fi, nullptr}, C);
+  }
+  virtual nlohmann::json toJson() const = 0;
+};
+
+/// Base of joints and constraints.
+class Constraint {
+ public:
+  Constraint(std::string name, std::vector<const Body*> bodies);
+  virtual ~Constraint() = default;
+  Constraint(const Constraint&) = delete;
+  Constraint& operator=(const Constraint&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  virtual std::string_view typeName() const = 0;
+  /// Bodies whose coordinates the rows touch (ground included when connected).
+  const std::vector<const Body*>& bodies() const noexcept { return bodies_; }
+  /// Sum of the bodies' coordinate counts: the column count of the local A block.
+  int numLocalCoordinates() const;
+
+  virtual int numRows() const = 0;
+  virtual ConstraintLevel level() const { return ConstraintLevel::Position; }
+
+  /// Acceleration-level rows: A (numRows x numLocalCoordinates) and b (numRows).
+  virtual void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const = 0;
+  /// Position-level residual phi(q, t) (numRows) for Position-level constraints.
+  /// Other levels write zeros.
+  virtual void calcPositionError(const LocalState& s, VecRef phi) const;
+  /// Velocity-level residual: phi_q q' + phi_t for holonomic rows, psi(q, q', t) for
+  /// nonholonomic rows; zeros for acceleration-level ones. The default uses the
+  /// acceleration rows: A q' (valid for scleronomic Position constraints).
+  virtual void calcVelocityError(const LocalState& s, VecRef psi) const;
+
+  /// What joint results report for it (default: generalized forces only).
+  virtual JointResultKind resultKind() const { return JointResultKind::Generalized; }
+  /// Points/Tension kinds: the point where the joint acts on its k-th body (frame of
+  /// bodies()[k]; world for ground).
+  virtual Vector3d actionPoint(int k) const {
+    (void)k;
+    return Vector3d::Zero();
+  }
+
+  /// Optional non-ideal law (friction, ...): C over the local coordinates.
+  const NonidealLaw* nonideal() const noexcept { return nonideal_.get(); }
+  void setNonideal(std::unique_ptr<NonidealLaw> law) { nonideal_ = std::move(law); }
+
+  /// Scene JSON of the joint (type, name, bodies, fields, nonideal); round-trips through the registry.
+  virtual nlohmann::json toJson() const = 0;
+
+ protected:
+  /// Helper for toJson(): adds the non-ideal law when there is one.
+  void addNonidealJson(nlohmann::json& j) const;
+
+ private:
+  std::string name_;
+  std::vector<const Body*> bodies_;
+  std::unique_ptr<NonidealLaw> nonideal_;
+};
+
+using ConstraintPtr = std::unique_ptr<Constraint>;
+
+/// A force element (spring, damper, applied force, gravity) adds to the Q blocks of its bodies.
+class ForceElement {
+ public:
+  ForceElement(std::string name, std::vector<const Body*> bodies);
+  virtual ~ForceElement() = default;
+  ForceElement(const ForceElement&) = delete;
+  ForceElement& operator=(const ForceElement&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  virtual std::string_view typeName() const = 0;
+  const std::vector<const Body*>& bodies() const noexcept { return bodies_; }
+  int numLocalCoordinates() const;
+  /// Adds the generalized force over the local coordinates (concatenated bodies()).
+  virtual void addForces(const LocalState& s, VecRef Q) const = 0;
+  /// Potential energy stored in the element (0 for non-conservative ones).
+  virtual double calcPotentialEnergy(const LocalState& s) const;
+  /// addForces() as expression texts over `names` (the concatenated coordinates of bodies(),
+  /// see symbolic.hpp); no value when the element has no closed form (the default).
+  virtual SymbolicVector symbolicForces(const SymbolicNames& names) const;
+  virtual nlohmann::json toJson() const = 0;
+
+ private:
+  std::string name_;
+  std::vector<const Body*> bodies_;
+};
+
+using ForceElementPtr = std::unique_ptr<ForceElement>;
+
+}  // namespace joinery

@@ -1,0 +1,186 @@
+#pragma once
+/// @file model.hpp
+/// The assembled model: bodies, constraints and force elements with a fixed coordinate layout.
+/// Immutable once built; evaluated at a State into a pre-sized Workspace with no heap
+/// allocation (see ModelWorkspace). The model's graph analysis lives in graph.hpp.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "joinery/core/body.hpp"
+#include "joinery/core/constraint.hpp"
+#include "joinery/core/state.hpp"
+#include "joinery/core/types.hpp"
+
+namespace joinery {
+
+/// Where one body's coordinates sit in the global vectors.
+struct BodySlot {
+  const Body* body = nullptr;
+  int offset = 0;  ///< first global coordinate index
+  int size = 0;    ///< number of coordinates
+};
+
+/// Where one constraint's rows sit: its own rows, or a body's internal constraints.
+struct RowBlock {
+  const Constraint* constraint = nullptr;  ///< nullptr for a body's internal constraint
+  const Body* body = nullptr;              ///< the body, for internal constraints
+  int row = 0;                             ///< first global row
+  int size = 0;                            ///< number of rows
+  std::string name;                        ///< joint name, or "<body>.norm" for internal ones
+};
+
+class Model;
+
+/// Pre-sized evaluation buffers for one model: the dense M, Q, A, b, C and every local block.
+/// Create one per thread with Model::makeWorkspace(); reuse it for every evaluation.
+class ModelWorkspace {
+ public:
+  MatrixXd M;  ///< n x n
+  VectorXd Q;  ///< n
+  MatrixXd A;  ///< m x n
+  VectorXd b;  ///< m
+  VectorXd C;  ///< n
+
+  /// Block evaluation (Model::calcBodyBlocks, Model::calcRowBlocks): the mass block of body i
+  /// (Model::bodySlots() order, n_i x n_i) and the local rows of row block r (size x the
+  /// concatenated coordinates of Model::rowBlockBodies(r)).
+  const MatrixXd& bodyMass(std::size_t i) const { return bodyM_[i]; }
+  const MatrixXd& rowBlockRows(std::size_t r) const { return rowA_[r]; }
+  /// True when M and A are allocated (Model::makeWorkspace(true)).
+  bool hasDenseMatrices() const noexcept { return dense_; }
+
+ private:
+  friend class Model;
+  struct Local {
+    std::vector<BodyStateView> views;
+    MatrixXd A;
+    VectorXd b, vec, g;  // g: A_j^T lambda_j of a non-ideal joint (calcNonidealWork)
+  };
+  std::vector<Local> constraints_, forces_;
+  std::vector<MatrixXd> bodyM_;
+  std::vector<VectorXd> bodyQ_;
+  std::vector<MatrixXd> rowA_;  // per row block (block evaluation)
+  bool dense_ = true;
+};
+
+/// Builds a Model. Owns bodies, constraints and forces until build().
+class ModelBuilder {
+ public:
+  ModelBuilder();
+  ~ModelBuilder();
+  ModelBuilder(ModelBuilder&&) noexcept;
+  ModelBuilder& operator=(ModelBuilder&&) noexcept;
+
+  /// The fixed world body (named "ground", no coordinates).
+  const Body& ground() const;
+  /// Adds a body; its name must be unique (ModelError otherwise). Returns a stable reference.
+  const Body& addBody(BodyPtr body);
+  const Constraint& addConstraint(ConstraintPtr c);
+  const ForceElement& addForce(ForceElementPtr f);
+  /// Uniform gravity (m/s^2, world frame), applied through Body::addGravityForce().
+  void setGravity(const Vector3d& g);
+  /// The body with this name ("ground" included), or nullptr.
+  const Body* findBody(const std::string& name) const;
+  std::vector<std::string> bodyNames() const;
+  /// Checks that every joint and force refers to bodies of this model and assembles the layout.
+  /// @throws ModelError
+  Model build();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// An assembled, immutable model.
+class Model {
+ public:
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  int numCoordinates() const noexcept { return n_; }
+  int numConstraintRows() const noexcept { return m_; }
+  const Body& ground() const;
+  /// Bodies in order (ground excluded).
+  const std::vector<BodySlot>& bodySlots() const noexcept { return slots_; }
+  /// Global slot of a body (ground: offset 0, size 0).
+  const BodySlot& slotOf(const Body& b) const;
+  const std::vector<RowBlock>& rowBlocks() const noexcept { return rows_; }
+  std::vector<const Body*> bodies() const;
+  std::vector<const Constraint*> constraints() const;
+  std::vector<const ForceElement*> forces() const;
+  const Vector3d& gravity() const noexcept { return gravity_; }
+  const Body* findBody(const std::string& name) const;
+
+  /// Global coordinate names "body.coord" (n).
+  const std::vector<std::string>& coordinateNames() const noexcept { return coordNames_; }
+  /// Names of the constraint rows "joint[k]" (m).
+  const std::vector<std::string>& rowNames() const noexcept { return rowNames_; }
+  /// The body owning global coordinate i.
+  const Body& bodyOfCoordinate(int i) const;
+
+  /// Initial state from the bodies' definitions (t = 0).
+  State initialState() const;
+  ModelWorkspace makeWorkspace() const;
+  /// A workspace with (denseMatrices) or without the dense n x n M and m x n A: a block-only
+  /// workspace serves calcBodyBlocks/calcRowBlocks and the error evaluations, for models too
+  /// large for dense matrices.
+  ModelWorkspace makeWorkspace(bool denseMatrices) const;
+
+  /// Slot indices (bodySlots() order, -1 for the ground) of the bodies whose coordinates the
+  /// local rows of row block r span, in local column order (internal rows: their body).
+  const std::vector<int>& rowBlockBodies(std::size_t r) const { return rowBodies_[r]; }
+  /// Block evaluation, no allocation: the mass block of every body into ws.bodyMass(i) and
+  /// Q (as calcMassAndForces) into ws.Q.
+  void calcBodyBlocks(const State& s, ModelWorkspace& ws) const;
+  /// Block evaluation, no allocation: the local rows of every row block into
+  /// ws.rowBlockRows(r) and the right-hand side into ws.b.
+  void calcRowBlocks(const State& s, ModelWorkspace& ws) const;
+
+  /// Evaluates M, Q (body forces + gravity + force elements) into ws.M, ws.Q. No allocation.
+  void calcMassAndForces(const State& s, ModelWorkspace& ws) const;
+  /// Evaluates the acceleration-level constraint rows into ws.A, ws.b. No allocation.
+  void calcConstraints(const State& s, ModelWorkspace& ws) const;
+  /// Position-level residual phi (m entries; zero for non-holonomic rows).
+  void calcPositionErrors(const State& s, ModelWorkspace& ws, VecRef phi) const;
+  /// Velocity-level residual (m entries; zero for acceleration-level rows).
+  void calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) const;
+  /// Non-ideal work vector C (n) from the ideal multipliers `lambdaIdeal` (m; A^T lambda = the
+  /// ideal constraint force): each non-ideal joint's law gets its own A_j^T lambda_j (local
+  /// rows re-evaluated) and its magnitude Fi. Writes ws.C. No allocation.
+  void calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& lambdaIdeal) const;
+  bool hasNonideal() const noexcept { return hasNonideal_; }
+  /// Total energy pieces at a state.
+  double calcKineticEnergy(const State& s) const;
+  double calcPotentialEnergy(const State& s) const;
+  /// Renormalizes coordinates with internal constraints (quaternions) in place.
+  void normalizeCoordinates(VecRef q) const;
+
+ private:
+  friend class ModelBuilder;
+  Model();
+  /// Adds every force element's generalized force to ws.Q (shared by the dense and block
+  /// evaluations).
+  void addElementForces(const State& s, ModelWorkspace& ws) const;
+
+  struct Owned;
+  std::unique_ptr<Owned> owned_;
+  std::vector<BodySlot> slots_;
+  std::vector<RowBlock> rows_;
+  std::vector<std::string> coordNames_, rowNames_;
+  std::vector<int> coordBody_;
+  std::vector<std::vector<int>> rowBodies_;  // per row block: body slot indices (-1 ground)
+  Vector3d gravity_ = Vector3d::Zero();
+  int n_ = 0, m_ = 0;
+  bool hasNonideal_ = false;
+};
+
+/// The non-ideal work C_j of constraint `c` (local coordinates) at `ls` from its ideal force
+/// over its local coordinates `gIdeal` = A_j^T lambda_j; `slots` are its bodies' slots (a body
+/// listed twice counts once in Fi = |A_j^T lambda_j|). Writes C (zero without a law). No allocation.
+void calcJointNonidealWork(const Constraint& c, const LocalState& ls, const std::vector<BodySlot>& slots,
+                           const VectorXd& gIdeal, VecRef C);
+
+}  // namespace joinery
