@@ -43,7 +43,7 @@ const std::vector<std::string> kComponentKeys{"description", "parameters", "bodi
 const std::vector<std::string> kInstanceKeys{"name", "component", "parameters", "placement"};
 const std::vector<std::string> kSimulationKeys{"t_end", "integrator", "rtol", "atol",
                                                "step",  "output_interval", "stabilization"};
-const std::vector<std::string> kIntegrators{"rk4", "dopri5"};
+const std::vector<std::string> kIntegrators{"rk4", "dopri5", "implicit", "radau5"};  // implicit: issue 18
 const std::vector<std::string> kStabilizations{"none", "baumgarte", "projection"};
 
 const nlohmann::json kNull;

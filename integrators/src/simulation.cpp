@@ -1,6 +1,7 @@
 // The simulation loop: initial conditions, integration, drift control, sampling, outcome.
 #include "joinery/core/format.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/integrators/radau5.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -18,6 +19,7 @@ const char* toString(IntegratorKind k) noexcept {
   switch (k) {
     case IntegratorKind::Rk4: return "rk4";
     case IntegratorKind::Dopri5: return "dopri5";
+    case IntegratorKind::Radau5: return "radau5";  // implicit (issue 18)
   }
   return "unknown";
 }
@@ -34,6 +36,7 @@ const char* toString(Stabilization s) noexcept {
 std::optional<IntegratorKind> parseIntegratorKind(std::string_view s) noexcept {
   if (s == "rk4") return IntegratorKind::Rk4;
   if (s == "dopri5") return IntegratorKind::Dopri5;
+  if (s == "radau5" || s == "implicit") return IntegratorKind::Radau5;  // implicit (issue 18)
   return std::nullopt;
 }
 
@@ -213,7 +216,8 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
   // ---- settings ----
   const auto kind = parseIntegratorKind(settings.integrator);
   if (!kind)
-    badSetting("integrator", "unknown integrator '" + settings.integrator + "'; expected rk4 or dopri5");
+    badSetting("integrator", "unknown integrator '" + settings.integrator +
+                                  "'; expected rk4, dopri5, implicit or radau5");
   const auto stab = parseStabilization(settings.stabilization);
   if (!stab)
     badSetting("stabilization", "unknown stabilization '" + settings.stabilization +
@@ -227,12 +231,14 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
     badSetting("output_interval", "output_interval = " + num(dt) + " must be > 0");
   if (*kind == IntegratorKind::Rk4 && (!(settings.step > 0) || !std::isfinite(settings.step)))
     badSetting("step", "step = " + num(settings.step) + " must be > 0 for rk4");
-  if (*kind == IntegratorKind::Dopri5) {
+  if (*kind != IntegratorKind::Rk4) {
     if (!(settings.rtol >= 0) || !(settings.atol >= 0) || !(settings.rtol > 0 || settings.atol > 0) ||
         !std::isfinite(settings.rtol) || !std::isfinite(settings.atol))
-      badSetting("rtol", "dopri5 needs rtol >= 0 and atol >= 0, not both zero (rtol = " +
+      badSetting("rtol", std::string(toString(*kind)) + " needs rtol >= 0 and atol >= 0, not both zero (rtol = " +
                              num(settings.rtol) + ", atol = " + num(settings.atol) + ")");
   }
+  if (*kind == IntegratorKind::Radau5 && !(settings.rtol > 0))
+    badSetting("rtol", "radau5 needs rtol > 0 (rtol = " + num(settings.rtol) + ")");
   if (initial.q.size() != n || initial.v.size() != n)
     throw SimulationError("initial state has " + std::to_string(initial.q.size()) + " coordinates and " +
                           std::to_string(initial.v.size()) + " velocities; the system has " +
@@ -278,6 +284,14 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
   std::unique_ptr<Integrator> integ;
   if (*kind == IntegratorKind::Rk4) {
     integ = std::make_unique<Rk4Integrator>(system, settings.step, bg);
+  } else if (*kind == IntegratorKind::Radau5) {
+    Radau5Options o;
+    o.rtol = settings.rtol;
+    o.atol = settings.atol;
+    o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
+    o.minStep = options.minStep;
+    o.maxStep = options.maxStep;
+    integ = std::make_unique<Radau5Integrator>(system, o, bg);
   } else {
     Dopri5Options o;
     o.rtol = settings.rtol;

@@ -25,7 +25,8 @@
 
 namespace joinery {
 
-enum class IntegratorKind { Rk4, Dopri5 };
+/// Radau5: Radau IIA 5, the implicit method (scene names "radau5" and "implicit").
+enum class IntegratorKind { Rk4, Dopri5, Radau5 };
 enum class Stabilization { None, Baumgarte, Projection };
 enum class InitialConditionMode {
   Project,  ///< project inconsistent initial conditions onto the constraints and report it
@@ -34,7 +35,7 @@ enum class InitialConditionMode {
 
 const char* toString(IntegratorKind k) noexcept;
 const char* toString(Stabilization s) noexcept;
-/// "rk4" / "dopri5"; std::nullopt for anything else.
+/// "rk4" / "dopri5" / "radau5" (also "implicit"); std::nullopt for anything else.
 std::optional<IntegratorKind> parseIntegratorKind(std::string_view s) noexcept;
 /// "none" / "baumgarte" / "projection"; std::nullopt for anything else.
 std::optional<Stabilization> parseStabilization(std::string_view s) noexcept;
