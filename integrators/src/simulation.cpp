@@ -425,6 +425,12 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
     return finish(RunOutcome::Failed, e.what());
   }
   res.stats.integrator = integ->stats();
+  if (const auto* rad = dynamic_cast<const Radau5Integrator*>(integ.get())) {
+    const Radau5Stats& rs = rad->radauStats();
+    spdlog::debug("radau5: {} Jacobians, {} factorizations, {} Newton iterations, {} Newton failures, "
+                  "{} error rejections", rs.jacobians, rs.factorizations, rs.newtonIterations,
+                  rs.newtonFailures, rs.errorRejections);
+  }
   report(tEnd);
   return finish(RunOutcome::Completed, "");
 }
