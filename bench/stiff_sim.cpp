@@ -96,7 +96,7 @@ Run run(const Model& model, const std::string& integ, double tol, double T) {
   ModelSystem sys(model);
   SimulationSettings set;
   set.tEnd = T;
-  set.integrator = integ;
+  set.integrator = *parseIntegratorKind(integ);
   set.rtol = tol;
   set.atol = tol;
   set.step = 1e-5;

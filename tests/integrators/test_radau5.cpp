@@ -68,7 +68,7 @@ TEST_CASE("radau5: error-controlled run and dense output follow the tolerance",
           "[integrators][radau5]") {
   test::Oscillators sys({1.0, 3.0});
   SimulationSettings set;
-  set.integrator = "implicit";
+  set.integrator = *parseIntegratorKind("implicit");
   set.tEnd = 5;
   set.outputInterval = 0.05;
   MemoryRecorder rec;
@@ -97,7 +97,7 @@ TEST_CASE("radau5: a stiff problem at a fraction of dopri5's evaluations", "[int
   StiffPair ref;
   // reference: dopri5 at 1e-11 (stable steps are ~1e-4 s anyway, so it is accurate)
   MemoryRecorder rr;
-  set.integrator = "dopri5";
+  set.integrator = IntegratorKind::Dopri5;
   SimulationSettings tight = set;
   tight.rtol = tight.atol = 1e-11;
   const SimulationResult rref = runSimulation(ref, tight, rr);
@@ -105,7 +105,7 @@ TEST_CASE("radau5: a stiff problem at a fraction of dopri5's evaluations", "[int
   StiffPair a, b;
   MemoryRecorder ra, rb;
   const SimulationResult rd = runSimulation(a, set, ra);
-  set.integrator = "radau5";
+  set.integrator = IntegratorKind::Radau5;
   const SimulationResult ri = runSimulation(b, set, rb);
   REQUIRE(rd.completed());
   REQUIRE(ri.completed());
@@ -136,9 +136,9 @@ TEST_CASE("radau5 agrees with dopri5 and the reference on the A01 pendulum",
   set.atol = 1e-9;
   MemoryRecorder rd, ri;
   ModelSystem s1(model.model), s2(model.model);
-  set.integrator = "dopri5";
+  set.integrator = IntegratorKind::Dopri5;
   REQUIRE(runSimulation(s1, set, rd).completed());
-  set.integrator = "implicit";
+  set.integrator = *parseIntegratorKind("implicit");
   const SimulationResult r = runSimulation(s2, set, ri);
   REQUIRE(r.completed());
   REQUIRE(ri.size() == rd.size());
@@ -153,7 +153,7 @@ TEST_CASE("radau5 agrees with dopri5 and the reference on the A01 pendulum",
 TEST_CASE("radau5: unknown and invalid settings", "[integrators][radau5]") {
   test::Oscillators sys({1.0});
   SimulationSettings set;
-  set.integrator = "radau5";
+  set.integrator = IntegratorKind::Radau5;
   set.rtol = 0;
   set.atol = 1e-9;
   MemoryRecorder rec;
