@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/simulation.hpp"

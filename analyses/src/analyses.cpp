@@ -9,7 +9,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 
 namespace joinery {

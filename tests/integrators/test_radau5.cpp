@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "joinery/core/model_system.hpp"
 #include "joinery/integrators/radau5.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "test_systems.hpp"
