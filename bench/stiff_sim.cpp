@@ -49,7 +49,7 @@ json chainScene(int N, double k) {
 }
 
 /// A steel cantilever (2 m, EI = 2.1e5 N m^2, rho A = 7.85 kg/m) of `ne` Euler-Bernoulli
-/// elements (a `linear` body, consistent mass, stiffness-proportional damping 1e-4 K), a
+/// elements (a `linear` body, consistent mass, stiffness-proportional damping 1e-6 K), a
 /// massless tip point held to the beam's tip deflection by couplings, and a rigid 1 m, 10 kg
 /// pendulum hanging from it, released at 60 degrees.
 json beamScene(int ne) {
@@ -69,7 +69,7 @@ json beamScene(int ne) {
         M[static_cast<std::size_t>(gi)][static_cast<std::size_t>(gj)] += rhoA * l / 420 * me[i][j];
       }
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) D[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = 1e-4 * K[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+    for (int j = 0; j < n; ++j) D[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = 1e-6 * K[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
   json coords = json::array();
   for (int i = 1; i <= ne; ++i) coords.push_back("w" + std::to_string(i)), coords.push_back("th" + std::to_string(i));
   const double a = std::acos(-1.0) / 3;

@@ -265,6 +265,7 @@ ModesResult computeModes(const Model& model, const State& s, const ModesOptions&
     } else {
       hz = std::sqrt(w2) / pi2;
       zeta = x.dot(Dc * x) / (2 * std::sqrt(w2));
+      if (std::abs(zeta) < 1e-12) zeta = 0;  // round-off of an undamped mode
     }
     if (i >= count) continue;
     VectorXd shape = N * (T * x);
