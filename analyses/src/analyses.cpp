@@ -199,6 +199,24 @@ EquilibriumResult findEquilibrium(const Model& model, const State& start, const 
   return res;
 }
 
+std::vector<JointResult> staticJointResults(const Model& model, const State& s) {
+  ModelWorkspace ws = model.makeWorkspace(true);
+  model.calcMassAndForces(s, ws);
+  model.calcConstraints(s, ws);
+  JointMultipliers mult;
+  mult.resize(model.numConstraintRows());
+  if (model.numConstraintRows() > 0) {
+    const VectorXd f = -ws.Q;
+    minimumNormMultipliers(ws.A, f, mult.ideal, &mult.redundant);
+  }
+  mult.total = mult.ideal;
+  mult.valid = true;
+  JointResultsWorkspace jw(model);
+  std::vector<JointResult> out = jw.makeResults();
+  calcJointResults(model, s, mult, jw, out);
+  return out;
+}
+
 ModesResult computeModes(const Model& model, const State& s, const ModesOptions& opt) {
   const int n = model.numCoordinates(), m = model.numConstraintRows();
   Evaluator ev(model, s.t);

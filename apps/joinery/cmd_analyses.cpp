@@ -59,6 +59,7 @@ nlohmann::json equilibriumJson(const Model& model, const EquilibriumResult& r) {
   j["iterations"] = r.iterations;
   j["fallback"] = r.usedFallback;
   j["message"] = r.message;
+  j["joints"] = jointResultsJson(staticJointResults(model, r.state), model.coordinateNames());
   if (!r.converged) {
     nlohmann::json d = nlohmann::json::object();
     for (const auto& [name, value] : r.direction) d[name] = value;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/model.hpp"
 
 namespace joinery {
@@ -50,6 +51,12 @@ struct EquilibriumResult {
 /// direction of the net force.
 EquilibriumResult findEquilibrium(const Model& model, const State& start,
                                   const EquilibriumOptions& options = {});
+
+/// The joint reactions at a static state (docs/results.md conventions): the minimum-norm
+/// multipliers of A^T lambda = -Q(q, 0) (rows redundant with others flagged, `unique` false),
+/// mapped to each joint's forces and torques. Non-ideal parts are re-evaluated from the joints'
+/// laws at zero velocity.
+std::vector<JointResult> staticJointResults(const Model& model, const State& s);
 
 struct ModesOptions {
   /// Modes to report (lowest first); 0: all.
