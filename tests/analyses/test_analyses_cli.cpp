@@ -28,6 +28,21 @@ TEST_CASE("joinery equilibrium --json: the contract's keys, mg/k of a spring-hun
   CHECK(j["residual"].get<double>() < 1e-8);
 }
 
+TEST_CASE("joinery equilibrium --json: joint reactions balance the loads", "[analyses][cli]") {
+  // two bars (2 kg each) hanging from 'hinge', 15 N in +x at the tip: the hinge holds the whole
+  // weight and the load, force on 'upper' = (-15, 2 * 2 * 9.81); the knee carries the lower
+  // bar: force on 'lower' = (-15, 2 * 9.81)
+  const auto j = runJson("equilibrium " + kDir + "two_bar_linkage.json --json", 0);
+  REQUIRE(j.contains("joints"));
+  const auto& h = j["joints"]["hinge"]["force2"];
+  CHECK(h[0].get<double>() == Approx(-15).epsilon(1e-8));
+  CHECK(h[1].get<double>() == Approx(4 * 9.81).epsilon(1e-8));
+  const auto& k = j["joints"]["knee"]["force2"];
+  CHECK(k[0].get<double>() == Approx(-15).epsilon(1e-8));
+  CHECK(k[1].get<double>() == Approx(2 * 9.81).epsilon(1e-8));
+  CHECK(j["joints"]["hinge"]["unique"] == true);
+}
+
 TEST_CASE("joinery equilibrium: no equilibrium exits 5 and names the direction", "[analyses][cli]") {
   const auto j = runJson("equilibrium " + kDir + "sliding_block.json --json", 5);
   CHECK(j["converged"] == false);
