@@ -96,8 +96,12 @@ Radau5Integrator::Radau5Integrator(DynamicSystem& system, Radau5Options opt, Bau
   for (MatrixXd* m : {&Z_, &W_, &F_, &dW_, &Zlast_}) *m = MatrixXd::Zero(N, 3);
   for (VectorXd* v : {&y0_, &y1_, &yt_, &ft_, &scal_, &r1_, &f2_}) *v = VectorXd::Zero(N);
   rc_ = VectorXc::Zero(N);
-  tmpN_ = VectorXd::Zero(n_);
-  tmpNc_ = VectorXc::Zero(n_);
+  tmpN_ = xqR_ = tmpRe_ = tmpIm_ = VectorXd::Zero(n_);
+  tmpNc_ = xqC_ = VectorXc::Zero(n_);
+  Er_ = MatrixXd::Zero(n_, n_);
+  Ec_ = MatrixXc::Zero(n_, n_);
+  luR_ = Eigen::PartialPivLU<MatrixXd>(n_);
+  luC_ = Eigen::PartialPivLU<MatrixXc>(n_);
 }
 
 bool Radau5Integrator::computeJacobian() {
@@ -122,14 +126,16 @@ bool Radau5Integrator::computeJacobian() {
 void Radau5Integrator::factorize(double h) {
   const auto& k = coefficients();
   const double c = k.gamma / h;
-  // (c I - J) reduced to n x n: (c^2 I - c Jv - Jq)
-  MatrixXd E = -c * Jv_ - Jq_;
-  E.diagonal().array() += c * c;
-  luR_.compute(E);
+  // (c I - J) reduced to n x n: (c^2 I - c Jv - Jq); buffers and LU storage reused (no allocation)
+  Er_.noalias() = -c * Jv_;
+  Er_ -= Jq_;
+  Er_.diagonal().array() += c * c;
+  luR_.compute(Er_);
   const std::complex<double> cc(k.alpha / h, k.beta / h);
-  MatrixXc Ec = (-cc) * Jv_.cast<std::complex<double>>() - Jq_.cast<std::complex<double>>();
-  Ec.diagonal().array() += cc * cc;
-  luC_.compute(Ec);
+  Ec_.real() = -cc.real() * Jv_ - Jq_;
+  Ec_.imag() = -cc.imag() * Jv_;
+  Ec_.diagonal().array() += cc * cc;
+  luC_.compute(Ec_);
   ++rstats_.factorizations;
   luH_ = h;
   haveLu_ = true;
@@ -139,21 +145,24 @@ void Radau5Integrator::solveReal(VectorXd& r) {
   // (c I - J) x = r with J = [0 I; Jq Jv]: (c^2 - c Jv - Jq) x_q = r_v + c r_q - Jv r_q,
   // x_v = c x_q - r_q
   const double c = coefficients().gamma / luH_;
-  tmpN_.noalias() = r.tail(n_) + c * r.head(n_);
+  tmpN_ = r.tail(n_) + c * r.head(n_);
   tmpN_.noalias() -= Jv_ * r.head(n_);
-  const VectorXd xq = luR_.solve(tmpN_);
-  r.tail(n_) = c * xq - r.head(n_);
-  r.head(n_) = xq;
+  xqR_ = luR_.solve(tmpN_);
+  r.tail(n_) = c * xqR_ - r.head(n_);
+  r.head(n_) = xqR_;
 }
 
 void Radau5Integrator::solveComplex(VectorXc& r) {
   const auto& k = coefficients();
   const std::complex<double> c(k.alpha / luH_, k.beta / luH_);
-  tmpNc_.noalias() = r.tail(n_) + c * r.head(n_);
-  tmpNc_.noalias() -= Jv_.cast<std::complex<double>>() * r.head(n_);
-  const VectorXc xq = luC_.solve(tmpNc_);
-  r.tail(n_) = c * xq - r.head(n_);
-  r.head(n_) = xq;
+  tmpNc_ = r.tail(n_) + c * r.head(n_);
+  tmpRe_.noalias() = Jv_ * r.head(n_).real();
+  tmpIm_.noalias() = Jv_ * r.head(n_).imag();
+  tmpNc_.real() -= tmpRe_;
+  tmpNc_.imag() -= tmpIm_;
+  xqC_ = luC_.solve(tmpNc_);
+  r.tail(n_) = c * xqC_ - r.head(n_);
+  r.head(n_) = xqC_;
 }
 
 void Radau5Integrator::startValues(double h) {

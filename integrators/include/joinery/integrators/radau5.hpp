@@ -92,8 +92,10 @@ class Radau5Integrator final : public Integrator {
   MatrixXd Z_, W_, F_, dW_;  // 2n x 3
   VectorXd y0_, y1_, yt_, ft_, scal_, r1_, f2_;
   VectorXc rc_;
-  VectorXd tmpN_;
-  VectorXc tmpNc_;
+  VectorXd tmpN_, xqR_, tmpRe_, tmpIm_;
+  VectorXc tmpNc_, xqC_;
+  MatrixXd Er_;   // the real iteration matrix, reduced to n x n
+  MatrixXc Ec_;   // the complex one
   MatrixXd Zlast_;  // stages of the last accepted step (dense output, start values)
   double tOld_ = 0, hLast_ = 0;
   Radau5Stats rstats_;
