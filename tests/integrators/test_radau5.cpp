@@ -7,6 +7,7 @@
 #include "joinery/core/model_system.hpp"
 #include "joinery/integrators/radau5.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "../joints/allocation_counter.hpp"
 #include "test_systems.hpp"
 
 namespace joinery {
@@ -149,6 +150,22 @@ TEST_CASE("radau5 agrees with dopri5 and the reference on the A01 pendulum",
   CHECK(diff < 1e-5);
   CHECK(std::abs(ri.q.back()(0) - (-0.275087462576117)) < 1e-5);
   CHECK(r.stats.maxPositionResidual < 1e-10);
+}
+
+TEST_CASE("radau5: no heap allocation per step once running", "[integrators][radau5][allocation]") {
+  StiffPair sys;
+  Radau5Options o;
+  o.rtol = 1e-6;
+  o.atol = 1e-6;
+  Radau5Integrator integ(sys, o);
+  integ.reset(sys.initialState());
+  for (int i = 0; i < 20; ++i) REQUIRE(integ.advance(100.0).ok);  // warm-up (first Jacobian, LU)
+  const long before = test::heapAllocations();
+  for (int i = 0; i < 50; ++i) REQUIRE(integ.advance(100.0).ok);
+  const long after = test::heapAllocations();
+  INFO("Jacobians " << integ.radauStats().jacobians << ", factorizations " << integ.radauStats().factorizations);
+  CHECK(integ.radauStats().factorizations > 2);  // the step changed: refactorizations were exercised
+  CHECK(after - before == 0);
 }
 
 TEST_CASE("radau5: unknown and invalid settings", "[integrators][radau5]") {
