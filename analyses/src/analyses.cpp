@@ -88,6 +88,48 @@ std::vector<std::pair<std::string, double>> namedDirection(const Model& model, c
 
 double maxAbs(const VectorXd& v) { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
 
+/// Stability from the reduced tangent stiffness -N^T dg/dq N at the final iterate, and the
+/// report's message (converged: stable / unstable / neutral; not: the unbalanced direction).
+void classify(const Model& model, Evaluator& ev, EquilibriumResult& res) {
+  const int n = ev.n();
+  const VectorXd v0 = VectorXd::Zero(n);
+  MatrixXd Kt, P;
+  VectorXd g, phi;
+  ev.jacobian(res.state.q, v0, res.lambda, false, Kt, P);
+  ev.eval(res.state.q, v0, res.lambda, g, phi);
+  const MatrixXd N = nullSpace(ev.ws().A, n);
+  res.freeDirections = static_cast<int>(N.cols());
+  if (N.cols() > 0) {
+    const MatrixXd Ks = -0.5 * (Kt + Kt.transpose());
+    const MatrixXd Kr = N.transpose() * Ks * N;
+    Eigen::SelfAdjointEigenSolver<MatrixXd> es(Kr, Eigen::EigenvaluesOnly);
+    const double lo = es.eigenvalues().minCoeff(), hi = es.eigenvalues().cwiseAbs().maxCoeff();
+    res.minStiffness = lo;
+    res.stable = lo > 1e-8 * std::max(hi, 1e-300);
+  } else {
+    res.stable = true;
+  }
+  std::ostringstream os;
+  if (res.converged) {
+    os << "equilibrium found in " << res.iterations << " iteration(s)"
+       << (res.usedFallback ? " (with the Levenberg-Marquardt fallback)" : "") << "; "
+       << (res.stable ? "stable" : (res.minStiffness < 0 ? "unstable" : "neutrally stable (a direction without stiffness)"))
+       << ", smallest reduced stiffness " << res.minStiffness;
+  } else {
+    const VectorXd ft = N * (N.transpose() * g);
+    res.direction = namedDirection(model, ft);
+    os << "no static equilibrium found after " << res.iterations << " iteration(s): residual force "
+       << res.residual << ", constraint residual " << res.constraintResidual;
+    if (!res.direction.empty()) {
+      os << "; net generalized force " << ft.norm() << " along the free direction";
+      for (std::size_t i = 0; i < std::min<std::size_t>(res.direction.size(), 6); ++i)
+        os << (i ? ", " : " (") << res.direction[i].first << " " << res.direction[i].second;
+      os << ")";
+    }
+  }
+  res.message = os.str();
+}
+
 }  // namespace
 
 EquilibriumResult findEquilibrium(const Model& model, const State& start, const EquilibriumOptions& opt) {
@@ -163,39 +205,7 @@ EquilibriumResult findEquilibrium(const Model& model, const State& start, const 
   res.lambda = lambda;
   res.residual = maxAbs(g);
   res.constraintResidual = maxAbs(phi);
-  // stability: the reduced tangent stiffness -N^T dg/dq N
-  ev.jacobian(q, v0, lambda, false, Kt, P);
-  ev.eval(q, v0, lambda, g, phi);
-  const MatrixXd N = nullSpace(ev.ws().A, n);
-  res.freeDirections = static_cast<int>(N.cols());
-  if (N.cols() > 0) {
-    const MatrixXd Ks = -0.5 * (Kt + Kt.transpose());
-    const MatrixXd Kr = N.transpose() * Ks * N;
-    Eigen::SelfAdjointEigenSolver<MatrixXd> es(Kr, Eigen::EigenvaluesOnly);
-    const double lo = es.eigenvalues().minCoeff(), hi = es.eigenvalues().cwiseAbs().maxCoeff();
-    res.minStiffness = lo;
-    res.stable = lo > 1e-8 * std::max(hi, 1e-300);
-  } else {
-    res.stable = true;
-  }
-  std::ostringstream os;
-  if (res.converged) {
-    os << "equilibrium found in " << res.iterations << " iteration(s)" << (res.usedFallback ? " (with the Levenberg-Marquardt fallback)" : "")
-       << "; " << (res.stable ? "stable" : (res.minStiffness < 0 ? "unstable" : "neutrally stable (a direction without stiffness)"))
-       << ", smallest reduced stiffness " << res.minStiffness;
-  } else {
-    const VectorXd ft = N * (N.transpose() * g);
-    res.direction = namedDirection(model, ft);
-    os << "no static equilibrium found after " << res.iterations << " iteration(s): residual force "
-       << res.residual << ", constraint residual " << res.constraintResidual;
-    if (!res.direction.empty()) {
-      os << "; net generalized force " << ft.norm() << " along the free direction";
-      for (std::size_t i = 0; i < std::min<std::size_t>(res.direction.size(), 6); ++i)
-        os << (i ? ", " : " (") << res.direction[i].first << " " << res.direction[i].second;
-      os << ")";
-    }
-  }
-  res.message = os.str();
+  classify(model, ev, res);
   return res;
 }
 

@@ -256,6 +256,65 @@ double Radau5Integrator::errorEstimate(double t, double h, bool retry) {
   return std::max(err, 1e-10);
 }
 
+StepResult Radau5Integrator::collapse(double hmin, const AccelerationStatus* lastFailure, double tFailure) {
+  const double t = state_.t;
+  if (lastFailure && lastFailure->finite && lastFailure->posedness != Posedness::WellPosed) {
+    // the trial steps keep meeting an ill-posed or inconsistent state: that is the answer
+    StepResult r;
+    r.ok = false;
+    r.status = *lastFailure;
+    r.tOld = r.tNew = t;
+    r.t = tFailure;
+    return r;
+  }
+  std::ostringstream os;
+  os << "radau5: step-size collapse at t = " << t << ": step " << h_ << " s below the minimum " << hmin << " s";
+  if (lastFailure && !lastFailure->message.empty()) os << "; last rejected trial step: " << lastFailure->message;
+  else os << " (Newton does not converge or the error cannot be met)";
+  throw SimulationError(os.str());
+}
+
+StepResult Radau5Integrator::accept(double t, double h, double err, double fac, double hnew, double tNew,
+                                    bool last, double hmax) {
+  double quot = h / hnew;
+  if (!first_ && !opt_.fixedStep) {
+    double facgus = (hacc_ / h) * std::pow(err * err / erracc_, 0.25) / fac;
+    facgus = std::max(kFacr, std::min(kFacl, facgus));
+    quot = std::max(quot, facgus);
+    hnew = h / quot;
+  }
+  hacc_ = h;
+  erracc_ = std::max(1e-2, err);
+  first_ = false;
+  // accept
+  y0_ = y_;
+  tOld_ = t;
+  hLast_ = h;
+  Zlast_ = Z_;
+  haveZ_ = haveStep_ = true;
+  y_ += Z_.col(2);
+  storeY(tNew);
+  noteStep(h);
+  haveDerivative_ = false;
+  jacFresh_ = false;
+  if (lastRejected_) hnew = std::min(hnew, h);
+  lastRejected_ = false;
+  if (!opt_.fixedStep && !(last && h < h_)) {
+    if (theta_ < 0.3) hCap_ *= 1.2;
+    hnew = std::min(hnew, hCap_);
+    const double qt = hnew / h;
+    if (theta_ <= opt_.jacobianReuse && qt >= kQuot1 && qt <= kQuot2) hnew = h;
+    h_ = std::min(hnew, hmax);
+  }
+  // a fresh Jacobian at the new state when Newton contracted slowly
+  if (theta_ > opt_.jacobianReuse) haveJac_ = false;
+  StepResult r;
+  r.tOld = t;
+  r.ok = true;
+  r.tNew = state_.t;
+  return r;
+}
+
 StepResult Radau5Integrator::advance(double tLimit) {
   StepResult r;
   r.tOld = state_.t;
@@ -285,21 +344,7 @@ StepResult Radau5Integrator::advance(double tLimit) {
   for (;;) {
     const double t = state_.t;
     const double hmin = opt_.minStep > 0 ? opt_.minStep : 1e-12 * std::max(1.0, std::abs(t));
-    if (!opt_.fixedStep && h_ < hmin) {
-      if (haveFailure && lastFailure.finite && lastFailure.posedness != Posedness::WellPosed) {
-        r.ok = false;
-        r.status = lastFailure;
-        r.t = tLastFailure;
-        r.tNew = state_.t;
-        return r;
-      }
-      std::ostringstream os;
-      os << "radau5: step-size collapse at t = " << t << ": step " << h_ << " s below the minimum "
-         << hmin << " s";
-      if (haveFailure && !lastFailure.message.empty()) os << "; last rejected trial step: " << lastFailure.message;
-      else os << " (Newton does not converge or the error cannot be met)";
-      throw SimulationError(os.str());
-    }
+    if (!opt_.fixedStep && h_ < hmin) return collapse(hmin, haveFailure ? &lastFailure : nullptr, tLastFailure);
     double h = std::min(h_, hmax);
     bool last = false;
     if (t + 1.01 * h >= tLimit) {
@@ -344,42 +389,7 @@ StepResult Radau5Integrator::advance(double tLimit) {
     const double fac = std::min(kSafe, kSafe * (2 * nit + 1) / (newtonCount_ + 2 * nit));
     double quot = std::max(kFacr, std::min(kFacl, std::pow(err, 0.25) / fac));
     double hnew = h / quot;
-    if (err < 1 || opt_.fixedStep) {
-      if (!first_ && !opt_.fixedStep) {
-        double facgus = (hacc_ / h) * std::pow(err * err / erracc_, 0.25) / fac;
-        facgus = std::max(kFacr, std::min(kFacl, facgus));
-        quot = std::max(quot, facgus);
-        hnew = h / quot;
-      }
-      hacc_ = h;
-      erracc_ = std::max(1e-2, err);
-      first_ = false;
-      // accept
-      y0_ = y_;
-      tOld_ = t;
-      hLast_ = h;
-      Zlast_ = Z_;
-      haveZ_ = haveStep_ = true;
-      y_ += Z_.col(2);
-      storeY(last ? tLimit : t + h);
-      noteStep(h);
-      haveDerivative_ = false;
-      jacFresh_ = false;
-      if (lastRejected_) hnew = std::min(hnew, h);
-      lastRejected_ = false;
-      if (!opt_.fixedStep && !(last && h < h_)) {
-        if (theta_ < 0.3) hCap_ *= 1.2;
-        hnew = std::min(hnew, hCap_);
-        const double qt = hnew / h;
-        if (theta_ <= opt_.jacobianReuse && qt >= kQuot1 && qt <= kQuot2) hnew = h;
-        h_ = std::min(hnew, hmax);
-      }
-      // a fresh Jacobian at the new state when Newton contracted slowly
-      if (theta_ > opt_.jacobianReuse) haveJac_ = false;
-      r.ok = true;
-      r.tNew = state_.t;
-      return r;
-    }
+    if (err < 1 || opt_.fixedStep) return accept(t, h, err, fac, hnew, last ? tLimit : t + h, last, hmax);
     ++stats_.rejected;
     ++rstats_.errorRejections;
     lastRejected_ = true;

@@ -76,6 +76,10 @@ class Radau5Integrator final : public Integrator {
   /// 2 a stage evaluation failed (status in failure).
   int newton(double t, double h, AccelerationStatus& failure, double& tFail);
   double errorEstimate(double t, double h, bool retry);
+  /// Below the minimum step: the ill-posed state that kept rejecting the trial steps, or throws.
+  StepResult collapse(double hmin, const AccelerationStatus* lastFailure, double tFailure);
+  /// Accepts the converged step (t -> tNew), chooses the next step and the Jacobian's reuse.
+  StepResult accept(double t, double h, double err, double fac, double hnew, double tNew, bool last, double hmax);
 
   Radau5Options opt_;
   double rtol_ = 0, atol_ = 0, fnewt_ = 0;
