@@ -11,6 +11,7 @@ int runSimulate(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runEquilibrium(const std::vector<std::string>& args);  // issue 18
 int runModes(const std::vector<std::string>& args);        // issue 18
+int runView(const std::vector<std::string>& args);  // cmd_view.cpp
 /// check (and solve) on a scene file; prints the report, returns the exit code.
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations);
 }  // namespace joinery::cli
