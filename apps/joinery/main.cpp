@@ -18,6 +18,8 @@ const char* kUsage =
     "  simulate SCENE -o OUT.csv [--t-end T]   run the simulation, samples to CSV\n"
     "  graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT\n"
     "  validate MANIFEST [--quick]      run a validation set, print errors against references\n"
+    "  equilibrium SCENE [--json]       static equilibrium, its stability and residual\n"
+    "  modes SCENE [--at initial|equilibrium] [-n K] [--json]   linearised vibration modes\n"
     "  view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
@@ -40,6 +42,8 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return runSimulate(args);
     if (cmd == "graph") return runGraph(args);
     if (cmd == "validate") return runValidate(args);
+    if (cmd == "equilibrium") return runEquilibrium(args);  // issue 18
+    if (cmd == "modes") return runModes(args);              // issue 18
     if (cmd == "view") return runView(args);
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;

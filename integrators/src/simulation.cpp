@@ -1,6 +1,7 @@
 // The simulation loop: initial conditions, integration, drift control, sampling, outcome.
 #include "joinery/core/format.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/integrators/radau5.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -177,6 +178,15 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.minStep = options.minStep;
       o.maxStep = options.maxStep;
       return std::make_unique<Dopri5Integrator>(system, o, bg);
+    }
+    case IntegratorKind::Radau5: {  // implicit (issue 18)
+      Radau5Options o;
+      o.rtol = settings.rtol;
+      o.atol = settings.atol;
+      o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
+      o.minStep = options.minStep;
+      o.maxStep = options.maxStep;
+      return std::make_unique<Radau5Integrator>(system, o, bg);
     }
   }
   throw SimulationError("unknown integrator kind");
@@ -392,6 +402,12 @@ SimulationResult& Run::integrate(const State& s) {
     return finish(RunOutcome::Failed, e.what());
   }
   res_.stats.integrator = integ_->stats();
+  if (const auto* rad = dynamic_cast<const Radau5Integrator*>(integ_.get())) {
+    const Radau5Stats& rs = rad->radauStats();
+    spdlog::debug("radau5: {} Jacobians, {} factorizations, {} Newton iterations, {} Newton failures, "
+                  "{} error rejections", rs.jacobians, rs.factorizations, rs.newtonIterations,
+                  rs.newtonFailures, rs.errorRejections);
+  }
   reportProgress(tEnd);
   return finish(RunOutcome::Completed, "");
 }

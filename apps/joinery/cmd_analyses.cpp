@@ -1,0 +1,189 @@
+// joinery equilibrium / modes (issue 18, docs/analyses.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "joinery/analyses/analyses.hpp"
+#include "joinery/core/errors.hpp"
+#include "joinery/core/scene.hpp"
+
+namespace joinery::cli {
+
+namespace {
+
+const char* kEquilibriumHelp =
+    "usage: joinery equilibrium SCENE [--json] [-o OUT.json]\n\n"
+    "Finds a static equilibrium from the scene's initial positions (velocities ignored, time\n"
+    "t = 0): Q(q) + A^T lambda = 0 on the constraints, by Newton with a line search and a\n"
+    "Levenberg-Marquardt fallback. Reports the state, the residual force and whether the\n"
+    "equilibrium is stable (reduced tangent stiffness positive definite). A mechanism with a\n"
+    "net force along a free direction has none: the direction is named.\n\n"
+    "exit status: 0 equilibrium found, 2 invalid input, 5 no equilibrium found\n\noptions:\n";
+const char* kModesHelp =
+    "usage: joinery modes SCENE [--at initial|equilibrium] [-n K] [--json] [-o OUT.json]\n\n"
+    "Linearises the model on its constraints about the static equilibrium (default) or the\n"
+    "initial state and prints the natural frequencies (Hz, ascending; rigid-body modes 0),\n"
+    "modal damping ratios and mode shapes by coordinate. Massless directions are condensed\n"
+    "out and counted.\n\n"
+    "exit status: 0 done, 2 invalid input, 3 massless directions without stiffness (ill posed),\n"
+    "             5 no equilibrium to linearise about (try --at initial)\n\noptions:\n";
+
+std::string requireScene(const Args& args, const char* cmd) {
+  if (args.positional.size() != 1)
+    throw UsageError{std::string(cmd) + " takes exactly one SCENE file (got " +
+                     std::to_string(args.positional.size()) + ")"};
+  return args.positional[0];
+}
+
+nlohmann::json byCoordinate(const Model& model, const VectorXd& x) {
+  nlohmann::json j = nlohmann::json::object();
+  const auto& names = model.coordinateNames();
+  for (std::size_t i = 0; i < names.size(); ++i) j[names[i]] = x(static_cast<Eigen::Index>(i));
+  return j;
+}
+
+nlohmann::json equilibriumJson(const Model& model, const EquilibriumResult& r) {
+  nlohmann::json j;
+  j["converged"] = r.converged;
+  j["q"] = byCoordinate(model, r.state.q);
+  j["stable"] = r.stable;
+  j["residual"] = r.residual;
+  j["constraint_residual"] = r.constraintResidual;
+  j["min_reduced_stiffness"] = r.minStiffness;
+  j["free_directions"] = r.freeDirections;
+  j["iterations"] = r.iterations;
+  j["fallback"] = r.usedFallback;
+  j["message"] = r.message;
+  j["joints"] = jointResultsJson(staticJointResults(model, r.state), model.coordinateNames());
+  if (!r.converged) {
+    nlohmann::json d = nlohmann::json::object();
+    for (const auto& [name, value] : r.direction) d[name] = value;
+    j["direction"] = d;
+  }
+  return j;
+}
+
+void writeJson(const std::string& path, const nlohmann::json& j) {
+  std::ofstream f(path);
+  if (!f) throw InputError("cannot open the output file for writing", path);
+  f << j.dump(2) << "\n";
+  f.close();
+  if (!f) throw InputError("could not write the output file", path);
+}
+
+Args parseAnalysisArgs(const std::vector<std::string>& argv, std::vector<OptionSpec>& specs) {
+  specs.push_back({"--json", "", false, "print the result as JSON"});
+  specs.push_back({"--output", "-o", true, "also write the JSON result to this file"});
+  return parseArgs(argv, specs);
+}
+
+}  // namespace
+
+int runEquilibrium(const std::vector<std::string>& argv) {
+  auto specs = commonOptions();
+  const Args args = parseAnalysisArgs(argv, specs);
+  if (args.has("--help")) {
+    std::cout << kEquilibriumHelp << formatOptions(specs);
+    return kOk;
+  }
+  applyLogLevel(args);
+  const std::string file = requireScene(args, "equilibrium");
+  const Scene scene = loadScene(file);
+  const EquilibriumResult r = findEquilibrium(scene.model, scene.model.initialState());
+  const nlohmann::json j = equilibriumJson(scene.model, r);
+  if (auto out = args.get("--output")) writeJson(*out, j);
+  if (args.has("--json")) {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "joinery equilibrium " << file << "\n  " << r.message << "\n";
+    std::cout << "  residual force " << r.residual << ", constraint residual " << r.constraintResidual
+              << ", " << r.freeDirections << " free direction(s)\n";
+    const auto& names = scene.model.coordinateNames();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      std::cout << "  " << names[i] << " = " << r.state.q(static_cast<Eigen::Index>(i)) << "\n";
+  }
+  if (!r.converged) std::cerr << "joinery equilibrium: " << r.message << "\n";
+  return r.converged ? kOk : kRunFailed;
+}
+
+int runModes(const std::vector<std::string>& argv) {
+  auto specs = commonOptions();
+  specs.push_back({"--at", "", true, "equilibrium (default) or initial: the state to linearise about"});
+  specs.push_back({"--count", "-n", true, "report the K lowest modes (default: all)"});
+  const Args args = parseAnalysisArgs(argv, specs);
+  if (args.has("--help")) {
+    std::cout << kModesHelp << formatOptions(specs);
+    return kOk;
+  }
+  applyLogLevel(args);
+  const std::string at = args.get("--at").value_or("equilibrium");
+  if (at != "equilibrium" && at != "initial") throw UsageError{"--at '" + at + "': expected initial or equilibrium"};
+  ModesOptions mo;
+  if (auto k = args.get("--count")) {
+    try {
+      std::size_t pos = 0;
+      mo.count = std::stoi(*k, &pos);
+      if (pos != k->size() || mo.count < 1) throw std::invalid_argument("n");
+    } catch (const std::exception&) {
+      throw UsageError{"-n '" + *k + "': expected a positive integer"};
+    }
+  }
+  const std::string file = requireScene(args, "modes");
+  const Scene scene = loadScene(file);
+  State s = scene.model.initialState();
+  if (at == "equilibrium") {
+    const EquilibriumResult eq = findEquilibrium(scene.model, s);
+    if (!eq.converged) {
+      std::cerr << "joinery modes: " << eq.message << " (use --at initial to linearise about the initial state)\n";
+      return kRunFailed;
+    }
+    s = eq.state;
+  }
+  ModesResult r;
+  try {
+    r = computeModes(scene.model, s, mo);
+  } catch (const ModelError& e) {
+    std::cerr << "joinery modes: " << e.what() << "\n";
+    return kIllPosed;
+  }
+  nlohmann::json j;
+  j["at"] = at;
+  j["frequencies_hz"] = r.frequenciesHz;
+  j["damping_ratios"] = r.dampingRatios;
+  j["zero_modes"] = r.zeroModes;
+  j["unstable_modes"] = r.unstableModes;
+  j["massless_excluded"] = r.masslessExcluded;
+  j["free_directions"] = r.freeDirections;
+  j["shapes"] = nlohmann::json::array();
+  for (const VectorXd& x : r.shapes) j["shapes"].push_back(byCoordinate(scene.model, x));
+  j["q"] = byCoordinate(scene.model, s.q);
+  if (auto out = args.get("--output")) writeJson(*out, j);
+  if (args.has("--json")) {
+    std::cout << j.dump(2) << "\n";
+    return kOk;
+  }
+  std::cout << "joinery modes " << file << " (at the " << (at == "initial" ? "initial state" : "static equilibrium")
+            << "): " << r.freeDirections << " free direction(s), " << r.masslessExcluded
+            << " massless excluded, " << r.zeroModes << " zero mode(s)";
+  if (r.unstableModes) std::cout << ", " << r.unstableModes << " unstable (negative: imaginary frequency)";
+  std::cout << "\n  mode   frequency [Hz]   damping ratio   largest components of the shape\n";
+  const auto& names = scene.model.coordinateNames();
+  for (std::size_t i = 0; i < r.frequenciesHz.size(); ++i) {
+    std::printf("  %4zu   %14.6g   %13.4g  ", i + 1, r.frequenciesHz[i], r.dampingRatios[i]);
+    std::vector<std::pair<double, std::size_t>> c;
+    for (std::size_t k = 0; k < names.size(); ++k) c.emplace_back(std::abs(r.shapes[i](static_cast<Eigen::Index>(k))), k);
+    std::sort(c.rbegin(), c.rend());
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, c.size()) && c[k].first > 1e-3; ++k)
+      std::printf(" %s %.3g", names[c[k].second].c_str(), r.shapes[i](static_cast<Eigen::Index>(c[k].second)));
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+  return kOk;
+}
+
+}  // namespace joinery::cli

@@ -1,0 +1,412 @@
+// Radau IIA 5 (three-stage collocation, L-stable) with simplified Newton, a forward-difference
+// Jacobian reused across steps, RADAU5's error estimate and step-size control.
+// Method and controller: Hairer & Wanner, Solving Ordinary Differential Equations II, 2nd ed.,
+// §IV.8 and the code RADAU5.
+#include "joinery/integrators/radau5.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "joinery/core/errors.hpp"
+
+namespace joinery {
+
+namespace {
+
+/// The method's constants: nodes, the transformation T with T^-1 A^-1 T =
+/// [gamma 0 0; 0 alpha -beta; 0 beta alpha], and the error-estimate weights.
+struct Coefficients {
+  double c[3];
+  Eigen::Matrix3d T, Ti;
+  double gamma, alpha, beta;
+  double dd[3];
+};
+
+const Coefficients& coefficients() {
+  static const Coefficients k = [] {
+    Coefficients r{};
+    const double s6 = std::sqrt(6.0);
+    r.c[0] = (4 - s6) / 10;
+    r.c[1] = (4 + s6) / 10;
+    r.c[2] = 1;
+    Eigen::Matrix3d A;
+    A << (88 - 7 * s6) / 360, (296 - 169 * s6) / 1800, (-2 + 3 * s6) / 225,
+        (296 + 169 * s6) / 1800, (88 + 7 * s6) / 360, (-2 - 3 * s6) / 225,
+        (16 - s6) / 36, (16 + s6) / 36, 1.0 / 9;
+    const Eigen::Matrix3d Ainv = A.inverse();
+    Eigen::EigenSolver<Eigen::Matrix3d> es(Ainv);
+    int real = 0, cplx = 0;
+    for (int i = 0; i < 3; ++i) {
+      if (std::abs(es.eigenvalues()(i).imag()) < 1e-12) real = i;
+      else if (es.eigenvalues()(i).imag() > 0) cplx = i;
+    }
+    r.T.col(0) = es.eigenvectors().col(real).real();
+    r.T.col(1) = es.eigenvectors().col(cplx).real();
+    r.T.col(2) = -es.eigenvectors().col(cplx).imag();
+    r.Ti = r.T.inverse();
+    const Eigen::Matrix3d L = r.Ti * Ainv * r.T;
+    r.gamma = L(0, 0);
+    r.alpha = L(1, 1);
+    r.beta = L(2, 1);
+    r.dd[0] = -(13 + 7 * s6) / 3;
+    r.dd[1] = (-13 + 7 * s6) / 3;
+    r.dd[2] = -1.0 / 3;
+    return r;
+  }();
+  return k;
+}
+
+constexpr double kSafe = 0.9, kFacl = 5.0, kFacr = 1.0 / 8, kUround = 1e-16;
+constexpr double kQuot1 = 1.0, kQuot2 = 1.2, kFailShrink = 0.25;
+
+/// Lagrange basis on the nodes {0, c1, c2, 1} at tau, for the stage values (value 0 at 0).
+void lagrange(double tau, double w[3]) {
+  const auto& k = coefficients();
+  const double x[4] = {0, k.c[0], k.c[1], k.c[2]};
+  for (int i = 1; i < 4; ++i) {
+    double l = 1;
+    for (int j = 0; j < 4; ++j)
+      if (j != i) l *= (tau - x[j]) / (x[i] - x[j]);
+    w[i - 1] = l;
+  }
+}
+
+}  // namespace
+
+Radau5Integrator::Radau5Integrator(DynamicSystem& system, Radau5Options opt, Baumgarte stab)
+    : Integrator(system, stab), opt_(opt) {
+  if (!opt_.fixedStep && !(opt_.rtol > 0))
+    throw SimulationError("radau5: rtol must be > 0");
+  if (opt_.fixedStep && !(opt_.initialStep > 0))
+    throw SimulationError("radau5: a fixed step needs initialStep > 0");
+  if (!(opt_.atol >= 0)) throw SimulationError("radau5: atol must be >= 0");
+  // RADAU5's tolerance transformation
+  const double quot = opt_.atol / std::max(opt_.rtol, 1e-300);
+  rtol_ = 0.1 * std::pow(std::max(opt_.rtol, 1e-300), 2.0 / 3.0);
+  atol_ = rtol_ * quot;
+  // Newton stops at 3 % of the (transformed) tolerance: RADAU5's largest default, measured
+  // cheapest on the stiff benchmarks (docs/performance.md) with no visible loss of accuracy
+  fnewt_ = std::max(10 * kUround / rtol_, 0.03);
+  const int N = 2 * n_;
+  Jq_ = MatrixXd::Zero(n_, n_);
+  Jv_ = MatrixXd::Zero(n_, n_);
+  for (MatrixXd* m : {&Z_, &W_, &F_, &dW_, &Zlast_}) *m = MatrixXd::Zero(N, 3);
+  for (VectorXd* v : {&y0_, &y1_, &yt_, &ft_, &scal_, &r1_, &f2_}) *v = VectorXd::Zero(N);
+  rc_ = VectorXc::Zero(N);
+  tmpN_ = xqR_ = tmpRe_ = tmpIm_ = VectorXd::Zero(n_);
+  tmpNc_ = xqC_ = VectorXc::Zero(n_);
+  Er_ = MatrixXd::Zero(n_, n_);
+  Ec_ = MatrixXc::Zero(n_, n_);
+  luR_ = Eigen::PartialPivLU<MatrixXd>(n_);
+  luC_ = Eigen::PartialPivLU<MatrixXc>(n_);
+}
+
+bool Radau5Integrator::computeJacobian() {
+  // y_ and k1_ hold the current state and its derivative
+  for (int j = 0; j < 2 * n_; ++j) {
+    const double yj = y_(j);
+    const double delta = std::sqrt(kUround * std::max(1e-5, std::abs(yj)));
+    yt_ = y_;
+    yt_(j) = yj + delta;
+    const AccelerationStatus st = evaluate(state_.t, yt_, ft_);
+    if (!st.ok()) return false;
+    auto col = (ft_.tail(n_) - k1_.tail(n_)) / delta;
+    if (j < n_) Jq_.col(j) = col;
+    else Jv_.col(j - n_) = col;
+  }
+  ++rstats_.jacobians;
+  haveJac_ = jacFresh_ = true;
+  haveLu_ = false;
+  return true;
+}
+
+void Radau5Integrator::factorize(double h) {
+  const auto& k = coefficients();
+  const double c = k.gamma / h;
+  // (c I - J) reduced to n x n: (c^2 I - c Jv - Jq); buffers and LU storage reused (no allocation)
+  Er_.noalias() = -c * Jv_;
+  Er_ -= Jq_;
+  Er_.diagonal().array() += c * c;
+  luR_.compute(Er_);
+  const std::complex<double> cc(k.alpha / h, k.beta / h);
+  Ec_.real() = -cc.real() * Jv_ - Jq_;
+  Ec_.imag() = -cc.imag() * Jv_;
+  Ec_.diagonal().array() += cc * cc;
+  luC_.compute(Ec_);
+  ++rstats_.factorizations;
+  luH_ = h;
+  haveLu_ = true;
+}
+
+void Radau5Integrator::solveReal(VectorXd& r) {
+  // (c I - J) x = r with J = [0 I; Jq Jv]: (c^2 - c Jv - Jq) x_q = r_v + c r_q - Jv r_q,
+  // x_v = c x_q - r_q
+  const double c = coefficients().gamma / luH_;
+  tmpN_ = r.tail(n_) + c * r.head(n_);
+  tmpN_.noalias() -= Jv_ * r.head(n_);
+  xqR_ = luR_.solve(tmpN_);
+  r.tail(n_) = c * xqR_ - r.head(n_);
+  r.head(n_) = xqR_;
+}
+
+void Radau5Integrator::solveComplex(VectorXc& r) {
+  const auto& k = coefficients();
+  const std::complex<double> c(k.alpha / luH_, k.beta / luH_);
+  tmpNc_ = r.tail(n_) + c * r.head(n_);
+  tmpRe_.noalias() = Jv_ * r.head(n_).real();
+  tmpIm_.noalias() = Jv_ * r.head(n_).imag();
+  tmpNc_.real() -= tmpRe_;
+  tmpNc_.imag() -= tmpIm_;
+  xqC_ = luC_.solve(tmpNc_);
+  r.tail(n_) = c * xqC_ - r.head(n_);
+  r.head(n_) = xqC_;
+}
+
+void Radau5Integrator::startValues(double h) {
+  const auto& k = coefficients();
+  if (!haveZ_ || first_) {
+    Z_.setZero();
+    W_.setZero();
+    return;
+  }
+  // the last step's collocation polynomial, extrapolated, relative to its end value
+  for (int i = 0; i < 3; ++i) {
+    double w[3];
+    lagrange(1 + k.c[i] * h / hLast_, w);
+    Z_.col(i) = w[0] * Zlast_.col(0) + w[1] * Zlast_.col(1) + (w[2] - 1) * Zlast_.col(2);
+  }
+  W_.noalias() = Z_ * k.Ti.transpose();
+}
+
+int Radau5Integrator::newton(double t, double h, AccelerationStatus& failure, double& tFail) {
+  const auto& k = coefficients();
+  const double N = static_cast<double>(2 * n_);
+  faccon_ = std::pow(std::max(faccon_, kUround), 0.8);
+  theta_ = std::abs(opt_.jacobianReuse);
+  double dynold = 1, thqold = 1;
+  newtonShrink_ = 0.5;
+  for (int newt = 0;; ++newt) {
+    newtonCount_ = newt + 1;
+    if (newt >= opt_.maxNewton) return 1;
+    for (int i = 0; i < 3; ++i) {
+      yt_ = y_ + Z_.col(i);
+      const AccelerationStatus st = evaluate(t + k.c[i] * h, yt_, ft_);
+      if (!st.ok()) {
+        failure = st;
+        tFail = t + k.c[i] * h;
+        return 2;
+      }
+      F_.col(i) = ft_;
+    }
+    ++rstats_.newtonIterations;
+    // transformed right-hand sides: T^-1 F - Lambda W / h
+    dW_.noalias() = F_ * k.Ti.transpose();
+    r1_ = dW_.col(0) - (k.gamma / h) * W_.col(0);
+    rc_.real() = dW_.col(1) - (k.alpha * W_.col(1) - k.beta * W_.col(2)) / h;
+    rc_.imag() = dW_.col(2) - (k.beta * W_.col(1) + k.alpha * W_.col(2)) / h;
+    solveReal(r1_);
+    solveComplex(rc_);
+    dW_.col(0) = r1_;
+    dW_.col(1) = rc_.real();
+    dW_.col(2) = rc_.imag();
+    double dyno = 0;
+    for (int i = 0; i < 3; ++i) dyno += (dW_.col(i).array() / scal_.array()).square().sum();
+    dyno = std::sqrt(dyno / (3 * N));
+    if (!std::isfinite(dyno)) return 1;
+    if (newt >= 1) {
+      const double thq = dyno / dynold;
+      theta_ = newt == 1 ? thq : std::sqrt(thq * thqold);
+      thqold = thq;
+      if (theta_ >= 0.99) return 1;
+      faccon_ = theta_ / (1 - theta_);
+      const double dyth =
+          faccon_ * dyno * std::pow(theta_, opt_.maxNewton - 2 - newt) / fnewt_;
+      if (dyth >= 1) {
+        // RADAU5: retry with the step the predicted convergence allows
+        newtonShrink_ = 0.8 * std::pow(std::clamp(dyth, 1e-4, 20.0), -1.0 / (4.0 + opt_.maxNewton - 2 - newt));
+        return 1;
+      }
+    }
+    dynold = std::max(dyno, kUround);
+    W_ += dW_;
+    Z_.noalias() = W_ * k.T.transpose();
+    if (faccon_ * dyno <= fnewt_) return 0;
+  }
+}
+
+double Radau5Integrator::errorEstimate(double t, double h, bool retry) {
+  const auto& k = coefficients();
+  const double N = static_cast<double>(2 * n_);
+  f2_ = (k.dd[0] * Z_.col(0) + k.dd[1] * Z_.col(1) + k.dd[2] * Z_.col(2)) / h;
+  r1_ = k1_ + f2_;
+  solveReal(r1_);
+  double err = std::sqrt((r1_.array() / scal_.array()).square().sum() / N);
+  if (err >= 1 && retry) {
+    yt_ = y_ + r1_;
+    const AccelerationStatus st = evaluate(t, yt_, ft_);
+    if (st.ok()) {
+      r1_ = ft_ + f2_;
+      solveReal(r1_);
+      err = std::sqrt((r1_.array() / scal_.array()).square().sum() / N);
+    }
+  }
+  return std::max(err, 1e-10);
+}
+
+StepResult Radau5Integrator::collapse(double hmin, const AccelerationStatus* lastFailure, double tFailure) {
+  const double t = state_.t;
+  if (lastFailure && lastFailure->finite && lastFailure->posedness != Posedness::WellPosed) {
+    // the trial steps keep meeting an ill-posed or inconsistent state: that is the answer
+    StepResult r;
+    r.ok = false;
+    r.status = *lastFailure;
+    r.tOld = r.tNew = t;
+    r.t = tFailure;
+    return r;
+  }
+  std::ostringstream os;
+  os << "radau5: step-size collapse at t = " << t << ": step " << h_ << " s below the minimum " << hmin << " s";
+  if (lastFailure && !lastFailure->message.empty()) os << "; last rejected trial step: " << lastFailure->message;
+  else os << " (Newton does not converge or the error cannot be met)";
+  throw SimulationError(os.str());
+}
+
+StepResult Radau5Integrator::accept(double t, double h, double err, double fac, double hnew, double tNew,
+                                    bool last, double hmax) {
+  double quot = h / hnew;
+  if (!first_ && !opt_.fixedStep) {
+    double facgus = (hacc_ / h) * std::pow(err * err / erracc_, 0.25) / fac;
+    facgus = std::max(kFacr, std::min(kFacl, facgus));
+    quot = std::max(quot, facgus);
+    hnew = h / quot;
+  }
+  hacc_ = h;
+  erracc_ = std::max(1e-2, err);
+  first_ = false;
+  // accept
+  y0_ = y_;
+  tOld_ = t;
+  hLast_ = h;
+  Zlast_ = Z_;
+  haveZ_ = haveStep_ = true;
+  y_ += Z_.col(2);
+  storeY(tNew);
+  noteStep(h);
+  haveDerivative_ = false;
+  jacFresh_ = false;
+  if (lastRejected_) hnew = std::min(hnew, h);
+  lastRejected_ = false;
+  if (!opt_.fixedStep && !(last && h < h_)) {
+    if (theta_ < 0.3) hCap_ *= 1.2;
+    hnew = std::min(hnew, hCap_);
+    const double qt = hnew / h;
+    if (theta_ <= opt_.jacobianReuse && qt >= kQuot1 && qt <= kQuot2) hnew = h;
+    h_ = std::min(hnew, hmax);
+  }
+  // a fresh Jacobian at the new state when Newton contracted slowly
+  if (theta_ > opt_.jacobianReuse) haveJac_ = false;
+  StepResult r;
+  r.tOld = t;
+  r.ok = true;
+  r.tNew = state_.t;
+  return r;
+}
+
+StepResult Radau5Integrator::advance(double tLimit) {
+  StepResult r;
+  r.tOld = state_.t;
+  const AccelerationStatus st0 = ensureDerivative();
+  if (!st0.finite) failNonFinite(state_.t, st0, "at an accepted state");
+  if (!st0.ok()) {
+    r.ok = false;
+    r.status = st0;
+    r.t = r.tNew = state_.t;
+    return r;
+  }
+  loadY();
+  const double hmax = opt_.maxStep > 0 ? opt_.maxStep : std::numeric_limits<double>::infinity();
+  if (opt_.fixedStep) h_ = opt_.initialStep;
+  else if (!(h_ > 0)) h_ = opt_.initialStep > 0 ? opt_.initialStep : 1e-6 * std::max(1.0, tLimit - state_.t);
+  if (!haveJac_ && !computeJacobian()) {
+    r.ok = false;
+    r.status = currentStatus_;
+    r.status.posedness = Posedness::IllPosed;
+    r.status.message = "radau5: the Jacobian could not be evaluated next to the state";
+    r.t = r.tNew = state_.t;
+    return r;
+  }
+  AccelerationStatus lastFailure;
+  double tLastFailure = state_.t;
+  bool haveFailure = false;
+  for (;;) {
+    const double t = state_.t;
+    const double hmin = opt_.minStep > 0 ? opt_.minStep : 1e-12 * std::max(1.0, std::abs(t));
+    if (!opt_.fixedStep && h_ < hmin) return collapse(hmin, haveFailure ? &lastFailure : nullptr, tLastFailure);
+    double h = std::min(h_, hmax);
+    bool last = false;
+    if (t + 1.01 * h >= tLimit) {
+      h = tLimit - t;
+      last = true;
+    }
+    scal_ = (atol_ + rtol_ * y_.cwiseAbs().array()).matrix();
+    if (!haveLu_ || h != luH_) factorize(h);
+    startValues(h);
+    AccelerationStatus failure;
+    double tFail = t;
+    const int nr = newton(t, h, failure, tFail);
+    if (nr != 0) {
+      if (opt_.fixedStep && nr == 2) {
+        if (!failure.finite) failNonFinite(tFail, failure, "fixed-step radau5 stage");
+        r.ok = false;
+        r.status = failure;
+        r.t = tFail;
+        r.tNew = state_.t;
+        return r;
+      }
+      ++stats_.rejected;
+      ++rstats_.newtonFailures;
+      if (nr == 2) {
+        haveFailure = true;
+        lastFailure = failure;
+        tLastFailure = tFail;
+      }
+      h_ = h * (nr == 2 ? kFailShrink : newtonShrink_);
+      // Newton, not the error, limits the step here: probe larger steps only slowly
+      if (nr == 1) hCap_ = h_;
+      lastRejected_ = true;
+      if (!jacFresh_) {
+        if (!computeJacobian()) h_ = h * kFailShrink;
+      }
+      if (opt_.fixedStep) throw SimulationError("radau5: Newton did not converge at a fixed step");
+      continue;
+    }
+    const double err = opt_.fixedStep ? 0.0 : errorEstimate(t + h, h, first_ || lastRejected_);
+    // RADAU5's safety factor: smaller when Newton needed many iterations
+    const double nit = opt_.maxNewton;
+    const double fac = std::min(kSafe, kSafe * (2 * nit + 1) / (newtonCount_ + 2 * nit));
+    double quot = std::max(kFacr, std::min(kFacl, std::pow(err, 0.25) / fac));
+    double hnew = h / quot;
+    if (err < 1 || opt_.fixedStep) return accept(t, h, err, fac, hnew, last ? tLimit : t + h, last, hmax);
+    ++stats_.rejected;
+    ++rstats_.errorRejections;
+    lastRejected_ = true;
+    h_ = first_ ? h * 0.1 : hnew;
+    if (!jacFresh_ && !computeJacobian()) h_ = h * kFailShrink;
+  }
+}
+
+void Radau5Integrator::interpolate(double t, State& out) {
+  if (!haveStep_) throw SimulationError("radau5: no step to interpolate in");
+  const double tau = std::clamp((t - tOld_) / hLast_, 0.0, 1.0);
+  double w[3];
+  lagrange(tau, w);
+  yt_ = y0_ + w[0] * Zlast_.col(0) + w[1] * Zlast_.col(1) + w[2] * Zlast_.col(2);
+  out.t = t;
+  out.q = yt_.head(n_);
+  out.v = yt_.tail(n_);
+}
+
+}  // namespace joinery

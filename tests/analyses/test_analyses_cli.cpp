@@ -1,0 +1,84 @@
+// joinery equilibrium / modes as a user runs them: the --json keys of the contract, exit
+// statuses, -n and --at, on the bundled examples/analyses scenes.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "run_command.hpp"
+
+namespace {
+
+const std::string kExe = JOINERY_EXE;
+const std::string kDir = std::string(JOINERY_SOURCE_DIR) + "/examples/analyses/";
+
+nlohmann::json runJson(const std::string& args, int expectedExit) {
+  const auto r = joinery::test::runCommand("(" + kExe + " " + args + " 2>/dev/null)");
+  INFO(r.output);
+  REQUIRE(r.exitCode == expectedExit);
+  return nlohmann::json::parse(r.output);
+}
+
+TEST_CASE("joinery equilibrium --json: the contract's keys, mg/k of a spring-hung mass", "[analyses][cli]") {
+  const auto j = runJson("equilibrium " + kDir + "spring_hung_mass.json --json", 0);
+  for (const char* key : {"converged", "q", "stable", "residual"}) CHECK(j.contains(key));
+  CHECK(j["converged"] == true);
+  CHECK(j["stable"] == true);
+  CHECK(j["q"]["bob.y"].get<double>() == Approx(-(1 + 2 * 9.81 / 200)).epsilon(1e-10));
+  CHECK(std::abs(j["q"]["bob.x"].get<double>()) < 1e-9);
+  CHECK(j["residual"].get<double>() < 1e-8);
+}
+
+TEST_CASE("joinery equilibrium --json: joint reactions balance the loads", "[analyses][cli]") {
+  // two bars (2 kg each) hanging from 'hinge', 15 N in +x at the tip: the hinge holds the whole
+  // weight and the load, force on 'upper' = (-15, 2 * 2 * 9.81); the knee carries the lower
+  // bar: force on 'lower' = (-15, 2 * 9.81)
+  const auto j = runJson("equilibrium " + kDir + "two_bar_linkage.json --json", 0);
+  REQUIRE(j.contains("joints"));
+  const auto& h = j["joints"]["hinge"]["force2"];
+  CHECK(h[0].get<double>() == Approx(-15).epsilon(1e-8));
+  CHECK(h[1].get<double>() == Approx(4 * 9.81).epsilon(1e-8));
+  const auto& k = j["joints"]["knee"]["force2"];
+  CHECK(k[0].get<double>() == Approx(-15).epsilon(1e-8));
+  CHECK(k[1].get<double>() == Approx(2 * 9.81).epsilon(1e-8));
+  CHECK(j["joints"]["hinge"]["unique"] == true);
+}
+
+TEST_CASE("joinery equilibrium: no equilibrium exits 5 and names the direction", "[analyses][cli]") {
+  const auto j = runJson("equilibrium " + kDir + "sliding_block.json --json", 5);
+  CHECK(j["converged"] == false);
+  CHECK(std::abs(j["direction"]["block.x"].get<double>()) == Approx(1.0));
+  const auto r = joinery::test::runCommand(kExe + " equilibrium " + kDir + "sliding_block.json");
+  CHECK(r.exitCode == 5);
+  CHECK(r.output.find("block.x") != std::string::npos);
+  // modes about an equilibrium that does not exist: exit 5; about the initial state: a zero mode
+  CHECK(joinery::test::runCommand(kExe + " modes " + kDir + "sliding_block.json").exitCode == 5);
+  const auto m = runJson("modes " + kDir + "sliding_block.json --at initial --json", 0);
+  CHECK(m["zero_modes"] == 1);
+  CHECK(m["frequencies_hz"][0] == 0.0);
+}
+
+TEST_CASE("joinery modes --json: keys, ascending frequencies, -n", "[analyses][cli]") {
+  const auto j = runJson("modes " + kDir + "spring_hung_mass.json --json", 0);
+  for (const char* key : {"frequencies_hz", "damping_ratios", "zero_modes", "massless_excluded", "shapes"})
+    CHECK(j.contains(key));
+  REQUIRE(j["frequencies_hz"].size() == 2);
+  const double pi = std::acos(-1.0), Leq = 1 + 2 * 9.81 / 200;
+  CHECK(j["frequencies_hz"][0].get<double>() == Approx(std::sqrt(9.81 / Leq) / (2 * pi)).epsilon(1e-7));
+  CHECK(j["frequencies_hz"][1].get<double>() == Approx(std::sqrt(200.0 / 2) / (2 * pi)).epsilon(1e-7));
+  // the spring's damper (0.5 N s/m) acts on the radial mode only: zeta = c / (2 m w)
+  CHECK(j["damping_ratios"][0].get<double>() == 0.0);
+  CHECK(j["damping_ratios"][1].get<double>() == Approx(0.5 / (2 * 2 * std::sqrt(100.0))).epsilon(1e-6));
+  CHECK(j["shapes"][1]["bob.y"].get<double>() == Approx(1.0));
+  const auto one = runJson("modes " + kDir + "two_bar_linkage.json --json -n 1", 0);
+  CHECK(one["frequencies_hz"].size() == 1);
+  CHECK(one["shapes"].size() == 1);
+}
+
+TEST_CASE("joinery modes / equilibrium: usage errors exit 2", "[analyses][cli]") {
+  CHECK(joinery::test::runCommand(kExe + " modes " + kDir + "spring_hung_mass.json --at somewhere").exitCode == 2);
+  CHECK(joinery::test::runCommand(kExe + " modes " + kDir + "spring_hung_mass.json -n 0").exitCode == 2);
+  CHECK(joinery::test::runCommand(kExe + " equilibrium").exitCode == 2);
+  CHECK(joinery::test::runCommand(kExe + " equilibrium /nonexistent.json").exitCode == 2);
+}
+
+}  // namespace
