@@ -234,9 +234,13 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
 
   // Consistency: the part of b outside the range of A, against the size of the terms of
   // A q'' = b in row-scaled units (rows of A_s have unit norm, so |A_s q''| <= |q''|). Near
-  // a singular position b can be tiny while round-off is not, so |b| alone is no scale.
+  // a singular position b can be tiny while round-off is not, so |b| alone is no scale. A
+  // mechanism locked at rest has b and q'' both at round-off: |Q| / max|M|, the acceleration
+  // the applied forces alone would give, is then the scale (found by tests/peers).
   if (m > 0) {
-    const double scale = std::max({bs.col(0).norm(), qddIdeal.norm(), 1e-300});
+    const double mmax = M.size() ? M.cwiseAbs().maxCoeff() : 0.0;
+    const double forceScale = mmax > 0 ? Q.norm() / mmax : 0.0;
+    const double scale = std::max({bs.col(0).norm(), qddIdeal.norm(), forceScale, 1e-300});
     const double limit = tol_.consistency * scale;
     d.consistent = d.inconsistency <= limit;
     if (!d.consistent)
