@@ -1,6 +1,7 @@
 #include "scene_support.hpp"
 
 #include "joinery/core/orientation.hpp"
+#include "joinery/core/scene_section.hpp"
 
 #include <algorithm>
 #include <array>
@@ -377,3 +378,9 @@ void applyPlacement(nlohmann::json& body, const Placement& p, const JsonCursor& 
 }
 
 }  // namespace joinery::detail
+
+namespace joinery {
+
+double SceneSection::number(const JsonCursor& field) const { return detail::evaluateNumber(field, parameters); }
+
+}  // namespace joinery
