@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "joinery/bodies/quaternion.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/scene.hpp"
 #include "joint_test_support.hpp"
 

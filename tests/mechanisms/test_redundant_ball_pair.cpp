@@ -7,6 +7,7 @@
 // Jacobi SVD (core/src/dense_solver.cpp).
 #include <catch2/catch.hpp>
 
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/scene.hpp"
 #include "mechanism_support.hpp"
 

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "joinery/bodies/quaternion.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/scene.hpp"
 #include "random_mechanism.hpp"
 
