@@ -269,3 +269,26 @@ TEST_CASE("weld3d: two welded bodies turn as one rigid body (Euler's equations o
 }
 
 }  // namespace joinery::test
+
+namespace joinery::test {
+
+TEST_CASE("orientation forms in a placement: Euler angles and a matrix place an instance's rigid3d body", "[joints][orientation]") {
+  // the component's body sits at (1, 0, 0) turned by 0.3 about its x axis; placed by ZYX
+  // (90 deg, 0, 0) = a quarter turn about z, and by the same rotation written as a matrix
+  const json component = {{"bodies", {{{"name", "r"}, {"type", "rigid3d"}, {"mass", 1}, {"inertia", {1, 1, 1}},
+                                        {"position", {1, 0, 0}}, {"orientation", {{"axis", {1, 0, 0}}, {"angle", 0.3}}}}}}};
+  for (const json& placed : {json{{"euler", {{"sequence", "ZYX"}, {"angles", {90, 0, 0}}, {"unit", "deg"}}}},
+                             json{{"matrix", {{0, -1, 0}, {1, 0, 0}, {0, 0, 1}}}}}) {
+    const json doc = {{"joinery", 1},
+                      {"bodies", json::array()},
+                      {"components", {{"c", component}}},
+                      {"instances", {{{"name", "i"}, {"component", "c"}, {"placement", {{"position", {0, 0, 2}}, {"orientation", placed}}}}}}};
+    const Scene scene = sceneFromJson(doc, "placement.json");
+    const State s = scene.model.initialState();
+    const Eigen::VectorXd q = s.q.head(7);
+    CHECK_THAT(Eigen::MatrixXd(q.head<3>()), isApprox(Vector3d(0, 1, 2), 1e-15, 1e-15));
+    CHECK_THAT(quaternion::rotation(q.tail<4>()), isApprox(Matrix3d(Rz(kPi / 2) * Rx(0.3)), 1e-15, 1e-15));
+  }
+}
+
+}  // namespace joinery::test
