@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev               # bench/ (Google Benchmark)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
+  libsimbody-dev                 # peer engine of tests/peers (random mechanisms, A06) and bench/peers (issue 21)
   clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
 )

@@ -10,6 +10,7 @@
 
 #include "body_input.hpp"
 #include "joinery/bodies/quaternion.hpp"
+#include "joinery/core/orientation.hpp"
 #include "joinery/core/registry.hpp"
 
 namespace joinery {
@@ -211,7 +212,13 @@ std::unique_ptr<Body> makeRigid3d(const JsonCursor& c, const FactoryContext& ctx
   Eigen::Vector4d e(1.0, 0.0, 0.0, 0.0);
   if (c.has("orientation")) {
     const JsonCursor o = c.at("orientation");
-    e = detail::readVector(ctx, o, 4, "unit quaternion e0, e1, e2, e3, scalar first");
+    if (o.value().is_object()) {  // axis-angle, matrix or Euler angles (orientation.hpp)
+      const Eigen::Quaterniond r =
+          parseOrientation(o, [&ctx](const JsonCursor& field) { return ctx.number(field); }, kNormTolerance);
+      e = Eigen::Vector4d(r.w(), r.x(), r.y(), r.z());
+    } else {
+      e = detail::readVector(ctx, o, 4, "unit quaternion e0, e1, e2, e3, scalar first");
+    }
     const double n = e.norm();
     if (!(std::abs(n - 1.0) <= kNormTolerance)) {
       std::ostringstream os;

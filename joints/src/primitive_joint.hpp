@@ -32,6 +32,10 @@ class PrimitiveJoint : public Constraint {
   PrimitiveJoint(std::string name, std::vector<const Body*> bodies);
   /// Appends a block of rows (constructors only).
   void addRows(std::unique_ptr<const RowPrimitive> rows);
+  /// Appends blocks in order (constructors only).
+  void addRows(std::vector<std::unique_ptr<const RowPrimitive>> blocks) {
+    for (auto& b : blocks) addRows(std::move(b));
+  }
 
  private:
   std::vector<std::unique_ptr<const RowPrimitive>> blocks_;

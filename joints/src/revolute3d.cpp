@@ -1,10 +1,8 @@
 // revolute3d: spatial hinge. The points coincide (3 rows) and the world axes stay parallel:
 // R2 axis2 is perpendicular to R1 p and R1 q, where p, q are body-1 vectors perpendicular to
-// axis1 chosen at construction (2 rows).
-#include <cmath>
-
+// axis1 chosen at construction (2 rows, spatial_support.hpp).
 #include "joinery/joints/nonideal.hpp"
-#include "primitive_joint.hpp"
+#include "spatial_support.hpp"
 
 namespace joinery {
 namespace {
@@ -15,16 +13,8 @@ class Revolute3d final : public detail::TwoPointJoint {
  public:
   Revolute3d(const detail::TwoBodyInput& in, const Vector3d& axis1, const Vector3d& axis2)
       : TwoPointJoint(in, false), axis1_(axis1), axis2_(axis2) {
-    const Vector3d a1 = axis1.normalized();
-    const Vector3d a2 = axis2.normalized();
-    // p: the unit vector perpendicular to a1 built from the world axis least aligned with it
-    Eigen::Index k = 0;
-    a1.cwiseAbs().minCoeff(&k);
-    const Vector3d p = a1.cross(Vector3d::Unit(k)).normalized();
-    const Vector3d q = a1.cross(p);
     addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 3));
-    addRows(std::make_unique<detail::PerpendicularAxes>(frame1(), p, frame2(), a2));
-    addRows(std::make_unique<detail::PerpendicularAxes>(frame1(), q, frame2(), a2));
+    addRows(detail::parallelAxesRows(frame1(), axis1, frame2(), axis2));
   }
   std::string_view typeName() const override { return kType; }
   nlohmann::json toJson() const override {
@@ -38,17 +28,12 @@ class Revolute3d final : public detail::TwoPointJoint {
   Vector3d axis1_, axis2_;
 };
 
-Vector3d parseAxis(const JsonCursor& c, const FactoryContext& ctx) {
-  const Vector3d a = ctx.vector3(c);
-  if (!(a.norm() > 0)) c.failWith("the axis is zero; expected a non-zero direction");
-  return a;
-}
-
 std::unique_ptr<Constraint> makeRevolute3d(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "body1", "point1", "axis1", "body2", "point2", "axis2", "nonideal"});
   const detail::MarkerNeeds needs{.points = true, .frames = true, .planar = false};
   const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "revolute3d joint", true);
-  auto joint = std::make_unique<Revolute3d>(in, parseAxis(c.at("axis1"), ctx), parseAxis(c.at("axis2"), ctx));
+  auto joint = std::make_unique<Revolute3d>(in, detail::parseAxis(c.at("axis1"), ctx),
+                                              detail::parseAxis(c.at("axis2"), ctx));
   attachNonideal(c, ctx, *joint);
   return joint;
 }

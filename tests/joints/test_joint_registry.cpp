@@ -11,7 +11,10 @@ namespace {
 
 const std::vector<std::string> kJointTypes = {"revolute2d", "prismatic2d", "weld2d",   "distance",
                                               "spherical",  "revolute3d",  "coupling", "driver",
-                                              "expression"};
+                                              "expression",
+                                              // spatial joints (issue 21)
+                                              "universal",  "cylindrical", "prismatic3d", "weld3d",
+                                              "planar3d",   "point_on_line", "point_on_plane"};
 const std::vector<std::string> kForceTypes = {"spring", "torsion2d", "force", "generalized"};
 
 }  // namespace

@@ -24,6 +24,7 @@ struct JointCase {
   nlohmann::json fields;
   bool points, frames, planar;
   int rows;
+  bool framesOnBody1Only = false;  ///< body 2 needs only a point (point_on_line, point_on_plane)
 };
 
 const std::vector<JointCase>& jointCases() {
@@ -40,12 +41,40 @@ const std::vector<JointCase>& jointCases() {
        {{"point1", {0.3, -0.2, 0.1}}, {"axis1", {0.2, 0.3, 1.0}}, {"point2", {0.1, 0.4, -0.3}},
         {"axis2", {1.0, 0.1, 0.2}}},
        true, true, false, 5},
+      {"universal",
+       {{"point1", {0.3, -0.2, 0.1}}, {"axis1", {0.2, 0.3, 1.0}}, {"point2", {0.1, 0.4, -0.3}},
+        {"axis2", {1.0, 0.1, 0.2}}},
+       true, true, false, 4},
+      {"cylindrical",
+       {{"point1", {0.3, -0.2, 0.1}}, {"axis1", {0.2, 0.3, 1.0}}, {"point2", {0.1, 0.4, -0.3}},
+        {"axis2", {1.0, 0.1, 0.2}}},
+       true, true, false, 4},
+      {"prismatic3d",
+       {{"point1", {0.3, -0.2, 0.1}}, {"axis1", {0.2, 0.3, 1.0}}, {"point2", {0.1, 0.4, -0.3}},
+        {"orientation", {{"euler", {{"sequence", "ZXZ"}, {"angles", {0.4, -0.3, 1.1}}}}}}},
+       true, true, false, 5},
+      {"weld3d",
+       {{"point1", {0.3, -0.2, 0.1}}, {"point2", {0.1, 0.4, -0.3}},
+        {"orientation", {{"axis", {1, 2, 3}}, {"angle", 0.7}}}},
+       true, true, false, 6},
+      {"weld3d", {{"point1", {0.3, -0.2, 0.1}}, {"point2", {0.1, 0.4, -0.3}}}, true, true, false, 6},
+      {"planar3d",
+       {{"point1", {0.3, -0.2, 0.1}}, {"normal", {0.2, 0.3, 1.0}}, {"point2", {0.1, 0.4, -0.3}},
+        {"axis2", {1.0, 0.1, 0.2}}},
+       true, true, false, 3},
+      {"point_on_line",
+       {{"point1", {0.3, -0.2, 0.1}}, {"axis1", {0.2, 0.3, 1.0}}, {"point2", {0.1, 0.4, -0.3}}},
+       true, true, false, 2, true},
+      {"point_on_plane",
+       {{"point1", {0.3, -0.2, 0.1}}, {"normal", {0.2, 0.3, 1.0}}, {"point2", {0.1, 0.4, -0.3}}},
+       true, true, false, 1, true},
   };
   return cases;
 }
 
-bool compatible(const Kind& k, const JointCase& j) {
-  return (!j.points || k.points) && (!j.frames || k.frames) && (!j.planar || k.planar);
+bool compatible(const Kind& k, const JointCase& j, int side) {
+  const bool frames = j.frames && (side == 1 || !j.framesOnBody1Only);
+  return (!j.points || k.points) && (!frames || k.frames) && (!j.planar || k.planar);
 }
 
 }  // namespace
@@ -57,7 +86,7 @@ TEST_CASE("every geometric joint on every body pairing: A and b match finite dif
     for (const Kind& k1 : kKinds) {
       for (const Kind& k2 : kKinds) {
         if (k1.name == "ground" && k2.name == "ground") continue;
-        DYNAMIC_SECTION(jc.type << " between " << k1.name << " and " << k2.name) {
+        DYNAMIC_SECTION(jc.type << (jc.type == "weld3d" && !jc.fields.contains("orientation") ? " (initial orientation)" : "") << " between " << k1.name << " and " << k2.name) {
           TestScene scene;
           const Body& b1 = scene.add(k1.name, "b1");
           const Body& b2 = scene.add(k2.name, "b2");
@@ -66,7 +95,7 @@ TEST_CASE("every geometric joint on every body pairing: A and b match finite dif
           j["type"] = jc.type;
           j["body1"] = b1.name();
           j["body2"] = b2.name();
-          if (compatible(k1, jc) && compatible(k2, jc)) {
+          if (compatible(k1, jc, 1) && compatible(k2, jc, 2)) {
             const auto joint = scene.joint(j);
             REQUIRE(joint->typeName() == jc.type);
             REQUIRE(joint->numRows() == jc.rows);
@@ -79,7 +108,7 @@ TEST_CASE("every geometric joint on every body pairing: A and b match finite dif
             ++checked;
           } else {
             // the first body that lacks something is named, at its field
-            const bool firstBad = !compatible(k1, jc);
+            const bool firstBad = !compatible(k1, jc, 1);
             const std::string bad = firstBad ? b1.name() : b2.name();
             try {
               (void)scene.joint(j);

@@ -1,5 +1,6 @@
 #include "scene_support.hpp"
 
+#include "joinery/core/orientation.hpp"
 #include "joinery/core/format.hpp"
 #include "joinery/core/scene_section.hpp"
 
@@ -291,16 +292,10 @@ Placement parsePlacement(const JsonCursor& c, const SymbolTable& scope) {
     p.rotation = Eigen::Quaterniond(Eigen::AngleAxisd(p.angle, Vector3d::UnitZ()));
   }
   if (c.has("orientation")) {
-    const JsonCursor o = c.at("orientation");
-    if (!o.value().is_array() || o.size() != 4) o.fail("a unit quaternion [e0, e1, e2, e3] (scalar first)");
-    Eigen::Vector4d e;
-    for (std::size_t i = 0; i < 4; ++i) e(static_cast<int>(i)) = evaluateNumber(o.at(i), scope);
-    const double norm = e.norm();
-    if (!(std::abs(norm - 1.0) <= 1e-3))
-      o.failWith("quaternion " + o.value().dump() + " has norm " + formatNumber(norm) +
-                 "; expected a unit quaternion [e0, e1, e2, e3] (norm 1 within 1e-3)");
-    e /= norm;
-    p.rotation = Eigen::Quaterniond(e(0), e(1), e(2), e(3));
+    p.rotation = parseOrientation(
+        c.at("orientation"), [&scope](const JsonCursor& field) { return evaluateNumber(field, scope); }, 1e-3);
+    const Eigen::Quaterniond& q = p.rotation;
+    const Eigen::Vector4d e(q.w(), q.x(), q.y(), q.z());
     if (std::abs(e(1)) <= 1e-14 && std::abs(e(2)) <= 1e-14) {
       p.angle = 2.0 * std::atan2(e(3), e(0));
       if (p.angle > std::numbers::pi) p.angle -= 2.0 * std::numbers::pi;

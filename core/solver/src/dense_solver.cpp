@@ -79,8 +79,40 @@ int numericalRank(const VectorXd& sigma, double rtol) {
   return r;
 }
 
+/// A singular value decomposition X = U diag(s) V^T (U thin, V full).
+struct Svd {
+  MatrixXd U, V;
+  VectorXd s;
+  const MatrixXd& matrixU() const { return U; }
+  const MatrixXd& matrixV() const { return V; }
+  const VectorXd& singularValues() const { return s; }
+};
+
+/// The SVD of X (rows of norm 1 or 0: the solver scales them), by divide and conquer,
+/// verified. Eigen 3.4.0's BDCSVD can return wrong singular vectors for a matrix with an
+/// exactly redundant row (found by tests/peers/random_mechanisms: a null space with
+/// |X N| of order 1, hence a wrong q'' called well posed, or a consistent b called
+/// inconsistent). When U S V^T, |X v_i| = s_i or X N = 0 misses by more than 1e-10, the Jacobi
+/// SVD (slower, reliable) is used instead.
+Svd computeSvd(const MatrixXd& X, bool thinU) {
+  const unsigned options = (thinU ? Eigen::ComputeThinU : 0u) | Eigen::ComputeFullV;
+  const Eigen::BDCSVD<MatrixXd> bdc(X, options);
+  Svd out{thinU ? bdc.matrixU() : MatrixXd(), bdc.matrixV(), bdc.singularValues()};
+  const Eigen::Index p = out.s.size();
+  constexpr double kTol = 1e-10;
+  const MatrixXd N = out.V.rightCols(X.cols() - p);
+  const bool nullOk = N.cols() == 0 || X.rows() == 0 || (X * N).cwiseAbs().maxCoeff() <= kTol;
+  const bool productOk = !thinU || X.size() == 0 ||
+      (X - out.U * out.s.asDiagonal() * out.V.leftCols(p).transpose()).cwiseAbs().maxCoeff() <= kTol;
+  // |X v_i| = s_i for the leading right singular vectors
+  const bool vOk = p == 0 || ((X * out.V.leftCols(p)).colwise().norm().transpose() - out.s).cwiseAbs().maxCoeff() <= kTol;
+  if (nullOk && productOk && vOk) return out;
+  const Eigen::JacobiSVD<MatrixXd> jac(X, options);
+  return {thinU ? jac.matrixU() : MatrixXd(), jac.matrixV(), jac.singularValues()};
+}
+
 /// Applies the pseudo-inverse given by an SVD (rank r) to the columns of rhs.
-MatrixXd applyPinv(const Eigen::BDCSVD<MatrixXd>& svd, int r, const MatrixXd& rhs) {
+MatrixXd applyPinv(const Svd& svd, int r, const MatrixXd& rhs) {
   const auto& U = svd.matrixU();
   const auto& V = svd.matrixV();
   const VectorXd& s = svd.singularValues();
@@ -154,7 +186,7 @@ namespace {
 MatrixXd constraintNullSpace(const MatrixXd& As, const MatrixXd& bs, int n, const SolverTolerances& tol,
                              VectorXd& rOutside, Diagnosis& d) {
   if (As.rows() == 0) return MatrixXd::Identity(n, n);
-  Eigen::BDCSVD<MatrixXd> svdA(As, Eigen::ComputeThinU | Eigen::ComputeFullV);
+  const Svd svdA = computeSvd(As, true);
   d.rankA = numericalRank(svdA.singularValues(), tol.rank);
   const MatrixXd Ur = svdA.matrixU().leftCols(d.rankA);
   const VectorXd r = bs.col(0) - Ur * (Ur.transpose() * bs.col(0));
@@ -188,11 +220,13 @@ void scaleMassRows(const MatrixXd& M, int k, const SolverTolerances& tol, Matrix
 }
 
 /// Step 4 of DenseSolver::solve: consistent when the part of bs outside the range of A is
-/// within the tolerance of the size of the terms (|bs|, |q''|); names the rows in conflict.
-void decideConsistency(const VectorXd& bs, const VectorXd& qddIdeal, const VectorXd& rOutside,
+/// within the tolerance of the size of the terms (|bs|, |q''|, and |Q| / max|M|: a mechanism
+/// locked at rest has b and q'' both at round-off, and the acceleration the applied forces
+/// alone would give is then the scale; found by tests/peers); names the rows in conflict.
+void decideConsistency(const VectorXd& bs, const VectorXd& qddIdeal, double forceScale, const VectorXd& rOutside,
                        const SolverTolerances& tol, Diagnosis& d) {
   const Eigen::Index m = bs.size();
-  const double scale = std::max({bs.norm(), qddIdeal.norm(), 1e-300});
+  const double scale = std::max({bs.norm(), qddIdeal.norm(), forceScale, 1e-300});
   const double limit = tol.consistency * scale;
   d.consistent = d.inconsistency <= limit;
   if (!d.consistent)
@@ -332,7 +366,7 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   // --- 3. Rank of [M; A] and its null space, from the row-scaled stack itself -------
   // (not from H: near a singular position A has a tiny but genuine singular value, and two
   // separate rank decisions on A and on H could then disagree; M alone decides here)
-  Eigen::BDCSVD<MatrixXd> svdS(stackRowScaled(M, As, tol_), Eigen::ComputeFullV);
+  const Svd svdS = computeSvd(stackRowScaled(M, As, tol_), false);
   d.rankMA = numericalRank(svdS.singularValues(), tol_.rank);
   d.fullRank = d.rankMA == n;
 
@@ -340,7 +374,7 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   // When [M; A] has full rank, H has full column rank exactly (span N contains null A), so
   // every singular value of H is kept but those at round-off level (a guard against 1/0);
   // otherwise H is truncated at the rank tolerance and gives the minimum-norm answer.
-  Eigen::BDCSVD<MatrixXd> svdH(H, Eigen::ComputeThinU | Eigen::ComputeFullV);
+  const Svd svdH = computeSvd(H, true);
   const int rankH = numericalRank(svdH.singularValues(), d.fullRank ? tol_.roundoff : tol_.rank);
   const MatrixXd X = n > 0 ? applyPinv(svdH, rankH, rhs) : MatrixXd(0, 2);
   const VectorXd qddIdeal = X.col(0);
@@ -352,7 +386,10 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   // Consistency: the part of b outside the range of A, against the size of the terms of
   // A q'' = b in row-scaled units (rows of A_s have unit norm, so |A_s q''| <= |q''|). Near
   // a singular position b can be tiny while round-off is not, so |b| alone is no scale.
-  if (m > 0) decideConsistency(bs.col(0), qddIdeal, rOutside, tol_, d);
+  if (m > 0) {
+    const double mmax = M.size() ? M.cwiseAbs().maxCoeff() : 0.0;
+    decideConsistency(bs.col(0), qddIdeal, mmax > 0 ? Q.norm() / mmax : 0.0, rOutside, tol_, d);
+  }
 
   // --- 5. Indeterminate directions ---
   describeIndeterminate(svdS.matrixV().rightCols(n - d.rankMA), Q + C, tol_, n, d);

@@ -27,7 +27,7 @@ struct SolverTolerances {
   /// A row whose norm is below `zeroRow` times the largest row norm of its block is a zero row.
   double zeroRow = 1e-13;
   /// `A q'' = b` is consistent when the part of the row-scaled `b` outside the range of
-  /// `A` has norm below `consistency * max(|b_scaled|, |q''|)` (see docs/theory.md).
+  /// `A` has norm below `consistency * max(|b_scaled|, |q''|, |Q| / max|M|)` (see docs/theory.md).
   double consistency = 1e-9;
   /// An indeterminate direction `w` is in force balance when
   /// `|w^T (Q + C)| <= forceBalance * |Q + C|`.
