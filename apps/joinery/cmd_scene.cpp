@@ -96,6 +96,7 @@ int runCheck(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--json", "", false, "print the report as JSON"});
   specs.push_back(completeMasslessOption());
+  specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kCheckHelp << formatOptions(specs);
@@ -104,12 +105,14 @@ int runCheck(const std::vector<std::string>& argv) {
   applyLogLevel(args);
   SceneOptions options;
   options.completeMassless = args.has("--complete-massless");
+  options.overrides = overridesFrom(args);
   return runSceneReport(requireOneFile(args, "check"), args.has("--json"), false, options);
 }
 
 int runGraph(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--output", "-o", true, "the DOT file to write (required)"});
+  specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kGraphHelp << formatOptions(specs);
@@ -119,7 +122,9 @@ int runGraph(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "graph");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"graph needs -o OUT.dot"};
-  const Scene scene = loadScene(file);
+  SceneOptions sceneOptions;
+  sceneOptions.overrides = overridesFrom(args);
+  const Scene scene = loadScene(file, sceneOptions);
   const GraphAnalysis g = analyzeGraph(scene.model);
   const std::string dot = toGraphvizDot(scene.model, g);
   std::ofstream f(*out);
@@ -138,6 +143,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   specs.push_back({"--t-end", "", true, "end time, overriding the scene's simulation.t_end"});
   specs.push_back({"--strict", "", false, "reject inconsistent initial conditions instead of projecting them"});
   specs.push_back(completeMasslessOption());
+  specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kSimulateHelp << formatOptions(specs);
@@ -149,6 +155,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (!out || out->empty()) throw UsageError{"simulate needs -o OUT.csv"};
   SceneOptions sceneOptions;
   sceneOptions.completeMassless = args.has("--complete-massless");
+  sceneOptions.overrides = overridesFrom(args);
   Scene scene = loadScene(file, sceneOptions);
   if (scene.completeMassless && scene.completion.completable())
     for (const auto& b : scene.completion.balances)

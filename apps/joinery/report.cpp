@@ -15,10 +15,13 @@ namespace joinery::cli {
 int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options) {
   const Scene scene = loadScene(file, options);
   const CheckReport r = makeCheckReport(scene);
-  if (json)
-    std::cout << checkReportToJson(r).dump(2) << "\n";
-  else
+  if (json) {
+    nlohmann::json j = checkReportToJson(r);
+    if (scene.resolved.contains("overrides")) j["overrides"] = scene.resolved["overrides"];  // --set
+    std::cout << j.dump(2) << "\n";
+  } else {
     std::cout << checkReportToText(r, withAccelerations);
+  }
   return exitCodeFor(r.solution.diagnosis);
 }
 

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "joinery/core/registry.hpp"
+#include "overrides_support.hpp"
 #include "scene_support.hpp"
 
 namespace joinery {
@@ -36,7 +37,8 @@ constexpr std::size_t kMaxElements = 300'000;  // a chain of 131072 links is 262
 const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "parameters",
                                           "include", "gravity", "bodies",     "joints",
                                           "forces",  "components", "instances", "simulation",
-                                          "complete_massless"};
+                                          "complete_massless",
+                                          "overrides"};  // a record of --set (overrides.hpp); ignored
 const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
                                               "forces",      "ports",      "instances"};
@@ -371,6 +373,8 @@ struct InstancePlan {
 
 class Loader {
  public:
+  Loader() = default;
+  explicit Loader(detail::OverrideSet* overrides) : overrides_(overrides) {}
   Scene load(const nlohmann::json& doc, const std::string& file);
 
  private:
@@ -395,6 +399,7 @@ class Loader {
   std::set<std::string> included_;
   std::map<std::string, std::string> names_;  // qualified name -> what and where
   std::size_t elements_ = 0;
+  detail::OverrideSet* overrides_ = nullptr;  // --set, applied to instances as they are prepared
 };
 
 void Loader::claimName(const std::string& qualified, const std::string& kind, const JsonCursor& element) {
@@ -529,6 +534,7 @@ InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& 
       fixed.setConstant(it.key(), evaluateNumber(v, outer.parameters));
     }
   }
+  if (overrides_) overrides_->applyToInstance(qualified, declared, outer.parameters, fixed);
   auto scope = std::make_shared<Scope>();
   scope->context = " (in instance '" + qualified + "' of component '" + component + "', declared at " +
                    where(inst) + ")";
@@ -872,6 +878,18 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
 
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options) {
   try {
+    if (!options.overrides.empty()) {
+      nlohmann::json doc = document;
+      detail::OverrideSet set(options.overrides, doc, file, kSimulationKeys);
+      Scene scene = Loader(&set).load(doc, file);
+      set.requireAllUsed();
+      if (scene.completeMassless || options.completeMassless) {
+        scene.completeMassless = true;
+        scene = completeScene(std::move(scene));
+      }
+      scene.resolved["overrides"] = overridesJson(options.overrides);
+      return scene;
+    }
     Scene scene = Loader().load(document, file);
     if (scene.completeMassless || options.completeMassless) {
       scene.completeMassless = true;

@@ -13,6 +13,7 @@
 #include "joinery/core/completion.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/model.hpp"
+#include "joinery/core/overrides.hpp"
 
 namespace joinery {
 
@@ -54,6 +55,9 @@ struct SceneOptions {
   /// model is ill posed at its initial state and every indeterminate direction has a
   /// symbolic force balance, add the balances as `expression` joints (docs/completion.md).
   bool completeMassless = false;
+  /// Parameter overrides (`--set`, overrides.hpp), applied in order; an unknown name is an
+  /// InputError with a suggestion. The resolved scene records them under `"overrides"`.
+  std::vector<Override> overrides;
 };
 
 /// Reads and loads a scene file. Includes are resolved relative to the file's directory.
