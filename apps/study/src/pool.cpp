@@ -110,6 +110,8 @@ void WorkerPool::spawn(Worker& w) {
     ::close(to[1]);
     ::close(from[0]);
     ::signal(SIGPIPE, SIG_DFL);
+    for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL})  // no inherited crash handlers (MPI's)
+      ::signal(sig, SIG_DFL);
     workerMain(study_, options_, to[0], from[1]);
   }
   ::close(to[0]);
