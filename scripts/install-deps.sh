@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev               # bench/ (Google Benchmark)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
+  libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines (issue 15)
 )
 
 missing=()
