@@ -25,7 +25,8 @@ using namespace joinery;
 using namespace joinery::cli;
 
 constexpr int kTagCase = 1;  // rank 0 -> worker: long case index, -1 = no more work
-constexpr int kTagRow = 2;   // worker -> rank 0: encoded row (first message: an empty "ready")
+constexpr int kTagRow = 2;   // worker -> rank 0: encoded row, or an empty "ready"
+constexpr int kAhead = 2;    // cases a worker rank holds at once (one running, one waiting)
 
 void sendCase(long index, int rank) { MPI_Send(&index, 1, MPI_LONG, rank, kTagCase, MPI_COMM_WORLD); }
 
@@ -50,8 +51,10 @@ study::Outcome runMaster(const study::Study& s, StudyCommand& cmd, int size) {
   p.failed = table.outcome().failed;
   const auto start = std::chrono::steady_clock::now();
   std::size_t next = 0;
-  int active = size - 1;  // workers not yet told to stop
-  while (active > 0) {
+  // every worker sends kAhead "ready" messages and then one row per case it ran; each
+  // message is answered at once with the next case or -1
+  const std::size_t expected = static_cast<std::size_t>(kAhead) * static_cast<std::size_t>(size - 1) + pending.size();
+  for (std::size_t received = 0; received < expected; ++received) {
     int source = 0;
     const std::string text = receiveRow(source);
     if (!text.empty()) {
@@ -64,12 +67,7 @@ study::Outcome runMaster(const study::Study& s, StudyCommand& cmd, int size) {
       p.remaining = p.rate > 0 ? static_cast<double>(p.total - p.done) / p.rate : 0;
       progress(p);
     }
-    if (next < pending.size()) {
-      sendCase(pending[next++]->index, source);
-    } else {
-      sendCase(-1, source);
-      --active;
-    }
+    sendCase(next < pending.size() ? pending[next++]->index : -1, source);
   }
   progress.finish();
   table.finish();
@@ -79,16 +77,27 @@ study::Outcome runMaster(const study::Study& s, StudyCommand& cmd, int size) {
 void runWorker(const study::Study& s, const StudyCommand& cmd) {
   const double limit = cmd.run.timeLimit >= 0 ? cmd.run.timeLimit : s.timeLimit;
   study::WorkerPool pool(s, cmd.run.caseOptions, 1, limit);
-  std::string reply;  // empty: ready for the first case
-  for (;;) {
-    MPI_Send(reply.data(), static_cast<int>(reply.size()), MPI_CHAR, 0, kTagRow, MPI_COMM_WORLD);
-    long index = -1;
-    MPI_Recv(&index, 1, MPI_LONG, 0, kTagCase, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (index < 0 || index >= static_cast<long>(s.cases.size())) return;
-    pool.submit(s.cases[static_cast<std::size_t>(index)]);
-    std::vector<study::Row> rows;
-    while (rows.empty()) rows = pool.collect(1.0);
-    reply = study::encodeRow(rows.front());
+  const std::string ready;
+  for (int i = 0; i < kAhead; ++i) MPI_Send(ready.data(), 0, MPI_CHAR, 0, kTagRow, MPI_COMM_WORLD);
+  int outstanding = kAhead;  // requests not answered yet
+  while (outstanding > 0 || pool.busy() > 0) {
+    if (outstanding > 0) {
+      int arrived = 0;
+      MPI_Iprobe(0, kTagCase, MPI_COMM_WORLD, &arrived, MPI_STATUS_IGNORE);
+      if (arrived || pool.busy() == 0) {  // nothing running: wait for the answer
+        long index = -1;
+        MPI_Recv(&index, 1, MPI_LONG, 0, kTagCase, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        --outstanding;
+        if (index >= 0 && index < static_cast<long>(s.cases.size()))
+          pool.submit(s.cases[static_cast<std::size_t>(index)]);
+        continue;
+      }
+    }
+    for (const study::Row& row : pool.collect(outstanding > 0 ? 0.002 : 1.0)) {
+      const std::string text = study::encodeRow(row);  // the row, and a request for the next case
+      MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kTagRow, MPI_COMM_WORLD);
+      ++outstanding;
+    }
   }
 }
 

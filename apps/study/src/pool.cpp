@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <string>
 
 #include "joinery/core/errors.hpp"
@@ -28,9 +29,15 @@ struct WorkerPool::Worker {
   pid_t pid = -1;
   int toFd = -1, fromFd = -1;
   std::string buffer;
-  const Case* current = nullptr;
-  Clock::time_point started;
+  std::deque<const Case*> queue;  ///< sent, not answered; the front one is running
+  Clock::time_point started;      ///< when the front case started
 };
+
+namespace {
+/// Cases sent ahead to each worker: the next case is waiting in the pipe when a row is
+/// written, so the worker never idles while the parent is being scheduled.
+constexpr std::size_t kDepth = 2;
+}  // namespace
 
 namespace {
 
@@ -80,7 +87,7 @@ WorkerPool::WorkerPool(const Study& study, const CaseOptions& options, int worke
 
 WorkerPool::~WorkerPool() {
   for (auto& w : workers_) {
-    if (w.current && w.pid > 0) ::kill(w.pid, SIGKILL);
+    if (!w.queue.empty() && w.pid > 0) ::kill(w.pid, SIGKILL);
     if (w.toFd >= 0) ::close(w.toFd);  // the worker sees EOF and exits
   }
   for (auto& w : workers_) {
@@ -122,14 +129,18 @@ void WorkerPool::spawn(Worker& w) {
   w.toFd = to[1];
   w.fromFd = from[0];
   w.buffer.clear();
-  w.current = nullptr;
+  w.started = Clock::now();
+  for (const Case* c : w.queue)  // cases queued behind a crashed one go to the new worker
+    (void)writeAll(w.toFd, std::to_string(c->index) + "\n");
 }
 
 void WorkerPool::retire(Worker& w, int exit, const std::string& message, std::vector<Row>& out) {
-  if (w.current) {
+  if (!w.queue.empty()) {
+    const Case* c = w.queue.front();
+    w.queue.pop_front();
     Row r;
-    r.caseIndex = w.current->index;
-    r.values = w.current->values;
+    r.caseIndex = c->index;
+    r.values = c->values;
     r.exit = exit;
     r.message = message;
     out.push_back(std::move(r));
@@ -138,31 +149,29 @@ void WorkerPool::retire(Worker& w, int exit, const std::string& message, std::ve
   ::close(w.fromFd);
   w.toFd = w.fromFd = -1;
   w.pid = -1;
-  w.current = nullptr;
   spawn(w);
 }
 
 bool WorkerPool::hasIdle() const {
   for (const auto& w : workers_)
-    if (!w.current) return true;
+    if (w.queue.size() < kDepth) return true;
   return false;
 }
 
 int WorkerPool::busy() const {
-  int n = 0;
-  for (const auto& w : workers_) n += w.current ? 1 : 0;
-  return n;
+  std::size_t n = 0;
+  for (const auto& w : workers_) n += w.queue.size();
+  return static_cast<int>(n);
 }
 
 void WorkerPool::submit(const Case& c) {
-  for (auto& w : workers_) {
-    if (w.current) continue;
-    w.current = &c;
-    w.started = Clock::now();
-    (void)writeAll(w.toFd, std::to_string(c.index) + "\n");  // a dead worker shows as EOF in collect()
-    return;
-  }
-  throw Error("WorkerPool::submit: no idle worker");
+  Worker* best = nullptr;  // the worker with the fewest cases queued
+  for (auto& w : workers_)
+    if (w.queue.size() < kDepth && (!best || w.queue.size() < best->queue.size())) best = &w;
+  if (!best) throw Error("WorkerPool::submit: no idle worker");
+  if (best->queue.empty()) best->started = Clock::now();
+  best->queue.push_back(&c);
+  (void)writeAll(best->toFd, std::to_string(c.index) + "\n");  // a dead worker shows as EOF in collect()
 }
 
 std::vector<Row> WorkerPool::collect(double seconds) {
@@ -172,7 +181,7 @@ std::vector<Row> WorkerPool::collect(double seconds) {
   std::vector<pollfd> fds;
   std::vector<Worker*> who;
   for (auto& w : workers_) {
-    if (!w.current) continue;
+    if (w.queue.empty()) continue;
     if (timeLimit_ > 0) {
       const double used = std::chrono::duration<double>(now - w.started).count();
       wait = std::min(wait, std::max(0.0, timeLimit_ - used));
@@ -201,13 +210,14 @@ std::vector<Row> WorkerPool::collect(double seconds) {
     while ((nl = w.buffer.find('\n')) != std::string::npos) {
       out.push_back(decodeRow(w.buffer.substr(0, nl)));
       w.buffer.erase(0, nl + 1);
-      w.current = nullptr;
+      if (!w.queue.empty()) w.queue.pop_front();
+      w.started = Clock::now();  // the next queued case starts now
     }
   }
   if (timeLimit_ > 0) {
     const auto later = Clock::now();
     for (auto& w : workers_) {
-      if (!w.current || std::chrono::duration<double>(later - w.started).count() < timeLimit_) continue;
+      if (w.queue.empty() || std::chrono::duration<double>(later - w.started).count() < timeLimit_) continue;
       ::kill(w.pid, SIGKILL);
       ::waitpid(w.pid, nullptr, 0);
       char msg[96];
