@@ -8,6 +8,7 @@
 // their case in a pre-forked worker process (joinery::study::WorkerPool), so a case that
 // crashes or hangs costs that case, not the rank. With one rank, the cases run locally.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <iostream>
@@ -30,9 +31,19 @@ constexpr int kAhead = 2;    // cases a worker rank holds at once (one running, 
 
 void sendCase(long index, int rank) { MPI_Send(&index, 1, MPI_LONG, rank, kTagCase, MPI_COMM_WORLD); }
 
+/// Waits for a message without spinning: Open MPI's blocking calls poll at full speed, which
+/// takes a core from the workers when ranks share a machine.
+void waitFor(int source, int tag, MPI_Status& st) {
+  for (int flag = 0;;) {
+    MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st);
+    if (flag) return;
+    usleep(200);
+  }
+}
+
 std::string receiveRow(int& source) {
   MPI_Status st;
-  MPI_Probe(MPI_ANY_SOURCE, kTagRow, MPI_COMM_WORLD, &st);
+  waitFor(MPI_ANY_SOURCE, kTagRow, st);
   int size = 0;
   MPI_Get_count(&st, MPI_CHAR, &size);
   std::string text(static_cast<std::size_t>(size), '\0');
@@ -86,6 +97,8 @@ void runWorker(const study::Study& s, const StudyCommand& cmd) {
       MPI_Iprobe(0, kTagCase, MPI_COMM_WORLD, &arrived, MPI_STATUS_IGNORE);
       if (arrived || pool.busy() == 0) {  // nothing running: wait for the answer
         long index = -1;
+        MPI_Status st;
+        if (!arrived) waitFor(0, kTagCase, st);
         MPI_Recv(&index, 1, MPI_LONG, 0, kTagCase, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         --outstanding;
         if (index >= 0 && index < static_cast<long>(s.cases.size()))
