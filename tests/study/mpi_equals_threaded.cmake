@@ -3,6 +3,11 @@
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(MPIFLAGS --allow-run-as-root --oversubscribe -n 3)
+# Under the sanitizer build (CI): Open MPI's components, loaded with dlopen and unloaded at
+# MPI_Finalize, leave allocations LeakSanitizer reports without a library name to suppress;
+# they are not joinery's. Leak checking of the study code is done by the `joinery study` runs
+# here and by test_study; address and undefined-behaviour checks stay on for the MPI ranks.
+set(MPIRUN ${CMAKE_COMMAND} -E env "ASAN_OPTIONS=$ENV{ASAN_OPTIONS}:detect_leaks=0" ${MPIEXEC})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
   if(NOT rc EQUAL 0)
@@ -19,12 +24,12 @@ function(same a b)
 endfunction()
 
 run(${JOINERY} study ${STUDY} -o ${WORK}/j1.csv -j 1)
-run(${MPIEXEC} ${MPIFLAGS} ${JOINERY_MPI} study ${STUDY} -o ${WORK}/mpi3.csv)
+run(${MPIRUN} ${MPIFLAGS} ${JOINERY_MPI} study ${STUDY} -o ${WORK}/mpi3.csv)
 same(${WORK}/j1.csv ${WORK}/mpi3.csv)
 
 set(ENV{JOINERY_STUDY_TEST_FAULT} "crash:3,hang:5")
 run(${JOINERY} study ${STUDY} -o ${WORK}/j1f.csv -j 1 --time-limit 2)
-run(${MPIEXEC} ${MPIFLAGS} -x JOINERY_STUDY_TEST_FAULT ${JOINERY_MPI} study ${STUDY} -o ${WORK}/mpi3f.csv --time-limit 2)
+run(${MPIRUN} ${MPIFLAGS} -x JOINERY_STUDY_TEST_FAULT ${JOINERY_MPI} study ${STUDY} -o ${WORK}/mpi3f.csv --time-limit 2)
 same(${WORK}/j1f.csv ${WORK}/mpi3f.csv)
 file(STRINGS ${WORK}/mpi3f.csv rows)
 list(GET rows 4 crashed)

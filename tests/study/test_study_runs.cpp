@@ -161,3 +161,22 @@ TEST_CASE("study: --keep-csv keeps each case's run") {
   CHECK(csv.rfind("t,crank.rod.x", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 362);  // header + 361 samples (every degree)
 }
+
+TEST_CASE("study: invalid studies and arguments exit 2 naming the problem") {
+  const std::string dir = workDir("invalid");
+  const std::string bad = dir + "/bad.json";
+  std::ofstream(bad) << R"({"joinery": 1, "scene": ")" << JOINERY_SOURCE_DIR
+                     << R"(/examples/studies/slider_crank_motor.json", "design": {"type": "grid",
+      "parameters": {"omegaa": [1, 2]}}, "collect": ["steps"]})";
+  auto r = runCommand(kExe + " study " + bad + " -o " + dir + "/t.csv");
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown name 'omegaa'") && Catch::Contains("did you mean 'omega'"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/t.csv"));  // nothing ran, no table
+  r = runCommand(kExe + " study " + kStudy);
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("needs -o TABLE.csv"));
+  r = runCommand(study("-o " + dir + "/t.csv -j 0"));
+  CHECK(r.exitCode == 2);
+  r = runCommand(study("-o " + dir + "/t.csv --shard 3/3"));
+  CHECK(r.exitCode == 2);
+}
