@@ -19,8 +19,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
+#include "joinery/integrators/settings.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "joinery/study/study.hpp"
 
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
       const double c1 = cpuSelf();
       ModelSystem system(scene.model);
       NullRecorder none;
-      const auto r = runSimulation(system, scene.simulation, none);
+      const auto r = runSimulation(system, parseSimulationSettings(scene.simulation), none);
       (void)r;
       sim += since(t1);
       simCpu += cpuSelf() - c1;

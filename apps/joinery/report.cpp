@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -9,15 +10,23 @@
 #include "joinery/core/format.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model.hpp"
+#include "joinery/core/scene_completion.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 
 namespace joinery::cli {
 
+LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& options) {
+  LoadedScene out{completeMasslessPoints(loadScene(file, options)), {}};
+  out.settings = parseSimulationSettings(out.scene.simulation);
+  return out;
+}
+
 int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options) {
-  const Scene scene = loadScene(file, options);
-  const CheckReport r = makeCheckReport(scene);
+  const LoadedScene loaded = loadSceneForCommand(file, options);
+  const CheckReport r = checkScene(loaded.scene);
   if (json) {
-    nlohmann::json j = checkReportToJson(r);
-    if (scene.resolved.contains("overrides")) j["overrides"] = scene.resolved["overrides"];  // --set
+    nlohmann::json j = toJson(r);
+    if (loaded.scene.resolved.contains("overrides")) j["overrides"] = loaded.scene.resolved["overrides"];  // --set
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << checkReportToText(r, withAccelerations);
@@ -34,21 +43,6 @@ int exitCodeFor(const Diagnosis& d) {
   return kInternal;
 }
 
-CheckReport makeCheckReport(const Scene& scene) {
-  CheckReport r;
-  r.scene = &scene;
-  r.graph = analyzeGraph(scene.model);
-  ModelWorkspace ws = scene.model.makeWorkspace();
-  const State s = scene.model.initialState();
-  r.solution = solveForwardDynamics(scene.model, s, ws);
-  r.graph.setConstraintRank(r.solution.diagnosis.rankA);
-  if (scene.completeMassless && !scene.completion.balances.empty())
-    r.completion = scene.completion;
-  else if (r.solution.diagnosis.status == Posedness::IllPosed)
-    r.completion = analyzeMasslessBalances(scene.model, s, r.solution.diagnosis);
-  return r;
-}
-
 OptionSpec completeMasslessOption() {
   return {"--complete-massless", "", false,
           "add the missing force balances of massless points as expression joints "
@@ -58,10 +52,6 @@ OptionSpec completeMasslessOption() {
 namespace {
 std::string num(double v) { return formatNumber(v, 6); }
 
-/// True when the scene's model already holds the balances of r.completion.
-bool completionAdded(const CheckReport& r) {
-  return r.scene->completeMassless && r.completion.completable();
-}
 }  // namespace
 
 namespace {
@@ -89,53 +79,12 @@ std::vector<std::string> namesOf(const std::vector<const T*>& v) {
 }
 }  // namespace
 
-nlohmann::json checkReportToJson(const CheckReport& r) {
-  const Model& model = r.scene->model;
-  nlohmann::json j = solutionToJson(r.solution, model.coordinateNames());
-  j["scene"] = r.scene->name;
-  j["file"] = r.scene->file;
-  nlohmann::json bodies = nlohmann::json::array();
-  for (const auto& sl : model.bodySlots())
-    bodies.push_back({{"name", sl.body->name()},
-                      {"type", std::string(sl.body->typeName())},
-                      {"coordinates", sl.body->coordinateNames()}});
-  j["bodies"] = bodies;
-  nlohmann::json joints = nlohmann::json::array();
-  for (const Constraint* c : model.constraints()) {
-    std::vector<std::string> bn;
-    for (const Body* b : c->bodies()) bn.push_back(b->name());
-    joints.push_back({{"name", c->name()},
-                      {"type", std::string(c->typeName())},
-                      {"rows", c->numRows()},
-                      {"bodies", bn},
-                      {"nonideal", c->nonideal() != nullptr}});
-  }
-  j["joints"] = joints;
-  nlohmann::json forces = nlohmann::json::array();
-  for (const ForceElement* f : model.forces())
-    forces.push_back({{"name", f->name()}, {"type", std::string(f->typeName())}});
-  j["forces"] = forces;
-  j["mobility_count"] = r.graph.calcMobilityCount();
-  if (auto mr = r.graph.calcMobilityFromRank()) j["mobility_rank"] = *mr;
-  j["components"] = r.graph.numComponents();
-  nlohmann::json loops = nlohmann::json::array();
-  for (const auto& l : r.graph.loops) loops.push_back(namesOf(l.joints));
-  j["loops"] = loops;
-  j["free_floating"] = namesOf(r.graph.freeFloating);
-  j["unattached"] = namesOf(r.graph.unattached);
-  j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
-  j["completion"] = {{"requested", r.scene->completeMassless},
-                     {"added", completionAdded(r)},
-                     {"balances", completionToJson(r.completion)}};
-  return j;
-}
-
 std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
-  const Model& model = r.scene->model;
+  const Model& model = *r.model;
   const Diagnosis& d = r.solution.diagnosis;
   std::ostringstream os;
-  os << "scene: " << r.scene->file;
-  if (!r.scene->name.empty()) os << "  (" << r.scene->name << ")";
+  os << "scene: " << r.file;
+  if (!r.sceneName.empty()) os << "  (" << r.sceneName << ")";
   os << "\n\nbodies (" << model.bodySlots().size() << "):\n";
   for (const auto& sl : model.bodySlots())
     os << "  " << sl.body->name() << "  " << sl.body->typeName() << "  ["
@@ -181,7 +130,7 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     os << "rows in conflict: " << joinNames(rows) << "\n";
   }
   for (const auto& m : d.messages) os << "- " << m << "\n";
-  if (completionAdded(r)) {
+  if (r.completionAdded()) {
     os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
     for (const auto& b : r.completion.balances)
       os << "  " << b.joint["name"].get<std::string>() << "  " << toString(b.level) << "  " << b.expression
@@ -206,10 +155,50 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     }
     if (r.completion.completable())
       os << "  or let joinery add them: --complete-massless, or \"complete_massless\": true in the scene\n";
-    else if (r.scene->completeMassless)
+    else if (r.completionRequested)
       os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
   }
+  os << jointResultsText(r.joints, model.coordinateNames());
   if (withAccelerations) os << "\n" << solutionToText(r.solution, model.coordinateNames());
+  return os.str();
+}
+
+std::string jointResultsText(const std::vector<JointResult>& joints, const std::vector<std::string>& names) {
+  if (joints.empty()) return "";
+  std::ostringstream os;
+  os << "\njoint results (force and torque on each body at its joint point, world axes; "
+        "docs/results.md):\n";
+  // round-off (below 1e-12 of the joint's largest generalized force, at least 1e-12) prints as 0
+  double scale = 1;
+  auto c = [&](double x) { return num(std::abs(x) <= 1e-12 * scale ? 0.0 : x); };
+  auto vec = [&](const Vector3d& v, bool planar, bool torque) {
+    if (planar) return torque ? c(v.z()) : "[" + c(v.x()) + ", " + c(v.y()) + "]";
+    return "[" + c(v.x()) + ", " + c(v.y()) + ", " + c(v.z()) + "]";
+  };
+  for (const JointResult& jr : joints) {
+    const std::string note = jr.unique ? "" : "  (not unique: minimum-norm split)";
+    scale = std::max(1.0, jr.generalized.size() ? jr.generalized.cwiseAbs().maxCoeff() : 0.0);
+    bool printed = false;
+    for (const JointSide* sd : {&jr.side1, &jr.side2}) {
+      if (!sd->present || !sd->hasWrench) continue;
+      os << "  " << jr.name << "  on " << sd->body << ": F = " << vec(sd->force, jr.planar, false)
+         << (jr.planar ? "  tau = " : "  T = ") << vec(sd->torque, jr.planar, true);
+      if (jr.generalizedNonideal.size() && jr.generalizedNonideal.cwiseAbs().maxCoeff() > 0)
+        os << "  (non-ideal part F = " << vec(sd->forceNonideal, jr.planar, false) << ")";
+      if (jr.kind == JointResultKind::Tension && !printed) os << "  tension = " << num(jr.tension);
+      os << note << "\n";
+      printed = true;
+    }
+    if (printed) continue;
+    os << "  " << jr.name;
+    if (jr.kind == JointResultKind::Effort)
+      os << "  effort = " << num(jr.effort) << "  power = " << num(jr.power);
+    else
+      for (std::size_t k = 0; k < jr.coordinates.size(); ++k)
+        os << (k ? ", " : "  generalized: ") << names[static_cast<std::size_t>(jr.coordinates[k])] << " = "
+           << num(jr.generalized(static_cast<Eigen::Index>(k)));
+    os << note << "\n";
+  }
   return os.str();
 }
 

@@ -50,20 +50,17 @@ nlohmann::json overridesJson(const std::vector<Override>& overrides) {
 
 namespace detail {
 
-OverrideSet::OverrideSet(const std::vector<Override>& overrides, nlohmann::json& doc, const std::string& file,
-                         const std::vector<std::string>& simulationKeys)
+OverrideSet::OverrideSet(const std::vector<Override>& overrides, nlohmann::json& doc, const std::string& file)
     : file_(file) {
   if (doc.is_object() && doc.contains("parameters") && doc["parameters"].is_object())
     for (auto it = doc["parameters"].begin(); it != doc["parameters"].end(); ++it) known_.push_back(it.key());
-  for (const auto& k : simulationKeys) known_.push_back("simulation." + k);
+  if (doc.is_object() && doc.contains("simulation") && doc["simulation"].is_object())
+    for (auto it = doc["simulation"].begin(); it != doc["simulation"].end(); ++it) known_.push_back("simulation." + it.key());
   for (const auto& o : overrides) {
     const std::string& n = o.name;
     if (n.rfind("simulation.", 0) == 0) {
       const std::string key = n.substr(11);
-      if (std::find(simulationKeys.begin(), simulationKeys.end(), key) == simulationKeys.end())
-        throw InputError("--set " + n + ": unknown simulation setting '" + key + "'" +
-                             didYouMean(n, known_) + "; expected one of: " + joinNames(simulationKeys),
-                         file_, "/simulation/" + key);
+      if (key.empty()) throw InputError("--set " + n + ": the setting after 'simulation.' is empty", file_, "");
       if (!doc.contains("simulation") || !doc["simulation"].is_object()) doc["simulation"] = nlohmann::json::object();
       doc["simulation"][key] = o.value;
       used_.insert(n);

@@ -17,9 +17,10 @@ namespace joinery::detail {
 class OverrideSet {
  public:
   /// Splits `overrides` by kind and writes the scene parameters and simulation settings into
-  /// `doc`. @throws InputError for an unknown simulation setting.
-  OverrideSet(const std::vector<Override>& overrides, nlohmann::json& doc, const std::string& file,
-              const std::vector<std::string>& simulationKeys);
+  /// `doc`. The loader does not know the simulation settings (scene_section.hpp): an unknown
+  /// `simulation.KEY` is reported, with a suggestion, by the module that reads the section
+  /// (parseSimulationSettings) at `/simulation/KEY`.
+  OverrideSet(const std::vector<Override>& overrides, nlohmann::json& doc, const std::string& file);
 
   /// Called by the loader for every instance (qualified name) with its component's declared
   /// parameters: applies that instance's overrides into `fixed` (evaluating expressions over

@@ -11,9 +11,12 @@
 
 #include <algorithm>
 
+#include "exit_status.hpp"  // the exit status of `joinery simulate` (apps/joinery)
 #include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
+#include "joinery/integrators/settings.hpp"
 #include "summary.hpp"
 
 namespace joinery::study {
@@ -136,31 +139,32 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
       if (!item.column.empty()) wanted.push_back(item.column);
     SummaryRecorder summary(wanted);
     ModelSystem system(scene.model);
+    const SimulationSettings settings = parseSimulationSettings(scene.simulation);
     SimulationResult r;
     if (options.csvFolder.empty()) {
-      r = runSimulation(system, scene.simulation, summary);
+      r = runSimulation(system, settings, summary);
     } else {
       CsvRecorder csv(caseCsvPath(options.csvFolder, c.index));
       TeeRecorder tee(summary, csv);
-      r = runSimulation(system, scene.simulation, tee);
+      r = runSimulation(system, settings, tee);
     }
-    row.exit = r.exitCode();
+    row.exit = cli::exitCode(r.outcome);
     row.message = r.message;
     if (r.completed()) fillCollected(study, r, summary, row);
   } catch (const InputError& e) {
-    row.exit = 2;
+    row.exit = cli::kInvalidInput;
     row.message = e.what();
   } catch (const SimulationError& e) {
-    row.exit = 5;
+    row.exit = cli::kRunFailed;
     row.message = e.what();
   } catch (const Error& e) {
-    row.exit = 2;
+    row.exit = cli::kInvalidInput;
     row.message = e.what();
   } catch (const std::exception& e) {
-    row.exit = 1;
+    row.exit = cli::kInternal;
     row.message = std::string("internal error: ") + e.what();
   } catch (...) {
-    row.exit = 1;
+    row.exit = cli::kInternal;
     row.message = "internal error: an unknown exception";
   }
   if (row.exit != 0) row.collected.clear();

@@ -11,6 +11,7 @@
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/scene.hpp"
+#include "joinery/integrators/settings.hpp"
 #include "joinery/study/study.hpp"
 #include "summary.hpp"
 
@@ -239,10 +240,15 @@ void checkAgainstScene(const Study& s) {
   std::vector<std::string> columns;
   try {
     const Scene scene = sceneFromJson(s.scene, s.sceneFile, options);
+    (void)parseSimulationSettings(scene.simulation);
     columns = runColumns(scene);
   } catch (const InputError& e) {
     if (e.detail().rfind("--set ", 0) == 0)
       throw InputError("design parameter " + e.detail().substr(6), s.file, "/design");
+    for (const auto& p : s.parameters)  // simulation.KEY with a KEY the settings do not have
+      if (p.rfind("simulation.", 0) == 0 && e.jsonPath() == "/simulation/" + p.substr(11) &&
+          e.detail().find("unknown key") != std::string::npos)
+        throw InputError("design parameter " + p + ": " + e.detail(), s.file, "/design/parameters");
     return;
   }
   for (std::size_t i = 0; i < s.collect.size(); ++i) {

@@ -10,17 +10,10 @@
 
 #include "joinery/core/body.hpp"
 #include "joinery/core/constraint.hpp"
-#include "joinery/core/dense_solver.hpp"
+#include "joinery/core/state.hpp"
 #include "joinery/core/types.hpp"
 
 namespace joinery {
-
-/// The state of a model: time, coordinates and their velocities (global layout).
-struct State {
-  double t = 0;
-  VectorXd q;
-  VectorXd v;
-};
 
 /// Where one body's coordinates sit in the global vectors.
 struct BodySlot {
@@ -63,7 +56,7 @@ class ModelWorkspace {
   struct Local {
     std::vector<BodyStateView> views;
     MatrixXd A;
-    VectorXd b, vec;
+    VectorXd b, vec, g;  // g: A_j^T lambda_j of a non-ideal joint (calcNonidealWork)
   };
   std::vector<Local> constraints_, forces_;
   std::vector<MatrixXd> bodyM_;
@@ -154,9 +147,10 @@ class Model {
   void calcPositionErrors(const State& s, ModelWorkspace& ws, VecRef phi) const;
   /// Velocity-level residual (m entries; zero for acceleration-level rows).
   void calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) const;
-  /// Non-ideal work vector C (n) given the per-constraint ideal force magnitudes Fi
-  /// (one per constraint in constraints() order). Writes ws.C. No allocation.
-  void calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& Fi) const;
+  /// Non-ideal work vector C (n) from the ideal multipliers `lambdaIdeal` (m; A^T lambda = the
+  /// ideal constraint force): each non-ideal joint's law gets its own A_j^T lambda_j (local
+  /// rows re-evaluated) and its magnitude Fi. Writes ws.C. No allocation.
+  void calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& lambdaIdeal) const;
   bool hasNonideal() const noexcept { return hasNonideal_; }
   /// Total energy pieces at a state.
   double calcKineticEnergy(const State& s) const;
@@ -183,15 +177,10 @@ class Model {
   bool hasNonideal_ = false;
 };
 
-/// Accelerations, constraint forces and diagnosis of a model at a state, through the dense
-/// reference solver: ideal solve, then (if any joint is non-ideal) Fi per joint, C, and the
-/// full solve. Coordinates are named "body.coord" in the diagnosis.
-Solution solveForwardDynamics(const Model& model, const State& s, ModelWorkspace& ws,
-                              const DenseSolver& solver = DenseSolver());
-
-/// Magnitude of each constraint's ideal force |A_j^T lambda_j| (minimum-norm multipliers),
-/// one per constraint in Model::constraints() order, from the ideal constraint force.
-VectorXd idealForceMagnitudes(const Model& model, const ModelWorkspace& ws,
-                              const VectorXd& forceIdeal);
+/// The non-ideal work C_j of constraint `c` (local coordinates) at `ls` from its ideal force
+/// over its local coordinates `gIdeal` = A_j^T lambda_j; `slots` are its bodies' slots (a body
+/// listed twice counts once in Fi = |A_j^T lambda_j|). Writes C (zero without a law). No allocation.
+void calcJointNonidealWork(const Constraint& c, const LocalState& ls, const std::vector<BodySlot>& slots,
+                           const VectorXd& gIdeal, VecRef C);
 
 }  // namespace joinery
