@@ -51,7 +51,7 @@ struct SceneOptions {
   bool completeMassless = false;
   /// Parameter overrides (`--set`, overrides.hpp), applied in order; an unknown name is an
   /// InputError with a suggestion. The resolved scene records them under `"overrides"`.
-  std::vector<Override> overrides;
+  std::vector<Override> overrides{};  // {}: SceneOptions{true} stays warning-free
 };
 
 /// Reads and loads a scene file. Includes are resolved relative to the file's directory.
