@@ -18,6 +18,7 @@ const char* kUsage =
     "  simulate SCENE -o OUT.csv [--t-end T]   run the simulation, samples to CSV\n"
     "  graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT\n"
     "  validate MANIFEST [--quick]      run a validation set, print errors against references\n"
+    "  view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page\n"
     "  study STUDY.json -o TABLE.csv [-j N] [--resume]   run a parameter study, one row per case\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return runSimulate(args);
     if (cmd == "graph") return runGraph(args);
     if (cmd == "validate") return runValidate(args);
+    if (cmd == "view") return runView(args);
     if (cmd == "study") return runStudyCommand(args);  // issue 15
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
