@@ -17,6 +17,7 @@ packages=(
   libsimbody-dev                 # peer engine of tests/peers (random mechanisms, A06) and bench/peers (issue 21)
   clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
+  libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines (issue 15)
 )
 # joinery view: node and npm bundle the web viewer at build time (apps/viewer/web). A node
 # that is already on PATH with its npm (e.g. from NodeSource, which conflicts with Debian's

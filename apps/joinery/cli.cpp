@@ -13,6 +13,13 @@ std::optional<std::string> Args::get(const std::string& opt) const {
   return it->second;
 }
 
+std::vector<std::string> Args::getAll(const std::string& opt) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : values)
+    if (k == opt) out.push_back(v);
+  return out;
+}
+
 Args parseArgs(const std::vector<std::string>& argv, const std::vector<OptionSpec>& specs) {
   Args a;
   for (std::size_t i = 0; i < argv.size(); ++i) {
@@ -35,6 +42,7 @@ Args parseArgs(const std::vector<std::string>& argv, const std::vector<OptionSpe
           value = argv[++i];
         }
         a.options[it->name] = value;
+        a.values.emplace_back(it->name, value);
       } else {
         if (inlineValue) throw UsageError{"option '" + key + "' takes no value"};
         a.options[it->name] = "";
@@ -73,6 +81,18 @@ void applyLogLevel(const Args& args) {
       throw UsageError{"--log-level '" + *lvl + "': expected trace, debug, info, warn, error or off"};
     spdlog::set_level(level);
   }
+}
+
+OptionSpec setOption() {
+  return {"--set", "", true,
+          "NAME=VALUE: override a scene parameter (k=2), an instance parameter (l1.L=0.3) or a "
+          "simulation setting (simulation.t_end=2); VALUE a number or an expression; repeatable"};
+}
+
+std::vector<Override> overridesFrom(const Args& args) {
+  std::vector<Override> out;
+  for (const auto& text : args.getAll("--set")) out.push_back(parseOverride(text));
+  return out;
 }
 
 }  // namespace joinery::cli

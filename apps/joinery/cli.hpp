@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "joinery/core/overrides.hpp"
+
 namespace joinery::cli {
 
 /// Exit codes of the contract (docs/scene-format.md, "Command line").
@@ -22,8 +24,13 @@ enum ExitCode : int {
 struct Args {
   std::vector<std::string> positional;
   std::map<std::string, std::string> options;  ///< "--t-end" -> "2.0"; flags map to ""
+  /// Every value of every valued option, in command-line order (repeatable options: --set).
+  std::vector<std::pair<std::string, std::string>> values;
   bool has(const std::string& opt) const { return options.count(opt) > 0; }
+  /// The last value given for `opt`.
   std::optional<std::string> get(const std::string& opt) const;
+  /// Every value given for `opt`, in order.
+  std::vector<std::string> getAll(const std::string& opt) const;
 };
 
 /// Description of one option for parsing and --help.
@@ -46,5 +53,12 @@ std::string formatOptions(const std::vector<OptionSpec>& specs);
 std::vector<OptionSpec> commonOptions();
 /// Applies --log-level (trace, debug, info, warn, error, off) to the default spdlog logger.
 void applyLogLevel(const Args& args);
+
+/// `--set NAME=VALUE` (repeatable): parameter overrides (joinery/core/overrides.hpp).
+/// Every command that loads a scene adds setOption() to its specs and passes
+/// overridesFrom(args) in SceneOptions::overrides (or setOverrides(args, options)).
+OptionSpec setOption();
+/// @throws InputError for a malformed NAME=VALUE.
+std::vector<Override> overridesFrom(const Args& args);
 
 }  // namespace joinery::cli

@@ -101,6 +101,7 @@ int runCheck(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--json", "", false, "print the report as JSON"});
   specs.push_back(completeMasslessOption());
+  specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kCheckHelp << formatOptions(specs);
@@ -109,12 +110,14 @@ int runCheck(const std::vector<std::string>& argv) {
   applyLogLevel(args);
   SceneOptions options;
   options.completeMassless = args.has("--complete-massless");
+  options.overrides = overridesFrom(args);
   return runSceneReport(requireOneFile(args, "check"), args.has("--json"), false, options);
 }
 
 int runGraph(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--output", "-o", true, "the DOT file to write (required)"});
+  specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kGraphHelp << formatOptions(specs);
@@ -124,7 +127,9 @@ int runGraph(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "graph");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"graph needs -o OUT.dot"};
-  const LoadedScene loaded = loadSceneForCommand(file);
+  SceneOptions sceneOptions;
+  sceneOptions.overrides = overridesFrom(args);
+  const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
   const Scene& scene = loaded.scene;
   const GraphAnalysis g = analyzeGraph(scene.model);
   const std::string dot = toGraphvizDot(scene.model, g);
@@ -179,6 +184,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   specs.push_back({"--accelerations", "", false, "also write the accelerations body.coord_ddot"});
   specs.push_back({"--format", "", true, "csv or npy (default: npy for a .npy file, else csv)"});
   specs.push_back(completeMasslessOption());
+  specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kSimulateHelp << formatOptions(specs);
@@ -195,6 +201,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   std::ostream& report = toStdout ? std::cerr : std::cout;
   SceneOptions sceneOptions;
   sceneOptions.completeMassless = args.has("--complete-massless");
+  sceneOptions.overrides = overridesFrom(args);
   const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
   const Scene& scene = loaded.scene;
   if (scene.completeMassless && scene.completion.completable())

@@ -26,6 +26,7 @@ int runSolve(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--json", "", false, "print the result as JSON (keys of the contract)"});
   specs.push_back(completeMasslessOption());
+  specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kSolveHelp << formatOptions(specs);
@@ -36,8 +37,13 @@ int runSolve(const std::vector<std::string>& argv) {
     throw UsageError{"solve takes exactly one FILE (got " + std::to_string(args.positional.size()) + ")"};
   const std::string& file = args.positional[0];
   const nlohmann::json doc = readJsonFile(file);
-  if (doc.is_object() && !doc.contains("M") && doc.contains("bodies"))
-    return runSceneReport(file, args.has("--json"), true, SceneOptions{args.has("--complete-massless")});
+  if (doc.is_object() && !doc.contains("M") && doc.contains("bodies")) {
+    SceneOptions options;
+    options.completeMassless = args.has("--complete-massless");
+    options.overrides = overridesFrom(args);
+    return runSceneReport(file, args.has("--json"), true, options);
+  }
+  if (args.has("--set")) throw UsageError{"--set applies to scenes, not to matrix problems"};
   if (!doc.is_object() || !doc.contains("M"))
     throw InputError("expected a scene (with 'bodies') or a matrix problem (with 'M')", file, "/");
   const MatrixProblem p = matrixProblemFromJson(doc, file);

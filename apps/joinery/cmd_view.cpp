@@ -267,6 +267,7 @@ int runView(const std::vector<std::string>& argv) {
   specs.push_back({"--output", "-o", true, "the HTML page to write (required)"});
   specs.push_back({"--results", "", true, "a CSV written by 'joinery simulate' for this scene"});
   specs.push_back({"--max-mb", "", true, "largest size of the samples in the page, MB (default 80)"});
+  specs.push_back(setOption());  // --set (issue 15)
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kViewHelp << formatOptions(specs);
@@ -290,7 +291,9 @@ int runView(const std::vector<std::string>& argv) {
     if (end != m->c_str() + m->size() || !(maxMb > 0)) throw UsageError{"--max-mb '" + *m + "': expected a number > 0"};
   }
 
-  const Scene scene = loadSceneForCommand(file).scene;
+  SceneOptions sceneOptions;
+  sceneOptions.overrides = overridesFrom(args);  // --set
+  const Scene scene = loadSceneForCommand(file, sceneOptions).scene;
   const auto results = args.get("--results");
   Samples samples;
   nlohmann::json check = nlohmann::json::object();

@@ -24,10 +24,13 @@ LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& opt
 int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options) {
   const LoadedScene loaded = loadSceneForCommand(file, options);
   const CheckReport r = checkScene(loaded.scene);
-  if (json)
-    std::cout << toJson(r).dump(2) << "\n";
-  else
+  if (json) {
+    nlohmann::json j = toJson(r);
+    if (loaded.scene.resolved.contains("overrides")) j["overrides"] = loaded.scene.resolved["overrides"];  // --set
+    std::cout << j.dump(2) << "\n";
+  } else {
     std::cout << checkReportToText(r, withAccelerations);
+  }
   return exitCodeFor(r.solution.diagnosis);
 }
 

@@ -14,6 +14,7 @@
 
 #include "joinery/core/registry.hpp"
 #include "joinery/core/visual.hpp"
+#include "overrides_support.hpp"
 #include "scene_support.hpp"
 
 namespace joinery {
@@ -37,7 +38,8 @@ constexpr std::size_t kMaxElements = 300'000;  // a chain of 131072 links is 262
 const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "parameters",
                                           "include", "gravity", "bodies",     "joints",
                                           "forces",  "components", "instances", "simulation",
-                                          "complete_massless", "outputs"};
+                                          "complete_massless", "outputs",
+                                          "overrides"};  // a record of --set (overrides.hpp); ignored
 const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
                                               "forces",      "ports",      "instances", "outputs"};
@@ -365,7 +367,8 @@ class Loader {
  public:
   /// `includeRoot`: when not empty, every include must resolve (symbolic links followed)
   /// inside this folder.
-  explicit Loader(fs::path includeRoot = {}) : includeRoot_(std::move(includeRoot)) {}
+  explicit Loader(fs::path includeRoot = {}, detail::OverrideSet* overrides = nullptr)
+      : includeRoot_(std::move(includeRoot)), overrides_(overrides) {}
   Scene load(const nlohmann::json& doc, const std::string& file);
 
  private:
@@ -391,6 +394,7 @@ class Loader {
   std::map<std::string, std::string> names_;  // qualified name -> what and where
   std::size_t elements_ = 0;
   fs::path includeRoot_;
+  detail::OverrideSet* overrides_ = nullptr;  // --set, applied to instances as they are prepared
 };
 
 /// True when `p` (canonical) lies inside the folder `root` (canonical).
@@ -547,6 +551,7 @@ InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& 
       fixed.setConstant(it.key(), evaluateNumber(v, outer.parameters));
     }
   }
+  if (overrides_) overrides_->applyToInstance(qualified, declared, outer.parameters, fixed);
   auto scope = std::make_shared<Scope>();
   scope->context = " (in instance '" + qualified + "' of component '" + component + "', declared at " +
                    where(inst) + ")";
@@ -886,7 +891,15 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
 
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options) {
   try {
-    Scene scene = Loader(includeRootFor(options, file)).load(document, file);
+    Scene scene = [&] {
+      if (options.overrides.empty()) return Loader(includeRootFor(options, file)).load(document, file);
+      nlohmann::json doc = document;  // scene parameters and settings are written into a copy
+      detail::OverrideSet set(options.overrides, doc, file);
+      Scene s = Loader(includeRootFor(options, file), &set).load(doc, file);
+      set.requireAllUsed();
+      s.resolved["overrides"] = overridesJson(options.overrides);
+      return s;
+    }();
     if (options.completeMassless) scene.completeMassless = true;
     return scene;
   } catch (const InputError&) {

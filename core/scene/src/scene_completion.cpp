@@ -29,6 +29,7 @@ Scene completeMasslessPoints(Scene scene) {
   }();
   out.completeMassless = true;
   out.completion = std::move(analysis);
+  if (scene.resolved.contains("overrides")) out.resolved["overrides"] = scene.resolved["overrides"];  // --set
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "joinery/core/errors.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/outputs.hpp"
+#include "joinery/core/overrides.hpp"
 #include "joinery/core/scene_section.hpp"
 
 namespace joinery {
@@ -59,6 +60,9 @@ struct SceneOptions {
   /// always limited in size and never quoted in errors (docs/scene-format.md, "Limits").
   bool confineIncludes = false;
   std::string includeRoot;
+  /// Parameter overrides (`--set`, overrides.hpp), applied in order; an unknown name is an
+  /// InputError with a suggestion. The resolved scene records them under `"overrides"`.
+  std::vector<Override> overrides{};  // {}: SceneOptions{true} stays warning-free
 };
 
 /// Reads and loads a scene file. Includes are resolved relative to the file's directory.

@@ -1,0 +1,182 @@
+// `joinery study` as users run it: the bundled slider-crank study against closed forms,
+// equal tables whatever -j or sharding, failure isolation, resume after a killed run.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_command.hpp"
+
+using joinery::test::runCommand;
+
+namespace {
+const std::string kExe = JOINERY_EXE;
+const std::string kStudy = std::string(JOINERY_SOURCE_DIR) + "/examples/studies/slider_crank_grid.json";
+
+std::string workDir(const std::string& name) {
+  const std::string dir = "/tmp/joinery_test_study_runs/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::vector<std::string>> readTable(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string x;
+    while (std::getline(ss, x, ',')) f.push_back(x);
+    if (!line.empty() && line.back() == ',') f.emplace_back();
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+std::string study(const std::string& args) { return kExe + " study " + kStudy + " " + args; }
+}  // namespace
+
+TEST_CASE("study: the bundled slider-crank grid matches the closed-form piston kinematics per case") {
+  const std::string dir = workDir("closed_form");
+  const auto r = runCommand(study("-o " + dir + "/t.csv -j 2"));
+  REQUIRE(r.exitCode == 0);
+  const auto t = readTable(dir + "/t.csv");
+  REQUIRE(t.size() == 21);  // header + 5 x 4 cases
+  REQUIRE(t[0][0] == "case");
+  REQUIRE(t[0][1] == "omega");
+  REQUIRE(t[0][2] == "L");
+  REQUIRE(t[0][3] == "piston.block.x:max");
+  REQUIRE(t[0][5] == "piston.block.x_dot:max");
+  const double rc = 0.1;  // crank radius of the scene
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    const double omega = std::stod(t[i][1]), L = std::stod(t[i][2]);
+    CHECK(t[i][0] == std::to_string(i - 1));
+    CHECK(t[i][t[i].size() - 2] == "0");  // exit
+    // x = r cos(th) + sqrt(L^2 - r^2 sin^2 th), th = omega t: extremes r + L (th = 0), L - r (th = pi)
+    CHECK(std::stod(t[i][3]) == Approx(rc + L).epsilon(1e-9));
+    CHECK(std::stod(t[i][4]) == Approx(L - rc).epsilon(1e-9));
+    // x' = -omega r sin th (1 + r cos th / sqrt(L^2 - r^2 sin^2 th)), largest over the samples
+    // (every degree of crank angle); the run is accurate to ~1e-9 (rtol 1e-10)
+    double best = -1e300;
+    for (int k = 0; k <= 360; ++k) {
+      const double th = omega * (k * (2 * M_PI / omega / 360));
+      const double s = std::sin(th), c = std::cos(th);
+      best = std::max(best, -omega * rc * s * (1 + rc * c / std::sqrt(L * L - rc * rc * s * s)));
+    }
+    CHECK(std::stod(t[i][5]) == Approx(best).epsilon(1e-7));
+  }
+}
+
+TEST_CASE("study: the table is the same bit for bit whatever -j and the shard count") {
+  const std::string dir = workDir("equal");
+  REQUIRE(runCommand(study("-o " + dir + "/j1.csv -j 1")).exitCode == 0);
+  REQUIRE(runCommand(study("-o " + dir + "/j3.csv -j 3 --jsonl " + dir + "/j3.jsonl")).exitCode == 0);
+  const std::string j1 = readFile(dir + "/j1.csv");
+  CHECK(j1 == readFile(dir + "/j3.csv"));
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(runCommand(study("-o " + dir + "/s" + std::to_string(i) + ".csv -j 2 --shard " + std::to_string(i) + "/3"))
+                .exitCode == 0);
+  const auto shard1 = readTable(dir + "/s1.csv");
+  CHECK(shard1.size() == 1 + 7);  // cases 1, 4, ..., 19
+  const auto m = runCommand(kExe + " study --merge " + dir + "/s0.csv " + dir + "/s1.csv " + dir + "/s2.csv -o " +
+                            dir + "/merged.csv");
+  REQUIRE(m.exitCode == 0);
+  CHECK(j1 == readFile(dir + "/merged.csv"));
+  // the JSON lines hold the same rows
+  std::ifstream jl(dir + "/j3.jsonl");
+  std::string line;
+  int n = 0;
+  const auto t = readTable(dir + "/j1.csv");
+  while (std::getline(jl, line)) {
+    const auto j = nlohmann::json::parse(line);
+    ++n;
+    CHECK(j["case"] == n - 1);
+    CHECK(j["piston.block.x:max"].get<double>() == std::stod(t[static_cast<std::size_t>(n)][3]));
+  }
+  CHECK(n == 20);
+}
+
+TEST_CASE("study: a case that crashes, hangs or throws is a row; the others are unchanged") {
+  const std::string dir = workDir("isolation");
+  REQUIRE(runCommand(study("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
+  const auto r = runCommand("JOINERY_STUDY_TEST_FAULT=crash:3,hang:5,throw:7 " +
+                            study("-o " + dir + "/faults.csv -j 2 --time-limit 1"));
+  REQUIRE(r.exitCode == 0);  // every case ran
+  CHECK_THAT(r.output, Catch::Contains("3 failed"));
+  const auto clean = readTable(dir + "/clean.csv"), faults = readTable(dir + "/faults.csv");
+  REQUIRE(faults.size() == clean.size());
+  for (std::size_t i = 1; i < clean.size(); ++i) {
+    const long c = static_cast<long>(i) - 1;
+    if (c == 3 || c == 5 || c == 7) {
+      CHECK(faults[i][3].empty());  // nothing collected
+      CHECK(faults[i][faults[i].size() - 2] == (c == 5 ? "5" : "1"));
+    } else {
+      CHECK(faults[i] == clean[i]);
+    }
+  }
+  CHECK_THAT(faults[4].back(), Catch::Contains("crashed: its worker process died of signal 6"));
+  CHECK_THAT(faults[6].back(), Catch::Contains("timed out"));
+  CHECK_THAT(faults[8].back(), Catch::Contains("test fault: an unexpected exception"));
+}
+
+TEST_CASE("study: --resume after a killed run runs only the missing cases and gives the same table") {
+  const std::string dir = workDir("resume");
+  REQUIRE(runCommand(study("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
+  // case 12 hangs; the run is killed (SIGKILL) once 12 rows are in the table
+  const std::string table = dir + "/t.csv";
+  const auto killed = runCommand(
+      "(JOINERY_STUDY_TEST_FAULT=hang:12 " + study("-o " + table + " -j 1") + " >/dev/null 2>&1 & pid=$!; " +
+      "for i in $(seq 600); do [ $(cat " + table + " 2>/dev/null | wc -l) -ge 13 ] && break; sleep 0.05; done; " +
+      "kill -9 $pid; wait $pid; echo killed)");
+  REQUIRE_THAT(killed.output, Catch::Contains("killed"));
+  REQUIRE(readTable(table).size() == 13);  // the header and 12 rows were kept
+  const auto r = runCommand(study("-o " + table + " -j 2 --resume"));
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::Contains("8 run, 12 kept from the table"));
+  CHECK(readFile(table) == readFile(dir + "/clean.csv"));
+  // a table of another study is not resumed into
+  std::ofstream(dir + "/other.csv") << "case,x,exit,message\n0,1,0,\n";
+  const auto bad = runCommand(study("-o " + dir + "/other.csv --resume"));
+  CHECK(bad.exitCode == 2);
+  CHECK_THAT(bad.output, Catch::Contains("cannot resume"));
+}
+
+TEST_CASE("study: --keep-csv keeps each case's run") {
+  const std::string dir = workDir("keep");
+  REQUIRE(runCommand(study("-o " + dir + "/t.csv -j 2 --keep-csv " + dir + "/runs")).exitCode == 0);
+  const std::string csv = readFile(dir + "/runs/case_000019.csv");
+  CHECK(csv.rfind("t,crank.rod.x", 0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 362);  // header + 361 samples (every degree)
+}
+
+TEST_CASE("study: invalid studies and arguments exit 2 naming the problem") {
+  const std::string dir = workDir("invalid");
+  const std::string bad = dir + "/bad.json";
+  std::ofstream(bad) << R"({"joinery": 1, "scene": ")" << JOINERY_SOURCE_DIR
+                     << R"(/examples/studies/slider_crank_motor.json", "design": {"type": "grid",
+      "parameters": {"omegaa": [1, 2]}}, "collect": ["steps"]})";
+  auto r = runCommand(kExe + " study " + bad + " -o " + dir + "/t.csv");
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown name 'omegaa'") && Catch::Contains("did you mean 'omega'"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/t.csv"));  // nothing ran, no table
+  r = runCommand(kExe + " study " + kStudy);
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("needs -o TABLE.csv"));
+  r = runCommand(study("-o " + dir + "/t.csv -j 0"));
+  CHECK(r.exitCode == 2);
+  r = runCommand(study("-o " + dir + "/t.csv --shard 3/3"));
+  CHECK(r.exitCode == 2);
+}
