@@ -51,6 +51,7 @@ const char* toString(RunOutcome o) noexcept {
     case RunOutcome::IllPosed: return "ill_posed";
     case RunOutcome::Inconsistent: return "inconsistent";
     case RunOutcome::Failed: return "failed";
+    case RunOutcome::Stopped: return "stopped";
   }
   return "unknown";
 }
@@ -62,6 +63,7 @@ int exitCode(RunOutcome o) noexcept {
     case RunOutcome::IllPosed: return 3;
     case RunOutcome::Inconsistent: return 4;
     case RunOutcome::Failed: return 5;
+    case RunOutcome::Stopped: return 0;
   }
   return 5;
 }
@@ -298,6 +300,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
   long long outIndex = 1;
   bool outputsDone = tEnd <= t0;
 
+  std::optional<double> stopAt;  // set when the recorder asks to stop after a sample
   const auto record = [&](const State& x) {
     if (!finiteState(x)) {
       std::ostringstream os;
@@ -313,6 +316,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
       throw SimulationError(os.str());
     }
     recorder.record(Sample{x, e, r});
+    if (recorder.stopRequested()) stopAt = x.t;
     ++res.stats.samples;
     res.stats.maxPositionResidual = std::max(res.stats.maxPositionResidual, r.position);
     res.stats.maxVelocityResidual = std::max(res.stats.maxVelocityResidual, r.velocity);
@@ -356,7 +360,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
     }
     record(s);
     report(t0);
-    while (integ->time() < tEnd) {
+    while (integ->time() < tEnd && !stopAt) {
       if (options.maxSteps > 0 && integ->stats().steps >= options.maxSteps) {
         res.stats.integrator = integ->stats();
         res.t = integ->time();
@@ -374,7 +378,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
       }
       // samples strictly inside the step, from the dense output of the raw step
       if (dense) {
-        while (!outputsDone && outputTime(outIndex) < r.tNew) {
+        while (!outputsDone && !stopAt && outputTime(outIndex) < r.tNew) {
           integ->interpolate(outputTime(outIndex), sample);
           system.normalizeCoordinates(sample.q);
           if (options.projectSamples) drift(sample, false);
@@ -397,7 +401,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
       if (changed) integ->reset(cur);
       res.state = cur;
       res.t = cur.t;
-      if (!outputsDone && outputTime(outIndex) <= cur.t) {
+      if (!outputsDone && !stopAt && outputTime(outIndex) <= cur.t) {
         record(cur);
         if (outputTime(outIndex) >= tEnd) outputsDone = true;
         ++outIndex;
@@ -411,6 +415,11 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
     return finish(RunOutcome::Failed, e.what());
   }
   res.stats.integrator = integ->stats();
+  if (stopAt) {
+    std::ostringstream os;
+    os << "stopped by the recorder after the sample at t = " << *stopAt;
+    return finish(RunOutcome::Stopped, os.str());
+  }
   report(tEnd);
   return finish(RunOutcome::Completed, "");
 }

@@ -69,10 +69,11 @@ enum class RunOutcome {
   InvalidInitialConditions,  ///< strict mode: the initial state violates a constraint (exit 2)
   IllPosed,                  ///< accelerations not unique at some state (exit 3)
   Inconsistent,              ///< constraints contradict each other (exit 4)
-  Failed                     ///< non-finite state, step-size collapse, output error, ... (exit 5)
+  Failed,                    ///< non-finite state, step-size collapse, output error, ... (exit 5)
+  Stopped                    ///< the recorder asked to stop (Recorder::stopRequested; exit 0)
 };
 const char* toString(RunOutcome o) noexcept;
-/// 0, 2, 3, 4, 5 as in the spec's command-line table.
+/// 0, 2, 3, 4, 5 as in the spec's command-line table (Stopped: 0, the caller's choice).
 int exitCode(RunOutcome o) noexcept;
 
 /// What was done to the initial conditions.

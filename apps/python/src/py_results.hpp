@@ -1,0 +1,32 @@
+#pragma once
+// Results handed to Python: a solve (accelerations, forces, diagnosis) and the check report.
+#include "joinery/core/completion.hpp"
+#include "joinery/core/dense_solver.hpp"
+#include "joinery/core/graph.hpp"
+#include "py_common.hpp"
+
+namespace joinery::python {
+
+/// One solve at one state.
+struct PySolution {
+  Solution solution;
+  std::shared_ptr<const Scene> scene;  ///< names coordinates and rows
+  State state;
+};
+
+/// The diagnosis of a solve (a distinct Python class over the same data).
+struct PyDiagnosis : PySolution {};
+
+/// What `joinery check` reports at the initial state.
+struct PyCheckReport {
+  PySolution solve;
+  GraphAnalysis graph;
+  CompletionAnalysis completion;
+};
+
+PyCheckReport makeCheck(const PyModel& model);
+
+/// {name: value} for a vector over named entries.
+py::dict named(const Eigen::VectorXd& v, const std::vector<std::string>& names);
+
+}  // namespace joinery::python
