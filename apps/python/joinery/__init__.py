@@ -39,11 +39,18 @@ from ._joinery import (  # noqa: F401  (re-exported)
     force_types,
     joint_types,
     load,
+    solve_problem,
 )
 from ._builder import ModelBuilder  # noqa: F401
+
+# show the public names as joinery.X (help(), repr and tracebacks), not joinery._joinery.X
+for _cls in (CheckReport, Diagnosis, Error, InputError, Model, ModelError, SimulationError,
+             SimulationResult, Solution):
+    _cls.__module__ = __name__
+del _cls
 
 __all__ = [
     "load", "Model", "ModelBuilder", "Solution", "Diagnosis", "CheckReport", "SimulationResult",
     "Error", "InputError", "ModelError", "SimulationError",
-    "body_types", "joint_types", "force_types",
+    "body_types", "joint_types", "force_types", "solve_problem",
 ]

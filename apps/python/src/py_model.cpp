@@ -73,7 +73,8 @@ std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::
     doc = readJsonFile(file);
   }
   if (parameters) overrideParameters(doc, *parameters, file);
-  py::gil_scoped_release release;
+  // The GIL stays held: the loader's symbolic work (GiNaC: parsing, derivatives) is not
+  // thread-safe, and the GIL is what serializes it between Python threads.
   return std::make_shared<PyModel>(sceneFromJson(doc, file, options));
 }
 
@@ -160,7 +161,7 @@ arrays (or sequences) in that order, and default to the scene's initial state.)d
       .def("solve", [](const PyModel& p, const std::optional<Eigen::VectorXd>& q,
                        const std::optional<Eigen::VectorXd>& qdot, double t) {
             const State s = p.state(q, qdot, t);
-            PySolution r{{}, p.shared(), s};
+            PySolution r{{}, p.shared(), s, nullptr};
             {
               py::gil_scoped_release release;
               r.solution = p.withWorkspace([&](ModelWorkspace& ws) { return solveForwardDynamics(p.model(), s, ws); });

@@ -18,10 +18,13 @@ PyCheckReport makeCheck(const PyModel& pm) {
   PyCheckReport r;
   r.solve.scene = pm.shared();
   r.solve.state = scene.model.initialState();
-  py::gil_scoped_release release;
-  r.graph = analyzeGraph(scene.model);
-  r.solve.solution = pm.withWorkspace(
-      [&](ModelWorkspace& ws) { return solveForwardDynamics(scene.model, r.solve.state, ws); });
+  {
+    py::gil_scoped_release release;
+    r.graph = analyzeGraph(scene.model);
+    r.solve.solution = pm.withWorkspace(
+        [&](ModelWorkspace& ws) { return solveForwardDynamics(scene.model, r.solve.state, ws); });
+  }
+  // the completion analysis is symbolic (GiNaC, not thread-safe): under the GIL
   const Diagnosis& d = r.solve.solution.diagnosis;
   r.graph.setConstraintRank(d.rankA);
   if (scene.completeMassless && !scene.completion.balances.empty())
@@ -34,7 +37,12 @@ PyCheckReport makeCheck(const PyModel& pm) {
 namespace {
 
 const Diagnosis& diag(const PySolution& s) { return s.solution.diagnosis; }
-const std::vector<std::string>& coords(const PySolution& s) { return s.scene->model.coordinateNames(); }
+const std::vector<std::string>& coords(const PySolution& s) {
+  return s.scene ? s.scene->model.coordinateNames() : *s.problemNames;
+}
+std::string rowName(const PySolution& s, int i) {
+  return s.scene ? s.scene->model.rowNames()[static_cast<std::size_t>(i)] : "row[" + std::to_string(i) + "]";
+}
 
 py::list coordinateNames(const PySolution& s, const std::vector<int>& idx) {
   py::list l;
@@ -84,7 +92,7 @@ redundancy, consistency, the coordinates nothing determines. Keys as in `joinery
           }, "One dict per null direction w of [M; A]: direction {name: w_i}, net_force w^T (Q + C), force_balanced.")
       .def_property_readonly("inconsistent_rows", [](const PyDiagnosis& s) {
             py::list l;
-            for (int i : diag(s).inconsistentRows) l.append(s.scene->model.rowNames()[static_cast<std::size_t>(i)]);
+            for (int i : diag(s).inconsistentRows) l.append(rowName(s, i));
             return l;
           }, "Names of the constraint rows most in conflict (inconsistent).")
       .def_property_readonly("null_basis", [](const PyDiagnosis& s) { return diag(s).nullBasis; },
@@ -179,12 +187,57 @@ massless directions with the expression joint that completes each (docs/completi
       });
 }
 
+PySolution solveProblem(const py::object& source, const std::optional<Eigen::MatrixXd>& M,
+                        const std::optional<Eigen::VectorXd>& Q, const std::optional<Eigen::MatrixXd>& A,
+                        const std::optional<Eigen::VectorXd>& b, const std::optional<Eigen::VectorXd>& C,
+                        const std::optional<std::vector<std::string>>& coordinates) {
+  MatrixProblem p;
+  if (!source.is_none()) {
+    if (M || Q || A || b || C || coordinates)
+      throw std::invalid_argument("solve_problem takes either a source or the matrices, not both");
+    if (py::isinstance<py::dict>(source))
+      p = matrixProblemFromJson(toJson(source), "<dict>");
+    else
+      p = loadMatrixProblem(py::str(py::module_::import("os").attr("fspath")(source)));
+  } else {
+    if (!M || !Q) throw std::invalid_argument("solve_problem needs M and Q (or a source)");
+    p.M = *M;
+    p.Q = *Q;
+    const Eigen::Index n = p.M.cols();
+    p.A = A ? *A : Eigen::MatrixXd(0, n);
+    p.b = b ? *b : Eigen::VectorXd(0);
+    if (C) p.C = *C;
+    if (coordinates) {
+      p.coordinates = *coordinates;
+    } else {
+      for (Eigen::Index i = 0; i < n; ++i) p.coordinates.push_back("q" + std::to_string(i));
+    }
+    if (static_cast<Eigen::Index>(p.coordinates.size()) != n)
+      throw std::invalid_argument("coordinates has " + std::to_string(p.coordinates.size()) +
+                                  " names; M has " + std::to_string(n) + " columns");
+  }
+  PySolution r;
+  r.problemNames = std::make_shared<const std::vector<std::string>>(p.coordinates);
+  py::gil_scoped_release release;
+  r.solution = solveMatrixProblem(p, DenseSolver(), "<problem>");
+  return r;
+}
+
 }  // namespace
 
 void bindCheck(py::module_& m) {
   bindDiagnosis(m);
   bindSolution(m);
   bindCheckReport(m);
+  m.def("solve_problem", &solveProblem, py::arg("source") = py::none(), py::kw_only(), py::arg("M") = py::none(),
+        py::arg("Q") = py::none(), py::arg("A") = py::none(), py::arg("b") = py::none(), py::arg("C") = py::none(),
+        py::arg("coordinates") = py::none(), R"doc(
+Solves and diagnoses a matrix problem M qdd = Q + A^T lambda + C, A qdd = b, as `joinery solve`
+does for a matrix-problem file. Either `source` (a path or a dict with the file's keys
+coordinates, M, Q, A, b, C) or the arrays (A, b, C optional; coordinates default q0, q1, ...).
+Returns a Solution (rows named row[i]). Invalid matrices raise joinery.ModelError (with
+.field, .row, .col); a bad file joinery.InputError.)doc");
+
   py::object model = m.attr("Model");
   model.attr("check") = py::cpp_function([](const PyModel& p) { return makeCheck(p); }, py::is_method(model),
                                          py::name("check"), R"doc(

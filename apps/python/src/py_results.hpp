@@ -10,8 +10,10 @@ namespace joinery::python {
 /// One solve at one state.
 struct PySolution {
   Solution solution;
-  std::shared_ptr<const Scene> scene;  ///< names coordinates and rows
+  std::shared_ptr<const Scene> scene;  ///< names coordinates and rows (null for a matrix problem)
   State state;
+  /// A matrix problem's coordinate names (when scene is null); rows are then "row[i]".
+  std::shared_ptr<const std::vector<std::string>> problemNames;
 };
 
 /// The diagnosis of a solve (a distinct Python class over the same data).

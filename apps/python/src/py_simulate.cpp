@@ -116,7 +116,8 @@ PySimulationResult simulate(const PyModel& pm, std::optional<double> tEnd, std::
   if (stabilization) s.stabilization = *stabilization;
   RunOptions options;
   if (strict) options.initialConditions = InitialConditionMode::Strict;
-  const State initial = pm.state(q, qdot, 0.0);
+  const bool given = q || qdot;
+  const State initial = given ? pm.state(q, qdot, 0.0) : State{};
 
   ArrayRecorder recorder(callback);
   PySimulationResult res;
@@ -124,7 +125,8 @@ PySimulationResult simulate(const PyModel& pm, std::optional<double> tEnd, std::
   {
     py::gil_scoped_release release;
     ModelSystem system(pm.model());
-    res.run = runSimulation(system, initial, s, recorder, {}, options);
+    res.run = given ? runSimulation(system, initial, s, recorder, {}, options)
+                    : runSimulation(system, s, recorder, {}, options);
   }
   recorder.rethrow();
   res.columns = recorder.columns();
