@@ -1,4 +1,4 @@
-// Forward dynamics of the benchmark chain (../shared/bench/peers/README.md, Model 1) in
+// Forward dynamics of the benchmark chain (docs/benchmarks.md, "The benchmark chain") in
 // joinery: time per ModelSystem::calcAccelerations on a fixed state (the spinning variant's
 // initial state, Omega = 1 rad/s about +z, so that every velocity term is exercised), by the
 // protocol of bench/timing.hpp. One JSON line on stdout:

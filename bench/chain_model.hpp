@@ -1,5 +1,5 @@
 #pragma once
-// The benchmark chain of ../shared/bench/peers/README.md ("Model 1"), as a joinery scene:
+// The benchmark chain of docs/benchmarks.md ("The benchmark chain"), as a joinery scene:
 // N uniform rods (1 kg, 1 m, inertia about the centre of mass diag(1e-4, 1/12, 1/12)) as
 // rigid3d bodies, joined end to end by spherical joints, the first pinned to the world origin,
 // lying straight along +x at rest, gravity (0, 0, -9.81). Shared by bench/ and tests/fastpath.

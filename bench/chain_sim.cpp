@@ -1,4 +1,4 @@
-// A whole simulation of the benchmark chain (../shared/bench/peers/README.md, Model 1) in
+// A whole simulation of the benchmark chain (docs/benchmarks.md, "The benchmark chain") in
 // joinery: runSimulation (integrators/simulation.hpp) from t = 0 to T with dopri5 (rtol = atol
 // = tol) or rk4 (fixed step dt), the default drift control (projection), a recorder that
 // discards its two samples (output interval T: samples at t = 0 and T only). Companion of

@@ -13,7 +13,7 @@ A series is `key=value` pairs joined by ':'. Keys:
   y=COLUMN         y column
   minus-first      subtract the first y value (drift)
   a01-error        y is |(x,y) - exact| of the A01 pendulum (columns bob.x, bob.y), from the
-                   closed form with Jacobi elliptic functions (public-benchmarks.md, A01)
+                   closed form with Jacobi elliptic functions (docs/benchmarks.md, A01)
 The chart is written as plain SVG (no matplotlib needed on the machine).
 """
 import argparse

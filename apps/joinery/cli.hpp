@@ -7,7 +7,7 @@
 
 namespace joinery::cli {
 
-/// Exit codes of the contract (spec/scene-format.md).
+/// Exit codes of the contract (docs/scene-format.md, "Command line").
 enum ExitCode : int {
   kOk = 0,
   kInternal = 1,      ///< a bug: an unexpected exception

@@ -1,4 +1,4 @@
-// The benchmark chain (../shared/bench/peers/README.md, Model 1) in DART 6.12: time per
+// The benchmark chain (docs/benchmarks.md, "The benchmark chain") in DART 6.12: time per
 // setPositions + setVelocities + computeForwardDynamics() on the spinning variant's initial
 // state (Omega = 1 rad/s about +z), by the protocol of bench/timing.hpp. One JSON line like
 // bench/chain_fd.cpp. Includes the individual headers: <dart/dart.hpp> from Debian pulls in a

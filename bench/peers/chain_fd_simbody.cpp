@@ -1,4 +1,4 @@
-// The benchmark chain (../shared/bench/peers/README.md, Model 1) in Simbody 3.7: time per
+// The benchmark chain (docs/benchmarks.md, "The benchmark chain") in Simbody 3.7: time per
 // realize(Stage::Acceleration) on the spinning variant's initial state (Omega = 1 rad/s about
 // +z), by the protocol of bench/timing.hpp. One JSON line like bench/chain_fd.cpp.
 // Simbody from Debian is built without NDEBUG and its headers change layout with it: never

@@ -1,4 +1,4 @@
-// A whole simulation of the benchmark chain (../shared/bench/peers/README.md, Model 1) in
+// A whole simulation of the benchmark chain (docs/benchmarks.md, "The benchmark chain") in
 // Simbody 3.7 with one of its own integrators, from t = 0 to T; the Simbody side of
 // bench/chain_sim.cpp (same JSON fields, so that bench/summarize_chain_sim.py reads both).
 //   chain_sim_simbody --N 64 [--integrator rkm|rkf|rk3|rk2|cpodes|cpodes_adams|see2|verlet|

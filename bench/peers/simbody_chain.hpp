@@ -1,5 +1,5 @@
 #pragma once
-// The benchmark chain (../shared/bench/peers/README.md, Model 1) built in Simbody 3.7, shared by
+// The benchmark chain (docs/benchmarks.md, "The benchmark chain") built in Simbody 3.7, shared by
 // chain_fd_simbody and chain_sim_simbody: N uniform rods (1 kg, 1 m, inertia about the centre
 // of mass diag(1e-4, 1/12, 1/12)) on Ball mobilizers, the first at the ground origin, straight
 // along +x (identity quaternions), gravity (0, 0, -9.81); `spin`: a rigid rotation of the whole

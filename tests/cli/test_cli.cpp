@@ -208,7 +208,7 @@ std::map<std::string, double> simulateLastRow(const std::string& scene) {
 }  // namespace
 
 TEST_CASE("cli: A03 Andrews' squeezer meets the IVP test set reference in both models") {
-  // Reference at t = 0.03 (public-benchmarks.md, test set run at rtol = atol = 1e-14). The
+  // Reference at t = 0.03 (docs/benchmarks.md, test set run at rtol = atol = 1e-14). The
   // benchmark asks for about 1e-6 relative; joinery's runs (dopri5, rtol = atol = 1e-12) give
   // 3e-10, so 1e-7 relative keeps a margin of 300 and still fails on any modelling error
   // (a wrong inertia or point moves beta by more than 1e-3).
@@ -239,7 +239,7 @@ TEST_CASE("cli: A03 Andrews' squeezer meets the IVP test set reference in both m
 }
 
 TEST_CASE("cli: A02 N-four-bar (N = 2) meets the reference through its singular positions") {
-  // B0 = tip of crank0 at t = 10 (public-benchmarks.md); the benchmark's pass criterion is
+  // B0 = tip of crank0 at t = 10 (docs/benchmarks.md); the benchmark's pass criterion is
   // 1e-3 absolute, which is the tolerance here (joinery's error: 8e-7 in position, 2e-6 in
   // velocity). Energy is conserved (no friction): 1e-5 J of 35.8 J.
   auto r = simulateLastRow("a02_n_four_bar_2.json");

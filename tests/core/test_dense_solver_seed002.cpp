@@ -1,5 +1,5 @@
 // Seed 002 (Udwadia & Phohomsiri, Proc. R. Soc. A 462 (2006)) worked examples, checked
-// against closed forms derived by hand (docs: /work/shared/design/equations.md, section 5).
+// against closed forms derived by hand (docs/theory.md; seed 002 in docs/benchmarks.md).
 //
 // Tolerances: every problem here has n <= 3 and a well-conditioned stacked matrix
 // [(I - A+A) M; A] (condition number below ~1e3 for the parameters used), so an SVD-based

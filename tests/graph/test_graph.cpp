@@ -80,7 +80,7 @@ const ForceElement& spring(ModelBuilder& mb, const std::string& name, std::vecto
   return mb.addForce(std::make_unique<TestForce>(name, std::move(bodies)));
 }
 
-/// The A02 N-four-bar (public-benchmarks.md): N+1 cranks pinned to ground, their tips joined
+/// The A02 N-four-bar (docs/benchmarks.md): N+1 cranks pinned to ground, their tips joined
 /// by N couplers; 2N+1 planar bodies (3 coordinates), 3N+1 revolute joints (2 rows).
 Model makeNFourBar(int N) {
   ModelBuilder mb;

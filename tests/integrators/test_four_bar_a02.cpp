@@ -1,4 +1,4 @@
-// A02 N-four-bar (public-benchmarks.md) with N = 2: through the singular horizontal
+// A02 N-four-bar (docs/benchmarks.md) with N = 2: through the singular horizontal
 // positions, where rank A drops (the constraints become redundant) while [M; A] keeps full
 // rank. The run must go through them and meet the reference at t = 10 s.
 #include <catch2/catch.hpp>

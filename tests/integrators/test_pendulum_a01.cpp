@@ -1,4 +1,4 @@
-// A01 simple pendulum (public-benchmarks.md): 2000 s against the closed-form reference, with
+// A01 simple pendulum (docs/benchmarks.md): 2000 s against the closed-form reference, with
 // RK4 and dopri5; drift control, energy conservation, consistent initial conditions.
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -14,7 +14,7 @@ namespace {
 struct Ref {
   double t, x, y;
 };
-// public-benchmarks.md, A01
+// docs/benchmarks.md, A01
 const Ref kA01[] = {{0.5, -0.391048791550546, -0.920369948785192},
                     {10, -0.275087462576117, -0.961419205099125},
                     {100, -0.181513351427031, -0.983388480334058},

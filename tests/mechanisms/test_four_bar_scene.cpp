@@ -1,7 +1,7 @@
 #include <algorithm>
 // Issue 5: the bundled scene examples/scenes/n_four_bar_2.json (A02 N-four-bar, N = 2, built
 // from the component library examples/lib/links.json) simulated with its own settings must
-// meet the A02 reference (public-benchmarks.md) and keep its energy, like the C++ model of
+// meet the A02 reference (docs/benchmarks.md) and keep its energy, like the C++ model of
 // tests/integrators/test_four_bar_a02.cpp does.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -52,7 +52,7 @@ TEST_CASE("the bundled N-four-bar scene (N = 2) meets the A02 reference at t = 1
                 << " J; steps " << r.stats.integrator.steps << " (rejected " << r.stats.integrator.rejected
                 << "); max position residual " << r.stats.maxPositionResidual << "; wall "
                 << r.stats.wallSeconds << " s");
-  // A02 pass criterion: error <= 1e-3 (public-benchmarks.md)
+  // A02 pass criterion: error <= 1e-3 (docs/benchmarks.md)
   CHECK(std::abs(x - 0.32845811154082) <= 1e-3);
   CHECK(std::abs(y - 0.9445185381786) <= 1e-3);
   CHECK(std::abs(vx - 1.4230514702069) <= 1e-3);
