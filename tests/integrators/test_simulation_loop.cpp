@@ -150,6 +150,40 @@ TEST_CASE("Exit codes follow the command-line table", "[integrators][settings]")
   CHECK(exitCode(RunOutcome::IllPosed) == 3);
   CHECK(exitCode(RunOutcome::Inconsistent) == 4);
   CHECK(exitCode(RunOutcome::Failed) == 5);
+  CHECK(exitCode(RunOutcome::Stopped) == 0);
+}
+
+/// Keeps samples in memory and asks to stop once a sample reaches `tStop`.
+class StoppingRecorder final : public Recorder {
+ public:
+  explicit StoppingRecorder(double tStop) : tStop_(tStop) {}
+  void begin(const std::vector<std::string>&) override {}
+  void record(const Sample& s) override { t.push_back(s.state.t); }
+  bool stopRequested() const override { return !t.empty() && t.back() >= tStop_; }
+  std::vector<double> t;
+
+ private:
+  double tStop_;
+};
+
+TEST_CASE("A recorder may stop the run after a sample", "[integrators][settings]") {
+  for (const char* integrator : {"dopri5", "rk4"}) {
+    Oscillators sys({1.0, 2.0});
+    SimulationSettings set;
+    set.tEnd = 2.0;
+    set.outputInterval = 0.1;
+    set.integrator = integrator;
+    StoppingRecorder rec(0.5 - 1e-12);
+    const SimulationResult r = runSimulation(sys, set, rec);
+    CHECK(r.outcome == RunOutcome::Stopped);
+    CHECK(r.exitCode() == 0);
+    CHECK_FALSE(r.completed());
+    CHECK(r.message.find("stopped") != std::string::npos);
+    // the sample that asked to stop is the last one: t = 0, 0.1, ..., 0.5
+    REQUIRE(rec.t.size() == 6);
+    CHECK(rec.t.back() == Approx(0.5).margin(1e-12));
+    CHECK(r.t < set.tEnd);
+  }
 }
 
 TEST_CASE("t_end equal to the initial time writes the initial sample only", "[integrators][settings]") {
