@@ -16,6 +16,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -25,12 +26,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def best_of(repeats, f):
-    times = []
+    """(best wall, mean wall, best CPU time of this process, last result)."""
+    times, cpu = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = f()
         times.append(time.perf_counter() - t0)
-    return min(times), sum(times) / len(times), out
+        cpu.append(time.process_time() - c0)
+    return min(times), sum(times) / len(times), min(cpu), out
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main():
@@ -57,17 +65,19 @@ def main():
         for _ in range(n):
             model.solve(q, v)
 
-    py_best, py_mean, _ = best_of(args.repeats, py_loop)
+    py_best, py_mean, py_cpu, _ = best_of(args.repeats, py_loop)
     cpp = json.loads(subprocess.run([str(build / "bench" / "solve_loop"), str(pendulum), str(n), str(args.repeats)],
                                     check=True, capture_output=True, text=True).stdout)
     report["solve_loop"] = {
         "calls": n,
         "python_us_per_call": 1e6 * py_best / n,
         "python_mean_us_per_call": 1e6 * py_mean / n,
+        "python_cpu_us_per_call": 1e6 * py_cpu / n,
         "cpp_us_per_call": cpp["best_us_per_call"],
         "cpp_mean_us_per_call": cpp["mean_us_per_call"],
-        "overhead_us_per_call": 1e6 * py_best / n - cpp["best_us_per_call"],
-        "ratio": (1e6 * py_best / n) / cpp["best_us_per_call"],
+        "cpp_cpu_us_per_call": cpp["best_cpu_us_per_call"],
+        "overhead_cpu_us_per_call": 1e6 * py_cpu / n - cpp["best_cpu_us_per_call"],
+        "ratio_cpu": (1e6 * py_cpu / n) / cpp["best_cpu_us_per_call"],
     }
 
     # 2. whole simulation
@@ -87,14 +97,21 @@ def main():
 
         cli_run()  # warm-up (page cache)
         py_run()
-        cli_best, cli_mean, _ = best_of(args.repeats, cli_run)
-        py_best, py_mean, _ = best_of(args.repeats, py_run)
+        cli_best, cli_mean, _, _ = best_of(args.repeats, cli_run)
+        py_best, py_mean, py_cpu, _ = best_of(args.repeats, py_run)
+        cli_cpu = []
+        for _ in range(args.repeats):
+            c0 = child_cpu()
+            cli_run()
+            cli_cpu.append(child_cpu() - c0)
         cli_loop = min(cli_run() for _ in range(args.repeats))
         py_loop_s = min(py_run() for _ in range(args.repeats))
     report["simulation"] = {
         "scene": os.path.relpath(args.scene, ROOT), "t_end": args.t_end,
         "cli_process_s": cli_best, "python_load_simulate_s": py_best,
         "ratio_python_to_cli": py_best / cli_best,
+        "cli_process_cpu_s": min(cli_cpu), "python_load_simulate_cpu_s": py_cpu,
+        "ratio_cpu": py_cpu / min(cli_cpu),
         "cli_run_loop_s": cli_loop, "python_run_loop_s": py_loop_s,
         "ratio_run_loop": py_loop_s / cli_loop,
     }
