@@ -12,7 +12,7 @@
 #include <string>
 
 #include "chain_model.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "sparse_path.hpp"
 #include "timing.hpp"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "chain_model.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "timing.hpp"
@@ -105,12 +105,17 @@ int main(int argc, char** argv) {
 
   SimulationSettings settings;
   settings.tEnd = T;
-  settings.integrator = integrator;
+  settings.integrator = *parseIntegratorKind(integrator);  // checked above
   settings.rtol = tol;
   settings.atol = tol;
   settings.step = dt;            // rk4: the step; dopri5: the first trial step
   settings.outputInterval = T;   // samples at 0 and T only
-  settings.stabilization = stabilization;
+  const auto stab = parseStabilization(stabilization);
+  if (!stab) {
+    std::fprintf(stderr, "chain_sim: --stabilization '%s': expected projection, none or baumgarte\n", stabilization.c_str());
+    return 2;
+  }
+  settings.stabilization = *stab;
   // dopri5: runSimulation takes settings.step (--dt, default 1e-3) as the first trial step unless
   // RunOptions::initialStep > 0; a trial step too large is simply rejected
   const RunOptions options;

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <string>
 
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene.hpp"
 

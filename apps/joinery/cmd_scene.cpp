@@ -9,12 +9,13 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/graph.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "exit_status.hpp"
 #include "report.hpp"
 
 namespace joinery::cli {
@@ -119,7 +120,8 @@ int runGraph(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "graph");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"graph needs -o OUT.dot"};
-  const Scene scene = loadScene(file);
+  const LoadedScene loaded = loadSceneForCommand(file);
+  const Scene& scene = loaded.scene;
   const GraphAnalysis g = analyzeGraph(scene.model);
   const std::string dot = toGraphvizDot(scene.model, g);
   std::ofstream f(*out);
@@ -149,12 +151,13 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (!out || out->empty()) throw UsageError{"simulate needs -o OUT.csv"};
   SceneOptions sceneOptions;
   sceneOptions.completeMassless = args.has("--complete-massless");
-  Scene scene = loadScene(file, sceneOptions);
+  const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
+  const Scene& scene = loaded.scene;
   if (scene.completeMassless && scene.completion.completable())
     for (const auto& b : scene.completion.balances)
       std::cerr << "note: complete_massless added the force balance joint '" << b.joint["name"].get<std::string>()
                 << "': " << b.expression << " = 0 (" << toString(b.level) << " level)\n";
-  SimulationSettings settings = scene.simulation;
+  SimulationSettings settings = loaded.settings;
   if (auto te = args.get("--t-end")) {
     settings.tEnd = parseDoubleOption("--t-end", *te);
     if (!(settings.tEnd > 0)) throw UsageError{"--t-end must be > 0"};
@@ -172,7 +175,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (!r.initial.message.empty() && r.initial.projected) std::cerr << "note: " << r.initial.message << "\n";
   std::cout << "joinery simulate " << file << " -> " << *out << "\n";
   std::cout << "  outcome: " << toString(r.outcome) << " at t = " << r.t << " (t_end " << settings.tEnd << ")\n";
-  std::cout << "  integrator " << settings.integrator << ", stabilization " << settings.stabilization
+  std::cout << "  integrator " << toString(settings.integrator) << ", stabilization " << toString(settings.stabilization)
             << ": " << r.stats.integrator.steps << " steps (" << r.stats.integrator.rejected
             << " rejected), " << r.stats.integrator.evaluations << " evaluations, " << r.stats.samples
             << " samples, " << r.stats.wallSeconds << " s wall\n";
@@ -189,7 +192,7 @@ int runSimulate(const std::vector<std::string>& argv) {
       std::cout << "  energy: initial " << *e0 << ", final " << *e1 << ", drift " << (*e1 - *e0) << "\n";
   }
   if (!r.completed()) std::cerr << "joinery simulate: " << r.message << "\n";
-  return r.exitCode();
+  return exitCode(r.outcome);
 }
 
 }  // namespace joinery::cli

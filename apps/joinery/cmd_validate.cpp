@@ -16,7 +16,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "joinery/core/dense_solver.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/expression.hpp"
 #include "joinery/core/graph.hpp"
@@ -169,7 +169,7 @@ struct Structure {
 };
 
 Structure structureOf(const Scene& scene) {
-  const CheckReport r = makeCheckReport(scene);
+  const CheckReport r = checkScene(scene);
   Structure s;
   const Diagnosis& d = r.solution.diagnosis;
   s.mobilityCount = r.graph.calcMobilityCount();
@@ -184,8 +184,9 @@ bool runCase(const Case& c, const std::filesystem::path& dir, bool quick, std::v
              nlohmann::json& jcase) {
   const auto start = std::chrono::steady_clock::now();
   const std::string scenePath = (dir / c.scene).string();
-  Scene scene = loadScene(scenePath);
-  SimulationSettings settings = scene.simulation;
+  const LoadedScene loaded = loadSceneForCommand(scenePath);
+  const Scene& scene = loaded.scene;
+  SimulationSettings settings = loaded.settings;
   if (c.tEnd) settings.tEnd = *c.tEnd;
   if (quick && c.quickTEnd) settings.tEnd = std::min(settings.tEnd, *c.quickTEnd);
   const double horizon = settings.tEnd;

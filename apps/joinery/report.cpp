@@ -9,14 +9,22 @@
 #include "joinery/core/format.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model.hpp"
+#include "joinery/core/scene_completion.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 
 namespace joinery::cli {
 
+LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& options) {
+  LoadedScene out{completeMasslessPoints(loadScene(file, options)), {}};
+  out.settings = parseSimulationSettings(out.scene.simulation);
+  return out;
+}
+
 int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options) {
-  const Scene scene = loadScene(file, options);
-  const CheckReport r = makeCheckReport(scene);
+  const LoadedScene loaded = loadSceneForCommand(file, options);
+  const CheckReport r = checkScene(loaded.scene);
   if (json)
-    std::cout << checkReportToJson(r).dump(2) << "\n";
+    std::cout << toJson(r).dump(2) << "\n";
   else
     std::cout << checkReportToText(r, withAccelerations);
   return exitCodeFor(r.solution.diagnosis);
@@ -31,21 +39,6 @@ int exitCodeFor(const Diagnosis& d) {
   return kInternal;
 }
 
-CheckReport makeCheckReport(const Scene& scene) {
-  CheckReport r;
-  r.scene = &scene;
-  r.graph = analyzeGraph(scene.model);
-  ModelWorkspace ws = scene.model.makeWorkspace();
-  const State s = scene.model.initialState();
-  r.solution = solveForwardDynamics(scene.model, s, ws);
-  r.graph.setConstraintRank(r.solution.diagnosis.rankA);
-  if (scene.completeMassless && !scene.completion.balances.empty())
-    r.completion = scene.completion;
-  else if (r.solution.diagnosis.status == Posedness::IllPosed)
-    r.completion = analyzeMasslessBalances(scene.model, s, r.solution.diagnosis);
-  return r;
-}
-
 OptionSpec completeMasslessOption() {
   return {"--complete-massless", "", false,
           "add the missing force balances of massless points as expression joints "
@@ -55,10 +48,6 @@ OptionSpec completeMasslessOption() {
 namespace {
 std::string num(double v) { return formatNumber(v, 6); }
 
-/// True when the scene's model already holds the balances of r.completion.
-bool completionAdded(const CheckReport& r) {
-  return r.scene->completeMassless && r.completion.completable();
-}
 }  // namespace
 
 namespace {
@@ -86,53 +75,12 @@ std::vector<std::string> namesOf(const std::vector<const T*>& v) {
 }
 }  // namespace
 
-nlohmann::json checkReportToJson(const CheckReport& r) {
-  const Model& model = r.scene->model;
-  nlohmann::json j = solutionToJson(r.solution, model.coordinateNames());
-  j["scene"] = r.scene->name;
-  j["file"] = r.scene->file;
-  nlohmann::json bodies = nlohmann::json::array();
-  for (const auto& sl : model.bodySlots())
-    bodies.push_back({{"name", sl.body->name()},
-                      {"type", std::string(sl.body->typeName())},
-                      {"coordinates", sl.body->coordinateNames()}});
-  j["bodies"] = bodies;
-  nlohmann::json joints = nlohmann::json::array();
-  for (const Constraint* c : model.constraints()) {
-    std::vector<std::string> bn;
-    for (const Body* b : c->bodies()) bn.push_back(b->name());
-    joints.push_back({{"name", c->name()},
-                      {"type", std::string(c->typeName())},
-                      {"rows", c->numRows()},
-                      {"bodies", bn},
-                      {"nonideal", c->nonideal() != nullptr}});
-  }
-  j["joints"] = joints;
-  nlohmann::json forces = nlohmann::json::array();
-  for (const ForceElement* f : model.forces())
-    forces.push_back({{"name", f->name()}, {"type", std::string(f->typeName())}});
-  j["forces"] = forces;
-  j["mobility_count"] = r.graph.calcMobilityCount();
-  if (auto mr = r.graph.calcMobilityFromRank()) j["mobility_rank"] = *mr;
-  j["components"] = r.graph.numComponents();
-  nlohmann::json loops = nlohmann::json::array();
-  for (const auto& l : r.graph.loops) loops.push_back(namesOf(l.joints));
-  j["loops"] = loops;
-  j["free_floating"] = namesOf(r.graph.freeFloating);
-  j["unattached"] = namesOf(r.graph.unattached);
-  j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
-  j["completion"] = {{"requested", r.scene->completeMassless},
-                     {"added", completionAdded(r)},
-                     {"balances", completionToJson(r.completion)}};
-  return j;
-}
-
 std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
-  const Model& model = r.scene->model;
+  const Model& model = *r.model;
   const Diagnosis& d = r.solution.diagnosis;
   std::ostringstream os;
-  os << "scene: " << r.scene->file;
-  if (!r.scene->name.empty()) os << "  (" << r.scene->name << ")";
+  os << "scene: " << r.file;
+  if (!r.sceneName.empty()) os << "  (" << r.sceneName << ")";
   os << "\n\nbodies (" << model.bodySlots().size() << "):\n";
   for (const auto& sl : model.bodySlots())
     os << "  " << sl.body->name() << "  " << sl.body->typeName() << "  ["
@@ -178,7 +126,7 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     os << "rows in conflict: " << joinNames(rows) << "\n";
   }
   for (const auto& m : d.messages) os << "- " << m << "\n";
-  if (completionAdded(r)) {
+  if (r.completionAdded()) {
     os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
     for (const auto& b : r.completion.balances)
       os << "  " << b.joint["name"].get<std::string>() << "  " << toString(b.level) << "  " << b.expression
@@ -203,7 +151,7 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     }
     if (r.completion.completable())
       os << "  or let joinery add them: --complete-massless, or \"complete_massless\": true in the scene\n";
-    else if (r.scene->completeMassless)
+    else if (r.completionRequested)
       os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
   }
   if (withAccelerations) os << "\n" << solutionToText(r.solution, model.coordinateNames());

@@ -1,28 +1,27 @@
 #pragma once
-// Assembly reports of `joinery check` and `joinery solve` on scenes (text and JSON).
+// Scene loading of the scene commands, and the assembly reports of `joinery check` and
+// `joinery solve` on scenes (text; the JSON form is the library's toJson(CheckReport)).
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli.hpp"
-#include "joinery/core/completion.hpp"
+#include "joinery/core/check.hpp"
 #include "joinery/core/dense_solver.hpp"
-#include "joinery/core/graph.hpp"
 #include "joinery/core/scene.hpp"
+#include "joinery/integrators/settings.hpp"
 
 namespace joinery::cli {
 
-/// Everything `check` knows about a scene at its initial state.
-struct CheckReport {
-  const Scene* scene = nullptr;
-  GraphAnalysis graph;
-  Solution solution;
-  /// Force balances of the massless directions at the initial state (completion.hpp): the
-  /// scene's own record when completion was requested, else computed for an ill-posed model.
-  CompletionAnalysis completion;
+/// A scene as every scene command loads it: the file read, the massless completion applied
+/// when requested (completeMasslessPoints) and the `simulation` settings validated
+/// (parseSimulationSettings), so that bad settings are invalid input (exit 2) before
+/// anything runs.
+struct LoadedScene {
+  Scene scene;
+  SimulationSettings settings;
 };
+LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& options = {});
 
-CheckReport makeCheckReport(const Scene& scene);
-nlohmann::json checkReportToJson(const CheckReport& r);
 /// `withAccelerations`: also print q'' and constraint forces (solve).
 std::string checkReportToText(const CheckReport& r, bool withAccelerations);
 int exitCodeFor(const Diagnosis& d);

@@ -16,8 +16,9 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "sparse_path.hpp"
 
 namespace joinery {

@@ -41,10 +41,6 @@ const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "i
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
                                               "forces",      "ports",      "instances"};
 const std::vector<std::string> kInstanceKeys{"name", "component", "parameters", "placement"};
-const std::vector<std::string> kSimulationKeys{"t_end", "integrator", "rtol", "atol",
-                                               "step",  "output_interval", "stabilization"};
-const std::vector<std::string> kIntegrators{"rk4", "dopri5"};
-const std::vector<std::string> kStabilizations{"none", "baumgarte", "projection"};
 
 const nlohmann::json kNull;
 
@@ -690,45 +686,19 @@ BodyPtr Loader::placeBody(BodyPtr body, const Planned& p, SceneContext& ctx) con
   }
 }
 
-SimulationSettings readSimulation(const JsonCursor& root, const SymbolTable& scope) {
-  SimulationSettings s;
+/// The `simulation` object as written, with the global parameters its numbers may use. Its
+/// keys and values belong to the integrators (parseSimulationSettings in
+/// integrators/settings.hpp), which validate them.
+SceneSection readSimulation(const JsonCursor& root, const SymbolTable& scope) {
+  SceneSection s;
+  s.file = root.file();
+  s.path = "/simulation";
+  s.parameters = scope;
   if (!root.has("simulation")) return s;
   const JsonCursor c = root.at("simulation");
   c.requireObject();
-  c.rejectUnknownKeys(kSimulationKeys);
-  s.given = true;
-  const auto read = [&](const char* key, double& field, auto ok, const std::string& expectation) {
-    if (!c.has(key)) return;
-    const JsonCursor f = c.at(key);
-    const double v = evaluateNumber(f, scope);
-    if (!ok(v)) failValue(f, v, expectation);
-    field = v;
-  };
-  read("t_end", s.tEnd, [](double v) { return v > 0; }, "t_end > 0 (the end time, s)");
-  read("rtol", s.rtol, [](double v) { return v > 0 && v < 1; }, "a relative tolerance rtol in (0, 1)");
-  read("atol", s.atol, [](double v) { return v >= 0; }, "an absolute tolerance atol >= 0");
-  read("step", s.step, [](double v) { return v > 0; }, "step > 0 (the rk4 step, s)");
-  read("output_interval", s.outputInterval, [](double v) { return v > 0; },
-       "output_interval > 0 (the time between samples, s)");
-  const auto choose = [&](const char* key, std::string& field, const std::vector<std::string>& known) {
-    if (!c.has(key)) return;
-    const JsonCursor f = c.at(key);
-    if (!f.value().is_string()) f.fail("one of: " + joinNames(known));
-    const std::string v = f.value().get<std::string>();
-    if (std::find(known.begin(), known.end(), v) == known.end())
-      f.failWith("unknown " + std::string(key) + " '" + v + "'" + didYouMean(v, known) +
-                 "; expected one of: " + joinNames(known));
-    field = v;
-  };
-  choose("integrator", s.integrator, kIntegrators);
-  choose("stabilization", s.stabilization, kStabilizations);
+  s.json = c.value();
   return s;
-}
-
-nlohmann::json simulationJson(const SimulationSettings& s) {
-  return {{"t_end", s.tEnd},   {"integrator", s.integrator}, {"rtol", s.rtol},
-          {"atol", s.atol},    {"step", s.step},             {"output_interval", s.outputInterval},
-          {"stabilization", s.stabilization}};
 }
 
 Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
@@ -778,7 +748,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
       g.fail("an array [gx, gy, gz] (m/s^2; [gx, gy] for planar scenes)");
     gravity = ctx.vector3(g, true);
   }
-  const SimulationSettings simulation = readSimulation(root, global->parameters);
+  SceneSection simulation = readSimulation(root, global->parameters);
 
   std::vector<std::string> componentStack;
   Expansion all = expandScope(root, "", global, PlacementInfo{}, componentStack, "the scene", false);
@@ -832,36 +802,8 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   resolved["bodies"] = std::move(bodies);
   resolved["joints"] = std::move(joints);
   resolved["forces"] = std::move(forces);
-  if (simulation.given) resolved["simulation"] = simulationJson(simulation);
-  return Scene{name, file, std::move(model), simulation, std::move(resolved), completeMassless, {}};
-}
-
-/// Adds the force balances of massless points (completion.hpp) when the model is ill posed
-/// at its initial state and every indeterminate direction has one: the balances join the
-/// flattened scene as `expression` joints and it is loaded again.
-Scene completeScene(Scene scene) {
-  ModelWorkspace ws = scene.model.makeWorkspace();
-  const State s = scene.model.initialState();
-  const Solution sol = solveForwardDynamics(scene.model, s, ws);
-  if (sol.diagnosis.status != Posedness::IllPosed) return scene;
-  CompletionAnalysis analysis = analyzeMasslessBalances(scene.model, s, sol.diagnosis);
-  if (!analysis.completable()) {
-    scene.completion = std::move(analysis);
-    return scene;  // nothing added; `check` reports why
-  }
-  nlohmann::json doc = scene.resolved;
-  for (const auto& b : analysis.balances) doc["joints"].push_back(b.joint);
-  Scene out = [&] {
-    try {
-      return Loader().load(doc, scene.file);
-    } catch (const InputError& e) {
-      throw InputError(std::string("complete_massless: the added force balance joints do not load: ") + e.what(),
-                       scene.file, "/complete_massless");
-    }
-  }();
-  out.completeMassless = true;
-  out.completion = std::move(analysis);
-  return out;
+  if (simulation.given()) resolved["simulation"] = simulation.json;
+  return Scene{name, file, std::move(model), std::move(simulation), std::move(resolved), completeMassless, {}};
 }
 
 }  // namespace
@@ -873,10 +815,7 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options) {
   try {
     Scene scene = Loader().load(document, file);
-    if (scene.completeMassless || options.completeMassless) {
-      scene.completeMassless = true;
-      return completeScene(std::move(scene));
-    }
+    if (options.completeMassless) scene.completeMassless = true;
     return scene;
   } catch (const InputError&) {
     throw;

@@ -1,5 +1,7 @@
 #include "scene_support.hpp"
 
+#include "joinery/core/scene_section.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -381,3 +383,9 @@ void applyPlacement(nlohmann::json& body, const Placement& p, const JsonCursor& 
 }
 
 }  // namespace joinery::detail
+
+namespace joinery {
+
+double SceneSection::number(const JsonCursor& field) const { return detail::evaluateNumber(field, parameters); }
+
+}  // namespace joinery

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "joinery/core/model_system.hpp"
+
 namespace joinery::detail {
 
 void BlockKkt::setup(const Model& model, double zeroRow, double pivotTolerance) {

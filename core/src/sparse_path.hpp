@@ -24,6 +24,7 @@
 
 #include "joinery/core/model.hpp"
 #include "joinery/core/types.hpp"
+#include "joinery/core/model_system.hpp"
 
 namespace joinery::detail {
 

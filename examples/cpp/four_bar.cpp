@@ -6,6 +6,8 @@
 #include "joinery/core/graph.hpp"
 #include "joinery/core/registry.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/core/model_system.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 using namespace joinery;
 // Joints come from their registered factories; this context resolves their body names.
 struct BuilderContext final : FactoryContext {

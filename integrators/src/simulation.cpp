@@ -12,37 +12,7 @@
 
 namespace joinery {
 
-// ---- names and exit codes --------------------------------------------------------------
-
-const char* toString(IntegratorKind k) noexcept {
-  switch (k) {
-    case IntegratorKind::Rk4: return "rk4";
-    case IntegratorKind::Dopri5: return "dopri5";
-  }
-  return "unknown";
-}
-
-const char* toString(Stabilization s) noexcept {
-  switch (s) {
-    case Stabilization::None: return "none";
-    case Stabilization::Baumgarte: return "baumgarte";
-    case Stabilization::Projection: return "projection";
-  }
-  return "unknown";
-}
-
-std::optional<IntegratorKind> parseIntegratorKind(std::string_view s) noexcept {
-  if (s == "rk4") return IntegratorKind::Rk4;
-  if (s == "dopri5") return IntegratorKind::Dopri5;
-  return std::nullopt;
-}
-
-std::optional<Stabilization> parseStabilization(std::string_view s) noexcept {
-  if (s == "none") return Stabilization::None;
-  if (s == "baumgarte") return Stabilization::Baumgarte;
-  if (s == "projection") return Stabilization::Projection;
-  return std::nullopt;
-}
+// ---- names --------------------------------------------------------------
 
 const char* toString(RunOutcome o) noexcept {
   switch (o) {
@@ -54,18 +24,6 @@ const char* toString(RunOutcome o) noexcept {
     case RunOutcome::Stopped: return "stopped";
   }
   return "unknown";
-}
-
-int exitCode(RunOutcome o) noexcept {
-  switch (o) {
-    case RunOutcome::Completed: return 0;
-    case RunOutcome::InvalidInitialConditions: return 2;
-    case RunOutcome::IllPosed: return 3;
-    case RunOutcome::Inconsistent: return 4;
-    case RunOutcome::Failed: return 5;
-    case RunOutcome::Stopped: return 0;
-  }
-  return 5;
 }
 
 SimulationFailure::SimulationFailure(RunOutcome outcome, double t, const std::string& message)
@@ -213,28 +171,14 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
   const int n = system.numCoordinates();
 
   // ---- settings ----
-  const auto kind = parseIntegratorKind(settings.integrator);
-  if (!kind)
-    badSetting("integrator", "unknown integrator '" + settings.integrator + "'; expected rk4 or dopri5");
-  const auto stab = parseStabilization(settings.stabilization);
-  if (!stab)
-    badSetting("stabilization", "unknown stabilization '" + settings.stabilization +
-                                    "'; expected none, baumgarte or projection");
+  validateSimulationSettings(settings);
+  const IntegratorKind kind = settings.integrator;
+  const Stabilization stab = settings.stabilization;
   const double t0 = initial.t;
   const double tEnd = settings.tEnd;
   if (!std::isfinite(tEnd) || !(tEnd >= t0))
     badSetting("t_end", "t_end = " + num(tEnd) + " must be finite and not before the initial time " + num(t0));
   const double dt = settings.outputInterval;
-  if (!(dt > 0) || !std::isfinite(dt))
-    badSetting("output_interval", "output_interval = " + num(dt) + " must be > 0");
-  if (*kind == IntegratorKind::Rk4 && (!(settings.step > 0) || !std::isfinite(settings.step)))
-    badSetting("step", "step = " + num(settings.step) + " must be > 0 for rk4");
-  if (*kind == IntegratorKind::Dopri5) {
-    if (!(settings.rtol >= 0) || !(settings.atol >= 0) || !(settings.rtol > 0 || settings.atol > 0) ||
-        !std::isfinite(settings.rtol) || !std::isfinite(settings.atol))
-      badSetting("rtol", "dopri5 needs rtol >= 0 and atol >= 0, not both zero (rtol = " +
-                             num(settings.rtol) + ", atol = " + num(settings.atol) + ")");
-  }
   if (initial.q.size() != n || initial.v.size() != n)
     throw SimulationError("initial state has " + std::to_string(initial.q.size()) + " coordinates and " +
                           std::to_string(initial.v.size()) + " velocities; the system has " +
@@ -276,9 +220,9 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
   if (icOutcome != RunOutcome::Completed) return finish(icOutcome, res.initial.message);
   if (!res.initial.message.empty()) spdlog::debug("{}", res.initial.message);
 
-  const Baumgarte bg = *stab == Stabilization::Baumgarte ? options.baumgarte : Baumgarte{};
+  const Baumgarte bg = stab == Stabilization::Baumgarte ? options.baumgarte : Baumgarte{};
   std::unique_ptr<Integrator> integ;
-  if (*kind == IntegratorKind::Rk4) {
+  if (kind == IntegratorKind::Rk4) {
     integ = std::make_unique<Rk4Integrator>(system, settings.step, bg);
   } else {
     Dopri5Options o;
@@ -324,7 +268,7 @@ SimulationResult runSimulation(DynamicSystem& system, const State& initial,
 
   // projection of a state; `count`: an integration state (not a sample copy)
   const auto drift = [&](State& x, bool count) {
-    if (*stab != Stabilization::Projection) return false;
+    if (stab != Stabilization::Projection) return false;
     const ProjectionReport pp = system.projectPositions(x, options.stepProjection);
     const ProjectionReport pv = system.projectVelocities(x, options.stepProjection);
     const bool changed = pp.iterations > 0 || pv.iterations > 0;

@@ -26,6 +26,8 @@
 #include "joinery/core/expression.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene.hpp"
+#include "joinery/core/scene_completion.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 
 using namespace joinery;
 
@@ -108,7 +110,7 @@ TEST_CASE("Seed 002 Example 3, m1 = 0: the completed model moves m2 on the sprin
   const bool expressionBody = GENERATE(false, true);
   CAPTURE(expressionBody);
   // without the switch: ill posed, one direction (x1 and q1 together), and the balance offered
-  const Scene plain = sceneFromJson(twoSprings(p, expressionBody), "two_springs_m1.json");
+  const Scene plain = completeMasslessPoints(sceneFromJson(twoSprings(p, expressionBody), "two_springs_m1.json"));
   ModelWorkspace ws0 = plain.model.makeWorkspace();
   const State s0 = plain.model.initialState();
   const Solution sol0 = solveForwardDynamics(plain.model, s0, ws0);
@@ -137,7 +139,7 @@ TEST_CASE("Seed 002 Example 3, m1 = 0: the completed model moves m2 on the sprin
   }
 
   // with the switch: well posed, and exactly the paper's equations at random consistent states
-  const Scene done = sceneFromJson(twoSprings(p, expressionBody, true), "two_springs_m1.json");
+  const Scene done = completeMasslessPoints(sceneFromJson(twoSprings(p, expressionBody, true), "two_springs_m1.json"));
   REQUIRE(done.completeMassless);
   REQUIRE(done.completion.completable());
   REQUIRE(done.model.constraints().size() == 2);
@@ -171,7 +173,7 @@ TEST_CASE("Seed 002 Example 3, m2 = 0: the completed model has no force in sprin
   p.m2 = 0;
   const bool expressionBody = GENERATE(false, true);
   CAPTURE(expressionBody);
-  const Scene done = sceneFromJson(twoSprings(p, expressionBody, true), "two_springs_m2.json");
+  const Scene done = completeMasslessPoints(sceneFromJson(twoSprings(p, expressionBody, true), "two_springs_m2.json"));
   REQUIRE(done.completion.completable());
   REQUIRE(done.completion.balances.size() == 1);
   const MasslessBalance& b = done.completion.balances[0];
@@ -205,7 +207,7 @@ TEST_CASE("Seed 002 Example 3, m2 = 0: the completed model has no force in sprin
 }
 
 TEST_CASE("The well-posed Example 3 is left alone by the switch", "[completion]") {
-  const Scene s = sceneFromJson(twoSprings(Params{}, false, true), "two_springs.json");
+  const Scene s = completeMasslessPoints(sceneFromJson(twoSprings(Params{}, false, true), "two_springs.json"));
   CHECK(s.completion.balances.empty());
   CHECK(s.model.constraints().size() == 1);
 }
@@ -240,7 +242,7 @@ TEST_CASE("A force without a symbolic form on the massless direction is refused,
          {"point2", {0, 0}}, {"stiffness", 10}, {"free_length", 1}},
         {{"name", "push"}, {"type", "generalized"}, {"coordinate", "a.x"}, {"value", "0*t"}}}},
       {"complete_massless", true}};
-  const Scene s = sceneFromJson(doc, "no_symbolic.json");
+  const Scene s = completeMasslessPoints(sceneFromJson(doc, "no_symbolic.json"));
   REQUIRE(s.completion.balances.size() == 1);
   CHECK_FALSE(s.completion.completable());
   CHECK(s.completion.balances[0].reason.find("'push'") != std::string::npos);
@@ -253,7 +255,7 @@ TEST_CASE("A contradictory or force-free massless direction is not completed", "
   SECTION("constant net force: contradictory") {
     const nlohmann::json u = {{"name", "u"}, {"type", "linear"}, {"coordinates", {"x"}},
                               {"mass_matrix", {{0}}}, {"force", {"3"}}};
-    const Scene s = sceneFromJson(masslessPoint(u, nlohmann::json::array()), "contradictory.json");
+    const Scene s = completeMasslessPoints(sceneFromJson(masslessPoint(u, nlohmann::json::array()), "contradictory.json"));
     const CompletionAnalysis a = analyze(s);
     REQUIRE(a.balances.size() == 1);
     CHECK_FALSE(a.balances[0].completable);
@@ -261,7 +263,7 @@ TEST_CASE("A contradictory or force-free massless direction is not completed", "
   }
   SECTION("no force at all: 0 = 0 determines nothing") {
     const nlohmann::json u = {{"name", "u"}, {"type", "linear"}, {"coordinates", {"x"}}, {"mass_matrix", {{0}}}};
-    const Scene s = sceneFromJson(masslessPoint(u, nlohmann::json::array()), "free.json");
+    const Scene s = completeMasslessPoints(sceneFromJson(masslessPoint(u, nlohmann::json::array()), "free.json"));
     const CompletionAnalysis a = analyze(s);
     REQUIRE(a.balances.size() == 1);
     CHECK_FALSE(a.balances[0].completable);
@@ -285,7 +287,7 @@ TEST_CASE("A balance with velocities is a velocity-level constraint (massless po
          {"point2", {0, 0}}, {"stiffness", 40}, {"damping", 2}},
         {{"name", "link"}, {"type", "spring"}, {"body1", "a"}, {"point1", {0, 0}}, {"body2", "p"},
          {"point2", {0, 0}}, {"stiffness", 10}, {"free_length", 0.5}}}}};
-  const Scene plain = sceneFromJson(doc, "damped.json");
+  const Scene plain = completeMasslessPoints(sceneFromJson(doc, "damped.json"));
   const CompletionAnalysis a = analyze(plain);
   REQUIRE(a.balances.size() == 1);
   REQUIRE(a.balances[0].completable);
@@ -293,7 +295,7 @@ TEST_CASE("A balance with velocities is a velocity-level constraint (massless po
   CHECK(a.balances[0].joint.contains("velocity"));
   CHECK(a.balances[0].satisfiedAtState);  // -40*0.5 - 2*(-5) + 10*(2 - 0.5 - 0.5) = 0
 
-  const Scene done = sceneFromJson(doc, "damped.json", SceneOptions{true});
+  const Scene done = completeMasslessPoints(sceneFromJson(doc, "damped.json", SceneOptions{true}));
   REQUIRE(done.completion.completable());
   const int ia = indexOf(done.model, "a.x"), ip = indexOf(done.model, "p.x");
   std::mt19937 rng(3);
@@ -333,7 +335,7 @@ TEST_CASE("Symbolic forces of planar springs on particles and rigid2d points equ
       {"name": "s2", "type": "spring", "body1": "a", "point1": [0, 0], "body2": "r", "point2": [0.3, 0.1],
        "stiffness": 20, "damping": 0.5, "free_length": 0.4}
     ]})");
-  const Scene plain = sceneFromJson(doc, "planar.json");
+  const Scene plain = completeMasslessPoints(sceneFromJson(doc, "planar.json"));
   const CompletionAnalysis a = analyze(plain);
   REQUIRE(a.balances.size() == 2);
   const Model& model = plain.model;
@@ -364,7 +366,7 @@ TEST_CASE("Symbolic forces of planar springs on particles and rigid2d points equ
       CHECK(std::abs(e.evaluate(vars.data()) - numeric) <= 1e-12 * std::max(1.0, ws.Q.norm()));
     }
   }
-  const Scene done = sceneFromJson(doc, "planar.json", SceneOptions{true});
+  const Scene done = completeMasslessPoints(sceneFromJson(doc, "planar.json", SceneOptions{true}));
   REQUIRE(done.completion.completable());
   ModelWorkspace ws2 = done.model.makeWorkspace();
   CHECK(solveForwardDynamics(done.model, done.model.initialState(), ws2).diagnosis.wellPosed);

@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "../../bench/chain_model.hpp"
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
+#include "joinery/core/scene_completion.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "sparse_path.hpp"
@@ -53,7 +54,7 @@ std::vector<std::string> bundledScenes() {
 std::vector<State> statesOf(const Scene& scene) {
   std::vector<State> states{scene.model.initialState()};
   ModelSystem dense(scene.model);  // the default system: only the states matter here
-  SimulationSettings set = scene.simulation;
+  SimulationSettings set = parseSimulationSettings(scene.simulation);
   set.tEnd = std::min(set.tEnd, 0.2);
   set.outputInterval = set.tEnd / 4;
   MemoryRecorder rec;
@@ -134,7 +135,7 @@ Comparison compare(const Scene& scene) {
 TEST_CASE("Structured and dense paths agree on every bundled scene", "[fastpath]") {
   for (const std::string& file : bundledScenes()) {
     SECTION(fs::path(file).filename().string()) {
-      const Scene scene = loadScene(file);
+      const Scene scene = completeMasslessPoints(loadScene(file));
       const Comparison c = compare(scene);
       INFO(file << ": " << c.states << " states, " << c.wellPosed << " well posed, " << c.structured
                 << " answered by the structured path, max relative difference " << c.maxRelDiff);
@@ -295,7 +296,7 @@ TEST_CASE("A structured evaluation does not allocate", "[fastpath]") {
                                   std::string("slider_crank.json"), std::string("ni_rough_ring.json"),
                                   std::string("ni_vibrating_incline.json")}) {
     const Scene scene = name == "chain" ? bench::chainModel(20, 1.0)
-                                        : loadScene(std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/" + name);
+                                        : completeMasslessPoints(loadScene(std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/" + name));
     ModelSystem sys(scene.model, withPath(EvaluationPath::Structured));
     State s = sys.initialState();
     VectorXd qdd(sys.numCoordinates());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/core/model_system.hpp"
 #include "test_systems.hpp"
 
 namespace {
@@ -30,7 +31,7 @@ void run(const Case& c, const char* integrator, bool fast) {
   o.fastPath = fast;
   ModelSystem sys(c.model.model, o);
   SimulationSettings set = c.settings;
-  set.integrator = integrator;
+  set.integrator = *parseIntegratorKind(integrator);
   MemoryRecorder rec;
   const SimulationResult r = runSimulation(sys, set, rec);
   double err = NAN, dE = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/core/model_system.hpp"
 #include "test_systems.hpp"
 
 namespace joinery {
@@ -27,25 +28,25 @@ TEST_CASE("A02 N-four-bar (N = 2) through its singular positions", "[integrators
   set.tEnd = 10;
   set.outputInterval = 0.025;  // 400 output steps
   SECTION("dopri5") {
-    set.integrator = "dopri5";
+    set.integrator = IntegratorKind::Dopri5;
     set.rtol = 1e-10;
     set.atol = 1e-10;
   }
   SECTION("rk4") {
-    set.integrator = "rk4";
+    set.integrator = IntegratorKind::Rk4;
     set.step = 1e-3;
   }
   ModelSystem sys(model.model);
   MemoryRecorder rec;
   const SimulationResult r = runSimulation(sys, set, rec);
-  INFO(set.integrator << ": " << r.message);
+  INFO(toString(set.integrator) << ": " << r.message);
   REQUIRE(r.completed());
   REQUIRE(rec.size() == 401);
   REQUIRE(rec.t.back() == 10.0);
   double x, y, vx, vy;
   tipB0(rec.q.back(), rec.v.back(), x, y, vx, vy);
   const auto& st = r.stats;
-  INFO("A02 N=2 " << set.integrator << ": B0 = (" << x << ", " << y << "), v = (" << vx << ", " << vy
+  INFO("A02 N=2 " << toString(set.integrator) << ": B0 = (" << x << ", " << y << "), v = (" << vx << ", " << vy
                   << "); position error " << std::max(std::abs(x - 0.32845811154082), std::abs(y - 0.9445185381786))
                   << ", steps " << st.integrator.steps << " (rejected " << st.integrator.rejected
                   << "), evaluations " << st.integrator.evaluations << " (fast path " << sys.fastEvaluations()

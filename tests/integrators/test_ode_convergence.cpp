@@ -91,18 +91,18 @@ TEST_CASE("Dense output: samples fall exactly on output_interval multiples and o
   SimulationSettings set;
   set.tEnd = 1.05;  // not a multiple of the interval
   set.outputInterval = 0.1;
-  set.integrator = "dopri5";
+  set.integrator = IntegratorKind::Dopri5;
   set.rtol = 1e-10;
   set.atol = 1e-12;
   SECTION("dopri5") {}
   SECTION("rk4") {
-    set.integrator = "rk4";
+    set.integrator = IntegratorKind::Rk4;
     set.step = 0.003;  // does not divide the interval: shortened evenly to land on it
   }
   MemoryRecorder rec;
   const SimulationResult r = runSimulation(sys, set, rec);
   REQUIRE(r.completed());
-  REQUIRE(r.exitCode() == 0);
+  REQUIRE(r.outcome == RunOutcome::Completed);
   REQUIRE(rec.size() == 12);
   for (std::size_t i = 0; i + 1 < rec.size(); ++i) CHECK(rec.t[i] == 0.0 + static_cast<double>(i) * 0.1);
   CHECK(rec.t.back() == 1.05);
@@ -115,7 +115,7 @@ TEST_CASE("Dense output: samples fall exactly on output_interval multiples and o
     s.v = rec.v[i];
     worst = std::max(worst, errorAt(sys, s));
   }
-  INFO(set.integrator << ": worst sample error " << worst);
+  INFO(toString(set.integrator) << ": worst sample error " << worst);
   CHECK(worst < 1e-8);
   // energy column: the oscillators' energy (w0^2 + w1^2)/2 at t = 0
   REQUIRE(rec.energy.front().has_value());

@@ -13,6 +13,7 @@
 #include "joinery/bodies/quaternion.hpp"
 #include "joinery/core/graph.hpp"
 #include "joinery/core/model.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "test_context.hpp"
 
 namespace joinery::test {

@@ -8,6 +8,7 @@
 
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/core/model_system.hpp"
 #include "mechanism_support.hpp"
 #ifdef JOINERY_EXE
 #include "run_command.hpp"
@@ -59,7 +60,7 @@ struct BricardRun {
 };
 
 BricardRun runBricard(const Scene& scene, double tEnd, double tol) {
-  SimulationSettings set = scene.simulation;
+  SimulationSettings set = parseSimulationSettings(scene.simulation);
   set.tEnd = tEnd;
   set.rtol = set.atol = tol;
   ModelSystem sys(scene.model);
@@ -76,7 +77,7 @@ TEST_CASE("Bricard mechanism moves with one degree of freedom, conserving energy
           "[mechanisms][bricard]") {
   const Scene scene = loadScene(kBricard);
   // the benchmark run: 10 s from rest, the scene's dopri5 settings (rtol = atol = 1e-9)
-  const BricardRun run = runBricard(scene, 10, scene.simulation.rtol);
+  const BricardRun run = runBricard(scene, 10, parseSimulationSettings(scene.simulation).rtol);
   const auto& st = run.result.stats;
   INFO(run.result.message << "\nenergy drift " << run.maxDrift << " J, max kinetic energy " << run.maxKinetic
                           << " J, steps " << st.integrator.steps << ", max position residual "

@@ -9,6 +9,7 @@
 
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/core/model_system.hpp"
 #include "mechanism_support.hpp"
 
 namespace joinery {
@@ -32,7 +33,7 @@ TEST_CASE("the bundled N-four-bar scene (N = 2) meets the A02 reference at t = 1
   const int ix = indexOf(model, "crank0.rod.x"), iy = indexOf(model, "crank0.rod.y"),
             ith = indexOf(model, "crank0.rod.theta");
   // the scene's own settings: dopri5, rtol 1e-10, projection, 400 output steps to t = 10
-  const SimulationSettings& set = scene.simulation;
+  const SimulationSettings set = parseSimulationSettings(scene.simulation);
   REQUIRE(set.tEnd == 10);
   ModelSystem sys(model);
   MemoryRecorder rec;
@@ -74,7 +75,7 @@ TEST_CASE("the N-four-bar scene at tight tolerances completes and stays right", 
   for (const auto& [rtol, atol] :
        {std::pair{1e-10, 1e-12}, std::pair{1e-11, 1e-11}, std::pair{1e-12, 1e-12}, std::pair{1e-13, 1e-13}}) {
     const Scene scene = loadScene(kScene);
-    SimulationSettings set = scene.simulation;
+    SimulationSettings set = parseSimulationSettings(scene.simulation);
     set.rtol = rtol;
     set.atol = atol;
     ModelSystem sys(scene.model);

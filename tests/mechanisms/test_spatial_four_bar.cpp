@@ -20,6 +20,7 @@
 #include "joinery/bodies/rigid2d.hpp"
 #include "joinery/bodies/rigid3d.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/core/model_system.hpp"
 #include "mechanism_support.hpp"
 
 namespace joinery {

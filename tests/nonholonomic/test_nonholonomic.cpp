@@ -19,7 +19,7 @@
 #include <fstream>
 #include <string>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/simulation.hpp"
 
@@ -55,7 +55,7 @@ struct Run {
 
 std::unique_ptr<Run> simulate(const nlohmann::json& doc, const std::string& name, double tEnd = 0) {
   auto run = std::make_unique<Run>(doc, scenePath(name));
-  SimulationSettings set = run->scene.simulation;
+  SimulationSettings set = parseSimulationSettings(run->scene.simulation);
   if (tEnd > 0) set.tEnd = tEnd;
   ModelSystem sys(run->scene.model);
   run->result = runSimulation(sys, set, run->rec);

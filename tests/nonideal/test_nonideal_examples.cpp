@@ -34,6 +34,8 @@
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/core/model_system.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 
 namespace joinery {
 namespace {
@@ -102,7 +104,7 @@ Solution solveAt(const Model& model, double t, const VectorXd& q, const VectorXd
 MemoryRecorder simulate(const Scene& scene) {
   ModelSystem system(scene.model);
   MemoryRecorder rec;
-  const SimulationResult r = runSimulation(system, scene.simulation, rec);
+  const SimulationResult r = runSimulation(system, parseSimulationSettings(scene.simulation), rec);
   INFO(r.message);
   REQUIRE(r.completed());
   return rec;

@@ -27,6 +27,13 @@ def test_check_agrees_with_the_cli(cli, scenes, name):
     assert report.mobility_count == expected["mobility_count"]
     assert report.mobility_rank == expected.get("mobility_rank")
     assert report.loops == expected["loops"]
+    # the whole report as the CLI prints it, but for the printed expressions (below)
+    as_dict = report.to_dict()
+    assert set(as_dict) == set(expected)
+    for key in expected:
+        if key != "completion":
+            assert as_dict[key] == pytest.approx(expected[key]) if isinstance(expected[key], float) \
+                else as_dict[key] == expected[key], key
     # GiNaC orders the terms of an expression by its own hash order, which differs between
     # processes: compare every field but the printed expressions, and the joint by type and name
     got, want = report.completion, expected["completion"]["balances"]

@@ -72,6 +72,9 @@ def test_invalid_simulation_settings(scenes):
     with pytest.raises(joinery.InputError) as e:
         model.simulate(t_end=0.1, output_interval=0)
     assert e.value.path == "/simulation/output_interval"
+    with pytest.raises(joinery.InputError) as e:
+        model.simulate(t_end=0.1, rtoll=1e-8)  # unknown key: the scene's rule, with a suggestion
+    assert e.value.path.startswith("/simulation") and "rtol" in str(e.value)
 
 
 def test_not_serializable_input():

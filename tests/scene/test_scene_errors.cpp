@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "joinery/core/scene.hpp"
+#include "joinery/integrators/settings.hpp"
 #include "scene_test_support.hpp"
 
 using joinery::InputError;
@@ -34,14 +35,16 @@ BadInput inlineJson(std::string label, std::string json, std::string path, std::
   return {std::move(label), {}, std::move(json), std::move(path), std::move(fragment), std::move(errorFile)};
 }
 
-/// The error a bad input throws; fails the test for no error or another exception type.
+/// The error a bad input throws, loaded as the command-line program loads a scene (the
+/// `simulation` settings validated right after loading); fails the test for no error or
+/// another exception type.
 std::optional<InputError> errorOf(const BadInput& c) {
   try {
     if (!c.file.empty()) {
-      (void)joinery::loadScene(sceneData(c.file));
+      (void)joinery::parseSimulationSettings(joinery::loadScene(sceneData(c.file)).simulation);
     } else {
       const nlohmann::json j = nlohmann::json::parse(c.json);
-      (void)joinery::sceneFromJson(j, sceneData("inline.json"));
+      (void)joinery::parseSimulationSettings(joinery::sceneFromJson(j, sceneData("inline.json")).simulation);
     }
   } catch (const InputError& e) {
     return e;

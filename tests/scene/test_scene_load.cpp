@@ -6,6 +6,8 @@
 
 #include "eigen_approx.hpp"
 #include "joinery/core/scene.hpp"
+#include "joinery/integrators/settings.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "scene_test_support.hpp"
 #include "scene_support.hpp"
 
@@ -47,14 +49,15 @@ TEST_CASE("a pendulum scene loads into the expected model", "[scene]") {
   CHECK_THAT(Eigen::MatrixXd(x0.q), isApprox(vec({0.5, 0, 0})));
   CHECK_THAT(Eigen::MatrixXd(x0.v), isApprox(vec({0, 0, 0})));
 
-  CHECK(s.simulation.given);
-  CHECK(s.simulation.tEnd == 2.0);
-  CHECK(s.simulation.integrator == "rk4");
-  CHECK(s.simulation.step == 1e-3);
-  CHECK(s.simulation.outputInterval == 0.01);
-  CHECK(s.simulation.stabilization == "baumgarte");
-  CHECK(s.simulation.rtol == 1e-6);  // default
-  CHECK(s.simulation.atol == 1e-9);  // default
+  const joinery::SimulationSettings sim = joinery::parseSimulationSettings(s.simulation);
+  CHECK(sim.given);
+  CHECK(sim.tEnd == 2.0);
+  CHECK(sim.integrator == joinery::IntegratorKind::Rk4);
+  CHECK(sim.step == 1e-3);
+  CHECK(sim.outputInterval == 0.01);
+  CHECK(sim.stabilization == joinery::Stabilization::Baumgarte);
+  CHECK(sim.rtol == 1e-6);  // default
+  CHECK(sim.atol == 1e-9);  // default
 
   SECTION("the accelerations at the initial state are those of a rod pivoted at its end") {
     joinery::ModelWorkspace ws = m.makeWorkspace();
@@ -71,14 +74,15 @@ TEST_CASE("a scene without simulation settings gets the documented defaults", "[
     "bodies": [{"name": "p", "type": "particle", "dim": 2, "mass": 1}]
   })");
   const Scene s = sceneFromJson(j, "inline.json");
-  CHECK_FALSE(s.simulation.given);
-  CHECK(s.simulation.tEnd == 1.0);
-  CHECK(s.simulation.integrator == "dopri5");
-  CHECK(s.simulation.rtol == 1e-6);
-  CHECK(s.simulation.atol == 1e-9);
-  CHECK(s.simulation.step == 1e-3);
-  CHECK(s.simulation.outputInterval == 0.01);
-  CHECK(s.simulation.stabilization == "projection");
+  const joinery::SimulationSettings sim = joinery::parseSimulationSettings(s.simulation);
+  CHECK_FALSE(sim.given);
+  CHECK(sim.tEnd == 1.0);
+  CHECK(sim.integrator == joinery::IntegratorKind::Dopri5);
+  CHECK(sim.rtol == 1e-6);
+  CHECK(sim.atol == 1e-9);
+  CHECK(sim.step == 1e-3);
+  CHECK(sim.outputInterval == 0.01);
+  CHECK(sim.stabilization == joinery::Stabilization::Projection);
   CHECK(s.name.empty());
   CHECK_THAT(Eigen::MatrixXd(s.model.gravity()), isApprox(vec({0, 0, 0})));
   CHECK(s.model.coordinateNames() == std::vector<std::string>{"p.x", "p.y"});
@@ -97,8 +101,9 @@ TEST_CASE("parameters are resolved in dependency order and usable in every numer
   // angular_velocity = -w = -2*pi/T with T = 4
   CHECK_THAT(Eigen::MatrixXd(x0.v), isApprox(vec({0, 0, -pi / 2, 0, 0})));
   CHECK_THAT(Eigen::MatrixXd(m.gravity()), isApprox(vec({0, -9.81, 0})));
-  CHECK(s.simulation.tEnd == 4.0);
-  CHECK(s.simulation.step == Approx(1e-3));
+  const joinery::SimulationSettings sim = joinery::parseSimulationSettings(s.simulation);
+  CHECK(sim.tEnd == 4.0);
+  CHECK(sim.step == Approx(1e-3));
 
   // the resolved scene holds the evaluated numbers
   const nlohmann::json rod = resolvedElement(s, "bodies", "rod");
@@ -130,9 +135,11 @@ TEST_CASE("the resolved scene loads into the same model (round trip)", "[scene]"
     CHECK_THAT(Eigen::MatrixXd(b.q), isApprox(a.q));
     CHECK_THAT(Eigen::MatrixXd(b.v), isApprox(a.v));
     CHECK_THAT(Eigen::MatrixXd(r.model.gravity()), isApprox(s.model.gravity()));
-    CHECK(r.simulation.given == s.simulation.given);
-    CHECK(r.simulation.tEnd == s.simulation.tEnd);
-    CHECK(r.simulation.integrator == s.simulation.integrator);
+    const joinery::SimulationSettings rs = joinery::parseSimulationSettings(r.simulation),
+                                      ss = joinery::parseSimulationSettings(s.simulation);
+    CHECK(rs.given == ss.given);
+    CHECK(rs.tEnd == ss.tEnd);
+    CHECK(rs.integrator == ss.integrator);
     // flattening is idempotent
     CHECK(r.resolved == s.resolved);
     // no substructuring left

@@ -76,6 +76,7 @@ class CheckReport:
     completion: List[Dict[str, Any]]
     completable: bool
     messages: List[str]
+    def to_dict(self) -> Dict[str, Any]: ...
 
 class SimulationResult:
     columns: List[str]
@@ -115,11 +116,11 @@ class Model:
     def matrices(self, q: Optional[ArrayLike] = None, qdot: Optional[ArrayLike] = None,
                  t: float = 0.0) -> Tuple[Matrix, Vector, Matrix, Vector, Vector]: ...
     def check(self) -> CheckReport: ...
-    def simulate(self, t_end: Optional[float] = None, *, integrator: Optional[str] = None,
-                 rtol: Optional[float] = None, atol: Optional[float] = None, step: Optional[float] = None,
-                 output_interval: Optional[float] = None, stabilization: Optional[str] = None,
-                 q: Optional[ArrayLike] = None, qdot: Optional[ArrayLike] = None, strict: bool = False,
-                 callback: Optional[SampleCallback] = None, check: bool = False) -> SimulationResult: ...
+    def simulate(self, t_end: Optional[float] = None, *, q: Optional[ArrayLike] = None,
+                 qdot: Optional[ArrayLike] = None, strict: bool = False,
+                 callback: Optional[SampleCallback] = None, check: bool = False,
+                 **settings: Union[float, str]) -> SimulationResult:
+        """settings: integrator, rtol, atol, step, output_interval, stabilization (the scene's keys)."""
 
 def load(source: Union[PathLike, Mapping[str, Any]], parameters: Optional[Mapping[str, Union[float, str]]] = None,
          *, complete_massless: bool = False, name: str = "<dict>") -> Model: ...

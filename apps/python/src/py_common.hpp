@@ -12,6 +12,7 @@
 
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene.hpp"
+#include "joinery/integrators/settings.hpp"
 
 namespace joinery::python {
 
@@ -28,8 +29,12 @@ nlohmann::json toJson(py::handle h);
 /// cached workspace is taken when free, else a call makes its own.
 class PyModel {
  public:
+  /// `scene` loaded and completed (completeMasslessPoints); its `simulation` section is
+  /// validated here (InputError before any run).
   explicit PyModel(Scene scene);
   const Scene& scene() const noexcept { return *scene_; }
+  /// The scene's `simulation` settings, validated (defaults for absent keys).
+  const SimulationSettings& settings() const noexcept { return settings_; }
   const std::shared_ptr<const Scene>& shared() const noexcept { return scene_; }
   const Model& model() const noexcept { return scene_->model; }
   /// The state (q, qdot, t); absent q/qdot: the initial state's.
@@ -47,6 +52,7 @@ class PyModel {
 
  private:
   std::shared_ptr<const Scene> scene_;
+  SimulationSettings settings_;
   mutable std::mutex mutex_;
   mutable ModelWorkspace workspace_;
 };

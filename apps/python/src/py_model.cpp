@@ -4,15 +4,19 @@
 #include <string>
 
 #include "joinery/core/errors.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/matrix_problem.hpp"
+#include "joinery/core/scene_completion.hpp"
 #include "py_common.hpp"
 #include "py_results.hpp"
 
 namespace joinery::python {
 
 PyModel::PyModel(Scene scene)
-    : scene_(std::make_shared<const Scene>(std::move(scene))), workspace_(scene_->model.makeWorkspace()) {}
+    : scene_(std::make_shared<const Scene>(std::move(scene))),
+      settings_(parseSimulationSettings(scene_->simulation)),
+      workspace_(scene_->model.makeWorkspace()) {}
 
 State PyModel::state(const std::optional<Eigen::VectorXd>& q, const std::optional<Eigen::VectorXd>& qdot,
                      double t) const {
@@ -75,7 +79,8 @@ std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::
   if (parameters) overrideParameters(doc, *parameters, file);
   // The GIL stays held: the loader's symbolic work (GiNaC: parsing, derivatives) is not
   // thread-safe, and the GIL is what serializes it between Python threads.
-  return std::make_shared<PyModel>(sceneFromJson(doc, file, options));
+  // the same steps as the CLI's loadSceneForCommand: load, complete when asked, settings
+  return std::make_shared<PyModel>(completeMasslessPoints(sceneFromJson(doc, file, options)));
 }
 
 py::list namesOfBodies(const Model& model) {
@@ -142,18 +147,8 @@ arrays (or sequences) in that order, and default to the scene's initial state.)d
                              "Number of constraint rows (internal rows included).")
       .def_property_readonly("resolved", [](const PyModel& p) { return toPython(p.scene().resolved); },
                              "The flattened scene as a dictionary (loads into the same model).")
-      .def_property_readonly("simulation_settings", [](const PyModel& p) {
-            const SimulationSettings& s = p.scene().simulation;
-            py::dict d;
-            d["t_end"] = s.tEnd;
-            d["integrator"] = s.integrator;
-            d["rtol"] = s.rtol;
-            d["atol"] = s.atol;
-            d["step"] = s.step;
-            d["output_interval"] = s.outputInterval;
-            d["stabilization"] = s.stabilization;
-            return d;
-          }, "The scene's `simulation` settings (defaults filled in), keys as in the scene file.")
+      .def_property_readonly("simulation_settings", [](const PyModel& p) { return toPython(toJson(p.settings())); },
+                             "The scene's `simulation` settings (defaults filled in), keys as in the scene file.")
       .def("initial_state", [](const PyModel& p) {
             const State s = p.model().initialState();
             return py::make_tuple(s.q, s.v);

@@ -1,6 +1,7 @@
 // Solution, Diagnosis and CheckReport as Python classes; Model.check().
 #include <set>
 
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "py_results.hpp"
 
@@ -13,24 +14,10 @@ py::dict named(const Eigen::VectorXd& v, const std::vector<std::string>& names) 
 }
 
 PyCheckReport makeCheck(const PyModel& pm) {
-  // the same steps as `joinery check` (graph, solve at the initial state, completion)
-  const Scene& scene = pm.scene();
-  PyCheckReport r;
-  r.solve.scene = pm.shared();
-  r.solve.state = scene.model.initialState();
-  {
-    py::gil_scoped_release release;
-    r.graph = analyzeGraph(scene.model);
-    r.solve.solution = pm.withWorkspace(
-        [&](ModelWorkspace& ws) { return solveForwardDynamics(scene.model, r.solve.state, ws); });
-  }
-  // the completion analysis is symbolic (GiNaC, not thread-safe): under the GIL
-  const Diagnosis& d = r.solve.solution.diagnosis;
-  r.graph.setConstraintRank(d.rankA);
-  if (scene.completeMassless && !scene.completion.balances.empty())
-    r.completion = scene.completion;
-  else if (d.status == Posedness::IllPosed)
-    r.completion = analyzeMasslessBalances(scene.model, r.solve.state, d);
+  // checkScene is the library call behind `joinery check`. The GIL stays held: the completion
+  // analysis of an ill-posed model is symbolic (GiNaC, not thread-safe).
+  PyCheckReport r{checkScene(pm.scene()), {}};
+  r.solve = PySolution{r.report.solution, pm.shared(), pm.model().initialState(), nullptr};
   return r;
 }
 
@@ -145,23 +132,23 @@ massless directions with the expression joint that completes each (docs/completi
       .def_property_readonly("solution", [](const PyCheckReport& r) { return r.solve; })
       .def_property_readonly("status", [](const PyCheckReport& r) { return toString(diag(r.solve).status); })
       .def_property_readonly("well_posed", [](const PyCheckReport& r) { return diag(r.solve).wellPosed; })
-      .def_property_readonly("mobility_count", [](const PyCheckReport& r) { return r.graph.calcMobilityCount(); },
+      .def_property_readonly("mobility_count", [](const PyCheckReport& r) { return r.report.graph.calcMobilityCount(); },
                              "Grübler–Kutzbach count n - m.")
-      .def_property_readonly("mobility_rank", [](const PyCheckReport& r) { return r.graph.calcMobilityFromRank(); },
+      .def_property_readonly("mobility_rank", [](const PyCheckReport& r) { return r.report.graph.calcMobilityFromRank(); },
                              "n - rank A.")
-      .def_property_readonly("components", [](const PyCheckReport& r) { return r.graph.numComponents(); },
+      .def_property_readonly("components", [](const PyCheckReport& r) { return r.report.graph.numComponents(); },
                              "Independent subsystems (connected components).")
       .def_property_readonly("loops", [](const PyCheckReport& r) {
             py::list l;
-            for (const auto& loop : r.graph.loops) {
+            for (const auto& loop : r.report.graph.loops) {
               py::list j;
               for (const Constraint* c : loop.joints) j.append(c->name());
               l.append(j);
             }
             return l;
           }, "Independent loops, each a list of joint names.")
-      .def_property_readonly("free_floating", [](const PyCheckReport& r) { return bodyNames(r.graph.freeFloating); })
-      .def_property_readonly("unattached", [](const PyCheckReport& r) { return bodyNames(r.graph.unattached); })
+      .def_property_readonly("free_floating", [](const PyCheckReport& r) { return bodyNames(r.report.graph.freeFloating); })
+      .def_property_readonly("unattached", [](const PyCheckReport& r) { return bodyNames(r.report.graph.unattached); })
       .def_property_readonly("indeterminate", [](const PyCheckReport& r) {
             return coordinateNames(r.solve, diag(r.solve).indeterminateCoordinates);
           }, "Coordinates nothing determines.")
@@ -174,16 +161,18 @@ massless directions with the expression joint that completes each (docs/completi
             }
             return l;
           })
-      .def_property_readonly("completion", [](const PyCheckReport& r) { return toPython(completionToJson(r.completion)); },
+      .def_property_readonly("completion", [](const PyCheckReport& r) { return toPython(completionToJson(r.report.completion)); },
                              "Missing force balances of massless directions (list of dicts, keys as in\n"
                              "`joinery check --json`'s completion.balances; 'joint' is the expression joint to add).")
-      .def_property_readonly("completable", [](const PyCheckReport& r) { return r.completion.completable(); },
+      .def_property_readonly("completable", [](const PyCheckReport& r) { return r.report.completion.completable(); },
                              "True when every indeterminate direction has a balance (load with complete_massless=True).")
       .def_property_readonly("messages", [](const PyCheckReport& r) { return diag(r.solve).messages; })
+      .def("to_dict", [](const PyCheckReport& r) { return toPython(toJson(r.report)); },
+           "The report as `joinery check --json` prints it (same keys).")
       .def("__repr__", [](const PyCheckReport& r) {
         return std::string("<joinery.CheckReport ") + toString(diag(r.solve).status) +
-               ": mobility " + std::to_string(r.graph.calcMobilityCount()) + ", " +
-               std::to_string(r.graph.numLoops()) + " loop(s)>";
+               ": mobility " + std::to_string(r.report.graph.calcMobilityCount()) + ", " +
+               std::to_string(r.report.graph.numLoops()) + " loop(s)>";
       });
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 // Results handed to Python: a solve (accelerations, forces, diagnosis) and the check report.
-#include "joinery/core/completion.hpp"
+#include "joinery/core/check.hpp"
 #include "joinery/core/dense_solver.hpp"
-#include "joinery/core/graph.hpp"
 #include "py_common.hpp"
 
 namespace joinery::python {
@@ -19,11 +18,11 @@ struct PySolution {
 /// The diagnosis of a solve (a distinct Python class over the same data).
 struct PyDiagnosis : PySolution {};
 
-/// What `joinery check` reports at the initial state.
+/// What `joinery check` reports at the initial state (checkScene), with the solve and the
+/// scene it points into.
 struct PyCheckReport {
-  PySolution solve;
-  GraphAnalysis graph;
-  CompletionAnalysis completion;
+  CheckReport report;
+  PySolution solve;  ///< report.solution with the names of the model
 };
 
 PyCheckReport makeCheck(const PyModel& model);

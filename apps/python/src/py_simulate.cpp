@@ -4,7 +4,8 @@
 #include <limits>
 #include <memory>
 
-#include "joinery/core/dynamic_system.hpp"
+#include "exit_status.hpp"
+#include "joinery/core/model_system.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "py_common.hpp"
@@ -101,19 +102,21 @@ py::dict statsOf(const SimulationResult& r) {
   return d;
 }
 
-PySimulationResult simulate(const PyModel& pm, std::optional<double> tEnd, std::optional<std::string> integrator,
-                            std::optional<double> rtol, std::optional<double> atol, std::optional<double> step,
-                            std::optional<double> outputInterval, std::optional<std::string> stabilization,
-                            const std::optional<Eigen::VectorXd>& q, const std::optional<Eigen::VectorXd>& qdot,
-                            bool strict, const py::object& callback, bool check) {
-  SimulationSettings s = pm.scene().simulation;
-  if (tEnd) s.tEnd = *tEnd;
-  if (integrator) s.integrator = *integrator;
-  if (rtol) s.rtol = *rtol;
-  if (atol) s.atol = *atol;
-  if (step) s.step = *step;
-  if (outputInterval) s.outputInterval = *outputInterval;
-  if (stabilization) s.stabilization = *stabilization;
+/// The scene's `simulation` section with the keyword arguments written over it, read by the
+/// library's parser: the same rules, defaults, expressions and error paths as the file.
+SimulationSettings settingsWith(const PyModel& pm, const std::optional<double>& tEnd, const py::kwargs& kw) {
+  SceneSection section = pm.scene().simulation;
+  if (!section.json.is_object()) section.json = nlohmann::json::object();
+  if (section.path.empty()) section.path = "/simulation";
+  if (tEnd) section.json["t_end"] = *tEnd;
+  for (auto kv : kw) section.json[py::str(kv.first).cast<std::string>()] = toJson(kv.second);
+  return parseSimulationSettings(section);
+}
+
+PySimulationResult simulate(const PyModel& pm, std::optional<double> tEnd, const std::optional<Eigen::VectorXd>& q,
+                            const std::optional<Eigen::VectorXd>& qdot, bool strict, const py::object& callback,
+                            bool check, const py::kwargs& settings) {
+  const SimulationSettings s = settingsWith(pm, tEnd, settings);
   RunOptions options;
   if (strict) options.initialConditions = InitialConditionMode::Strict;
   const bool given = q || qdot;
@@ -167,7 +170,7 @@ result.columns; plus how the run ended (outcome, message, exit_code) and its sta
                              "'completed', 'stopped' (the callback returned False), 'ill_posed',\n"
                              "'inconsistent', 'invalid_initial_conditions' or 'failed'.")
       .def_property_readonly("completed", [](const PySimulationResult& x) { return x.run.completed(); })
-      .def_property_readonly("exit_code", [](const PySimulationResult& x) { return x.run.exitCode(); },
+      .def_property_readonly("exit_code", [](const PySimulationResult& x) { return cli::exitCode(x.run.outcome); },
                              "The exit status `joinery simulate` would give (0, 2, 3, 4, 5).")
       .def_property_readonly("message", [](const PySimulationResult& x) { return x.run.message; },
                              "Empty when completed; otherwise what happened, when and why.")
@@ -192,16 +195,18 @@ result.columns; plus how the run ended (outcome, message, exit_code) and its sta
 
   py::object model = m.attr("Model");
   model.attr("simulate") = py::cpp_function(
-      &simulate, py::is_method(model), py::name("simulate"), py::arg("t_end") = py::none(),
-      py::kw_only(), py::arg("integrator") = py::none(), py::arg("rtol") = py::none(),
-      py::arg("atol") = py::none(), py::arg("step") = py::none(), py::arg("output_interval") = py::none(),
-      py::arg("stabilization") = py::none(), py::arg("q") = py::none(), py::arg("qdot") = py::none(),
-      py::arg("strict") = false, py::arg("callback") = py::none(), py::arg("check") = false, R"doc(
+      &simulate, py::is_method(model), py::name("simulate"), py::arg("t_end") = py::none(), py::kw_only(),
+      py::arg("q") = py::none(), py::arg("qdot") = py::none(), py::arg("strict") = false,
+      py::arg("callback") = py::none(), py::arg("check") = false, R"doc(
+simulate(t_end=None, *, q=None, qdot=None, strict=False, callback=None, check=False, **settings)
+
 Runs the simulation as `joinery simulate` does, keeping every sample in NumPy arrays.
 
-Settings default to the scene's `simulation` object; each keyword overrides the key of the
-same name (t_end, integrator 'rk4'/'dopri5', rtol, atol, step, output_interval,
-stabilization 'none'/'baumgarte'/'projection'). q, qdot: another initial state.
+Settings default to the scene's `simulation` object; t_end and every other keyword
+(**settings) override the key of the same name, read by the same rules as the file:
+integrator 'rk4'/'dopri5', rtol, atol, step, output_interval, stabilization
+'none'/'baumgarte'/'projection' (numbers may be expressions of the scene's parameters; an
+unknown key raises InputError with a suggestion). q, qdot: another initial state.
 strict: reject inconsistent initial conditions instead of projecting them.
 callback(t, q, qdot): called after every sample; returning False stops the run there
 (outcome 'stopped'); an exception it raises stops the run and is re-raised.

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "joinery/core/posedness.hpp"
+
 namespace joinery {
 
 /// Tolerances of the rank and consistency decisions. All are relative; see docs/theory.md.
@@ -35,16 +37,6 @@ struct SolverTolerances {
   /// `M` is positive semi-definite when its smallest eigenvalue is `>= -psd * max|eig|`.
   double psd = 1e-10;
 };
-
-/// What the stacked system says about the accelerations.
-enum class Posedness {
-  WellPosed,    ///< `[M; A]` has full column rank and `A q'' = b` is consistent: q'' unique
-  IllPosed,     ///< `[M; A]` is rank deficient: some accelerations are not determined
-  Inconsistent  ///< `A q'' = b` has no solution: the constraints contradict each other
-};
-
-/// Text of a Posedness value: "well_posed", "ill_posed", "inconsistent".
-const char* toString(Posedness p) noexcept;
 
 /// One direction of the null space of `[M; A]`: a motion with no mass and no constraint.
 struct IndeterminateDirection {

@@ -10,17 +10,10 @@
 
 #include "joinery/core/body.hpp"
 #include "joinery/core/constraint.hpp"
-#include "joinery/core/dense_solver.hpp"
+#include "joinery/core/state.hpp"
 #include "joinery/core/types.hpp"
 
 namespace joinery {
-
-/// The state of a model: time, coordinates and their velocities (global layout).
-struct State {
-  double t = 0;
-  VectorXd q;
-  VectorXd v;
-};
 
 /// Where one body's coordinates sit in the global vectors.
 struct BodySlot {
@@ -182,16 +175,5 @@ class Model {
   int n_ = 0, m_ = 0;
   bool hasNonideal_ = false;
 };
-
-/// Accelerations, constraint forces and diagnosis of a model at a state, through the dense
-/// reference solver: ideal solve, then (if any joint is non-ideal) Fi per joint, C, and the
-/// full solve. Coordinates are named "body.coord" in the diagnosis.
-Solution solveForwardDynamics(const Model& model, const State& s, ModelWorkspace& ws,
-                              const DenseSolver& solver = DenseSolver());
-
-/// Magnitude of each constraint's ideal force |A_j^T lambda_j| (minimum-norm multipliers),
-/// one per constraint in Model::constraints() order, from the ideal constraint force.
-VectorXd idealForceMagnitudes(const Model& model, const ModelWorkspace& ws,
-                              const VectorXd& forceIdeal);
 
 }  // namespace joinery

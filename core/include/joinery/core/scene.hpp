@@ -2,7 +2,9 @@
 /// @file scene.hpp
 /// The scene loader: reads a scene file (format version 1, docs/scene-format.md), resolves
 /// parameters, includes, components and instances, creates every body, joint and force
-/// through the type registries and assembles the Model.
+/// through the type registries and assembles the Model. It never runs a solver: massless
+/// completion is the explicit step of scene_completion.hpp, and the `simulation` settings
+/// are validated by the integrators (integrators/settings.hpp).
 ///
 /// Every problem with the input throws InputError naming the file, the JSON path (RFC 6901
 /// pointer such as `/instances/2/parameters/L`), the value found and what was expected.
@@ -13,46 +15,38 @@
 #include "joinery/core/completion.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/model.hpp"
+#include "joinery/core/scene_section.hpp"
 
 namespace joinery {
-
-/// Run settings of the scene's `simulation` object. Defaults apply to absent fields.
-struct SimulationSettings {
-  double tEnd = 1.0;                       ///< end time (s), > 0
-  std::string integrator = "dopri5";       ///< "rk4" (fixed step) or "dopri5" (adaptive)
-  double rtol = 1e-6;                      ///< relative tolerance of dopri5, in (0, 1)
-  double atol = 1e-9;                      ///< absolute tolerance of dopri5, >= 0
-  double step = 1e-3;                      ///< fixed step of rk4 (s), > 0; dopri5's first trial step
-  double outputInterval = 0.01;            ///< time between written samples (s), > 0
-  std::string stabilization = "projection";///< "none", "baumgarte" or "projection"
-  bool given = false;                      ///< true when the scene has a `simulation` object
-};
 
 /// A loaded scene.
 struct Scene {
   std::string name;  ///< the scene's `name` (may be empty)
   std::string file;  ///< the file it was read from (as given)
   Model model;
-  SimulationSettings simulation;
+  /// The `simulation` object as written (null when absent), with its file, JSON path and the
+  /// global parameters its numbers may use. The integrators interpret and validate it:
+  /// parseSimulationSettings (integrators/settings.hpp).
+  SceneSection simulation;
   /// The flattened scene: every instance expanded, names qualified (`l1.rod`), ports replaced
   /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
   /// (no parameters needed, no includes, components or instances) that loads into the same model.
   nlohmann::json resolved;
-  /// True when massless points were to be completed (scene field `complete_massless` or
-  /// SceneOptions::completeMassless).
+  /// True when massless points are to be completed (scene field `complete_massless` or
+  /// SceneOptions::completeMassless). Loading only records the request; the completion is
+  /// the explicit step completeMasslessPoints() (scene_completion.hpp).
   bool completeMassless = false;
-  /// What the completion found at the initial state when it was requested: the balances it
-  /// added (all completable; then `model` and `resolved` include their joints), or the
-  /// directions it could not complete (then nothing was added). Empty when not requested
-  /// or when the model was not ill posed.
+  /// What completeMasslessPoints() found at the initial state: the balances it added (all
+  /// completable; then `model` and `resolved` include their joints), or the directions it
+  /// could not complete (then nothing was added). Empty before that step, when not
+  /// requested or when the model was not ill posed.
   CompletionAnalysis completion;
 };
 
 /// Options of loading a scene that are not in the file.
 struct SceneOptions {
-  /// Complete massless points (as the scene field `complete_massless`: true does): when the
-  /// model is ill posed at its initial state and every indeterminate direction has a
-  /// symbolic force balance, add the balances as `expression` joints (docs/completion.md).
+  /// Request the completion of massless points (as the scene field `complete_massless`:
+  /// true does); completeMasslessPoints() then adds the balances (docs/completion.md).
   bool completeMassless = false;
 };
 

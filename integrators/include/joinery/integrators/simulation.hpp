@@ -7,10 +7,12 @@
 ///
 /// A CLI runs a scene with
 ///
+///     const SimulationSettings settings = parseSimulationSettings(scene.simulation);
 ///     ModelSystem system(scene.model);
 ///     CsvRecorder csv(outPath);
-///     SimulationResult r = runSimulation(system, scene.simulation, csv, progressBar);
-///     return r.exitCode();
+///     SimulationResult r = runSimulation(system, settings, csv, progressBar);
+///
+/// (the CLI maps r.outcome to its exit status).
 
 #include <functional>
 #include <optional>
@@ -19,27 +21,18 @@
 
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/errors.hpp"
-#include "joinery/core/scene.hpp"
 #include "joinery/integrators/integrator.hpp"
 #include "joinery/integrators/recorder.hpp"
+#include "joinery/integrators/settings.hpp"
 
 namespace joinery {
 
-enum class IntegratorKind { Rk4, Dopri5 };
-enum class Stabilization { None, Baumgarte, Projection };
 enum class InitialConditionMode {
   Project,  ///< project inconsistent initial conditions onto the constraints and report it
   Strict    ///< reject initial conditions that violate a constraint beyond the tolerance
 };
 
-const char* toString(IntegratorKind k) noexcept;
-const char* toString(Stabilization s) noexcept;
-/// "rk4" / "dopri5"; std::nullopt for anything else.
-std::optional<IntegratorKind> parseIntegratorKind(std::string_view s) noexcept;
-/// "none" / "baumgarte" / "projection"; std::nullopt for anything else.
-std::optional<Stabilization> parseStabilization(std::string_view s) noexcept;
-
-/// Settings beyond the scene's `simulation` object (SimulationSettings, scene.hpp).
+/// Settings beyond the scene's `simulation` object (SimulationSettings, settings.hpp).
 struct RunOptions {
   InitialConditionMode initialConditions = InitialConditionMode::Project;
   /// Initial conditions are consistent when max |phi| <= tol * max(1, |q|_inf) and
@@ -63,18 +56,16 @@ struct RunOptions {
   bool projectSamples = true;
 };
 
-/// How a run ended; exitCode() gives the status of `joinery simulate`.
+/// How a run ended (the CLI maps each to its exit status: apps/joinery/exit_status.hpp).
 enum class RunOutcome {
-  Completed,                 ///< reached t_end (exit 0)
-  InvalidInitialConditions,  ///< strict mode: the initial state violates a constraint (exit 2)
-  IllPosed,                  ///< accelerations not unique at some state (exit 3)
-  Inconsistent,              ///< constraints contradict each other (exit 4)
-  Failed,                    ///< non-finite state, step-size collapse, output error, ... (exit 5)
-  Stopped                    ///< the recorder asked to stop (Recorder::stopRequested; exit 0)
+  Completed,                 ///< reached t_end
+  InvalidInitialConditions,  ///< strict mode: the initial state violates a constraint
+  IllPosed,                  ///< accelerations not unique at some state
+  Inconsistent,              ///< constraints contradict each other
+  Failed,                    ///< non-finite state, step-size collapse, output error, ...
+  Stopped                    ///< the recorder asked to stop (Recorder::stopRequested)
 };
 const char* toString(RunOutcome o) noexcept;
-/// 0, 2, 3, 4, 5 as in the spec's command-line table (Stopped: 0, the caller's choice).
-int exitCode(RunOutcome o) noexcept;
 
 /// What was done to the initial conditions.
 struct InitialConditionReport {
@@ -107,7 +98,6 @@ struct SimulationResult {
   RunStatistics stats;
 
   bool completed() const noexcept { return outcome == RunOutcome::Completed; }
-  int exitCode() const noexcept { return joinery::exitCode(outcome); }
   /// Throws SimulationFailure unless completed.
   void throwIfFailed() const;
 };
@@ -117,7 +107,6 @@ class SimulationFailure : public SimulationError {
  public:
   SimulationFailure(RunOutcome outcome, double t, const std::string& message);
   RunOutcome outcome() const noexcept { return outcome_; }
-  int exitCode() const noexcept { return joinery::exitCode(outcome_); }
   double time() const noexcept { return t_; }
 
  private:
@@ -134,8 +123,8 @@ using ProgressCallback = std::function<void(double fraction)>;
 /// Never throws for what happens during the run: ill-posed or inconsistent states, a
 /// non-finite value, a step-size collapse or an output error end the run with the matching
 /// outcome, the time, the last state and an explanation; every sample recorded so far stays.
-/// @throws InputError for invalid settings (unknown integrator or stabilization, t_end before
-///         the initial time, non-positive step/interval/tolerances), path `/simulation/<key>`.
+/// @throws InputError for invalid settings (the rules of validateSimulationSettings, and
+///         t_end before the initial time), path `/simulation/<key>`.
 SimulationResult runSimulation(DynamicSystem& system, const SimulationSettings& settings,
                                Recorder& recorder, const ProgressCallback& progress = {},
                                const RunOptions& options = {});

@@ -1,0 +1,100 @@
+// The check report as a library call (check.hpp).
+#include "joinery/core/check.hpp"
+
+#include <set>
+
+#include "joinery/core/forward_dynamics.hpp"
+#include "joinery/core/matrix_problem.hpp"
+
+namespace joinery {
+
+namespace {
+
+std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& coords) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  for (int i : coords) {
+    const std::string& n = model.bodyOfCoordinate(i).name();
+    if (seen.insert(n).second) out.push_back(n);
+  }
+  return out;
+}
+
+template <class T>
+std::vector<std::string> namesOf(const std::vector<const T*>& v) {
+  std::vector<std::string> out;
+  for (const T* x : v) out.push_back(x->name());
+  return out;
+}
+
+/// The bodies, joints and forces of the model.
+void addElements(const Model& model, nlohmann::json& j) {
+  nlohmann::json bodies = nlohmann::json::array();
+  for (const auto& sl : model.bodySlots())
+    bodies.push_back({{"name", sl.body->name()},
+                      {"type", std::string(sl.body->typeName())},
+                      {"coordinates", sl.body->coordinateNames()}});
+  j["bodies"] = bodies;
+  nlohmann::json joints = nlohmann::json::array();
+  for (const Constraint* c : model.constraints()) {
+    std::vector<std::string> bn;
+    for (const Body* b : c->bodies()) bn.push_back(b->name());
+    joints.push_back({{"name", c->name()},
+                      {"type", std::string(c->typeName())},
+                      {"rows", c->numRows()},
+                      {"bodies", bn},
+                      {"nonideal", c->nonideal() != nullptr}});
+  }
+  j["joints"] = joints;
+  nlohmann::json forces = nlohmann::json::array();
+  for (const ForceElement* f : model.forces())
+    forces.push_back({{"name", f->name()}, {"type", std::string(f->typeName())}});
+  j["forces"] = forces;
+}
+
+}  // namespace
+
+CheckReport checkModel(const Model& model) {
+  CheckReport r;
+  r.model = &model;
+  r.graph = analyzeGraph(model);
+  ModelWorkspace ws = model.makeWorkspace();
+  const State s = model.initialState();
+  r.solution = solveForwardDynamics(model, s, ws);
+  r.graph.setConstraintRank(r.solution.diagnosis.rankA);
+  if (r.solution.diagnosis.status == Posedness::IllPosed)
+    r.completion = analyzeMasslessBalances(model, s, r.solution.diagnosis);
+  return r;
+}
+
+CheckReport checkScene(const Scene& scene) {
+  CheckReport r = checkModel(scene.model);
+  r.sceneName = scene.name;
+  r.file = scene.file;
+  r.completionRequested = scene.completeMassless;
+  if (scene.completeMassless && !scene.completion.balances.empty()) r.completion = scene.completion;
+  return r;
+}
+
+nlohmann::json toJson(const CheckReport& r) {
+  const Model& model = *r.model;
+  nlohmann::json j = solutionToJson(r.solution, model.coordinateNames());
+  j["scene"] = r.sceneName;
+  j["file"] = r.file;
+  addElements(model, j);
+  j["mobility_count"] = r.graph.calcMobilityCount();
+  if (auto mr = r.graph.calcMobilityFromRank()) j["mobility_rank"] = *mr;
+  j["components"] = r.graph.numComponents();
+  nlohmann::json loops = nlohmann::json::array();
+  for (const auto& l : r.graph.loops) loops.push_back(namesOf(l.joints));
+  j["loops"] = loops;
+  j["free_floating"] = namesOf(r.graph.freeFloating);
+  j["unattached"] = namesOf(r.graph.unattached);
+  j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
+  j["completion"] = {{"requested", r.completionRequested},
+                     {"added", r.completionAdded()},
+                     {"balances", completionToJson(r.completion)}};
+  return j;
+}
+
+}  // namespace joinery

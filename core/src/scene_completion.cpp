@@ -1,0 +1,35 @@
+// Massless completion after loading (scene_completion.hpp).
+#include "joinery/core/scene_completion.hpp"
+
+#include "joinery/core/completion.hpp"
+#include "joinery/core/forward_dynamics.hpp"
+
+namespace joinery {
+
+Scene completeMasslessPoints(Scene scene) {
+  if (!scene.completeMassless) return scene;
+  ModelWorkspace ws = scene.model.makeWorkspace();
+  const State s = scene.model.initialState();
+  const Solution sol = solveForwardDynamics(scene.model, s, ws);
+  if (sol.diagnosis.status != Posedness::IllPosed) return scene;
+  CompletionAnalysis analysis = analyzeMasslessBalances(scene.model, s, sol.diagnosis);
+  if (!analysis.completable()) {
+    scene.completion = std::move(analysis);
+    return scene;  // nothing added; `check` reports why
+  }
+  nlohmann::json doc = scene.resolved;
+  for (const auto& b : analysis.balances) doc["joints"].push_back(b.joint);
+  Scene out = [&] {
+    try {
+      return sceneFromJson(doc, scene.file);
+    } catch (const InputError& e) {
+      throw InputError(std::string("complete_massless: the added force balance joints do not load: ") + e.what(),
+                       scene.file, "/complete_massless");
+    }
+  }();
+  out.completeMassless = true;
+  out.completion = std::move(analysis);
+  return out;
+}
+
+}  // namespace joinery
