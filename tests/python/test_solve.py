@@ -41,6 +41,11 @@ def test_pendulum_accelerations_and_tension(scenes, L, m, theta, omega):
     assert np.linalg.norm(sol.constraint_force) == pytest.approx(abs(T), rel=1e-12, abs=1e-12)
     np.testing.assert_array_equal(sol.q, q)
     np.testing.assert_array_equal(sol.qdot, qdot)
+    # the rod's own results: signed tension and the force on the bob (body2) at its point
+    rod = sol.joints["rod"]
+    assert rod["tension"] == pytest.approx(T, rel=1e-12, abs=1e-12 * m * scale)
+    np.testing.assert_allclose(rod["force2"], [-T * e_r[0], -T * e_r[1], 0.0], rtol=0, atol=1e-12 * m * scale)
+    assert rod["unique"] is True and "force1" not in rod  # body1 is the ground
 
 
 def test_solve_defaults_to_the_initial_state(scenes):
@@ -66,6 +71,21 @@ def test_matrices_satisfy_the_equations(scenes):
     sol = model.solve(q, qdot)
     np.testing.assert_allclose(A @ sol.qdd, b, atol=1e-12 * np.linalg.norm(A))
     np.testing.assert_allclose(M @ sol.qdd, Q + sol.constraint_force, atol=1e-11)
+
+
+def test_joint_results_as_the_cli(cli, scenes):
+    import json
+    import subprocess
+    path = scenes / "slider_crank.json"
+    expected = json.loads(subprocess.run([cli, "solve", "--json", str(path)], capture_output=True,
+                                         text=True).stdout)["joints"]
+    joints = joinery.load(path).solve().joints
+    assert set(joints) == set(expected)
+    for name, result in joints.items():
+        for key, value in result.items():  # the CLI adds descriptions (type, bodies, rows)
+            assert expected[name][key] == pytest.approx(value, abs=1e-12), (name, key)
+    # Newton's third law at the wrist pin
+    np.testing.assert_allclose(joints["wrist_pin"]["force1"], -np.array(joints["wrist_pin"]["force2"]), atol=1e-12)
 
 
 def test_solve_problem_matrices():

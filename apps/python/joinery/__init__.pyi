@@ -52,6 +52,7 @@ class Solution:
     force_nonideal: Vector
     constraint_force: Vector
     constraint_forces: Dict[str, float]
+    joints: Dict[str, Dict[str, Any]]
     diagnosis: Diagnosis
     status: str
     well_posed: bool
@@ -76,6 +77,7 @@ class CheckReport:
     completion: List[Dict[str, Any]]
     completable: bool
     messages: List[str]
+    joints: Dict[str, Dict[str, Any]]
     def to_dict(self) -> Dict[str, Any]: ...
 
 class SimulationResult:

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "joinery/core/forward_dynamics.hpp"
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "py_results.hpp"
 
@@ -18,10 +19,36 @@ PyCheckReport makeCheck(const PyModel& pm) {
   // analysis of an ill-posed model is symbolic (GiNaC, not thread-safe).
   PyCheckReport r{checkScene(pm.scene()), {}};
   r.solve = PySolution{r.report.solution, pm.shared(), pm.model().initialState(), nullptr};
+  *r.solve.joints = jointResultsJson(r.report.joints, pm.model().coordinateNames());
   return r;
 }
 
 namespace {
+
+/// The joint results of a solve (library: solveJointMultipliers + calcJointResults, as the
+/// check report computes them), once; a matrix problem has no joints.
+py::object jointsOf(const PySolution& r) {
+  if (r.joints->is_null()) {
+    if (!r.scene) {
+      *r.joints = nlohmann::json::object();
+    } else {
+      nlohmann::json computed;
+      {
+        py::gil_scoped_release release;
+        const Model& model = r.scene->model;
+        ModelWorkspace ws = model.makeWorkspace();
+        JointMultipliers mult;
+        (void)solveJointMultipliers(model, r.state, ws, mult);
+        JointResultsWorkspace jws(model);
+        std::vector<JointResult> results = jws.makeResults();
+        calcJointResults(model, r.state, mult, jws, results);
+        computed = jointResultsJson(results, model.coordinateNames());
+      }
+      *r.joints = std::move(computed);  // under the GIL: the cache is shared by copies
+    }
+  }
+  return toPython(*r.joints);
+}
 
 const Diagnosis& diag(const PySolution& s) { return s.solution.diagnosis; }
 const std::vector<std::string>& coords(const PySolution& s) {
@@ -111,6 +138,12 @@ diagnosis. Arrays are in model.coordinates order; the dicts are keyed by coordin
             return named(r.solution.forceIdeal + r.solution.forceNonideal, coords(r));
           }, "{coordinate: total generalized constraint force}.")
       .def_property_readonly("diagnosis", [](const PySolution& r) { return PyDiagnosis{r}; })
+      .def_property_readonly("joints", &jointsOf, R"doc(
+Per-joint results, keys as the "joints" of `joinery solve --json` (docs/results.md): joint
+name -> {"force1", "torque1", "force2", "torque2", "unique", ...}: the force and torque the
+joint applies to body1 / body2 at its points (world axes; a side on ground is left out),
+"tension" for a distance joint, "effort" and "power" for a coupling or driver,
+"generalized" for joints without body points. Computed on first access.)doc")
       .def_property_readonly("status", [](const PySolution& r) { return toString(diag(r).status); })
       .def_property_readonly("well_posed", [](const PySolution& r) { return diag(r).wellPosed; })
       .def_property_readonly("t", [](const PySolution& r) { return r.state.t; })
@@ -167,6 +200,8 @@ massless directions with the expression joint that completes each (docs/completi
       .def_property_readonly("completable", [](const PyCheckReport& r) { return r.report.completion.completable(); },
                              "True when every indeterminate direction has a balance (load with complete_massless=True).")
       .def_property_readonly("messages", [](const PyCheckReport& r) { return diag(r.solve).messages; })
+      .def_property_readonly("joints", [](const PyCheckReport& r) { return jointsOf(r.solve); },
+                             "Per-joint results at the initial state (as Solution.joints).")
       .def("to_dict", [](const PyCheckReport& r) { return toPython(toJson(r.report)); },
            "The report as `joinery check --json` prints it (same keys).")
       .def("__repr__", [](const PyCheckReport& r) {

@@ -13,6 +13,8 @@ struct PySolution {
   State state;
   /// A matrix problem's coordinate names (when scene is null); rows are then "row[i]".
   std::shared_ptr<const std::vector<std::string>> problemNames;
+  /// The per-joint results (jointResultsJson), computed on first access of `joints`.
+  std::shared_ptr<nlohmann::json> joints = std::make_shared<nlohmann::json>();
 };
 
 /// The diagnosis of a solve (a distinct Python class over the same data).
