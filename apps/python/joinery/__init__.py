@@ -35,6 +35,7 @@ from ._joinery import (  # noqa: F401  (re-exported)
     SimulationError,
     SimulationResult,
     Solution,
+    __version__,
     body_types,
     force_types,
     joint_types,

@@ -10,6 +10,8 @@ Vector = npt.NDArray[np.float64]
 Matrix = npt.NDArray[np.float64]
 PathLike = Union[str, "os.PathLike[str]"]
 
+__version__: str
+
 class Error(RuntimeError):
     """Base of every error joinery raises on purpose."""
 

@@ -6,6 +6,7 @@ PYBIND11_MODULE(_joinery, m) {
   m.doc() =
       "joinery: multibody dynamics with singular mass matrices (compiled core).\n\n"
       "Use the package `joinery` (load, Model, ModelBuilder, ...) rather than this module.";
+  m.attr("__version__") = JOINERY_VERSION;
   joinery::python::bindErrors(m);
   joinery::python::bindModel(m);
   joinery::python::bindCheck(m);
