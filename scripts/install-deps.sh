@@ -14,9 +14,16 @@ packages=(
   libbenchmark-dev               # bench/ (Google Benchmark)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
+  chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
   # the Python module (apps/python, docs/python.md), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
 )
+# joinery view: node and npm bundle the web viewer at build time (apps/viewer/web). A node
+# that is already on PATH with its npm (e.g. from NodeSource, which conflicts with Debian's
+# npm package) is used as it is.
+if ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "joinery/core/registry.hpp"
+#include "joinery/core/visual.hpp"
 #include "scene_support.hpp"
 
 namespace joinery {
@@ -274,8 +275,8 @@ nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool is
     const JsonCursor child = c.at(key);
     if (key == "name")
       out[key] = ln.prefix + name;
-    else if (key == "type" || key == "coordinates")
-      out[key] = *it;
+    else if (key == "type" || key == "coordinates" || (isBody && key == "visual"))
+      out[key] = *it;  // `visual`: shapes in the body frame, copied as written (read in Loader::load)
     else if (!isBody && kPortRefs.count(key))
       continue;  // below
     else if (!isBody && kBodyRefs.count(key) && it->is_string())
@@ -760,10 +761,17 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   for (const Planned& p : all.bodies) {
     ctx.setScope(p.scope->parameters);
     guarded(p.file, p.path, p.scope->context, [&] {
-      BodyPtr body = BodyRegistry::instance().create(JsonCursor(p.json, p.file, p.path), ctx);
+      // `visual` (drawing only, any body type) is read here and kept in the flattened scene
+      nlohmann::json definition = p.json, visual;
+      if (definition.is_object() && definition.contains("visual")) {
+        visual = readVisual(JsonCursor(p.json, p.file, p.path).at("visual"), ctx);
+        definition.erase("visual");
+      }
+      BodyPtr body = BodyRegistry::instance().create(JsonCursor(definition, p.file, p.path), ctx);
       if (!p.place.placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
       nlohmann::json j = body->toJson();
       resolveStrings(j, p.scope->parameters);
+      if (!visual.is_null()) j["visual"] = std::move(visual);
       bodies.push_back(std::move(j));
       builder.addBody(std::move(body));
     });
