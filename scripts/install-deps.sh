@@ -18,6 +18,8 @@ packages=(
   clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
   libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines (issue 15)
+  # the Python module (apps/python, docs/python.md), its tests and examples
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
 )
 # joinery view: node and npm bundle the web viewer at build time (apps/viewer/web). A node
 # that is already on PATH with its npm (e.g. from NodeSource, which conflicts with Debian's

@@ -14,6 +14,7 @@ inline int exitCode(RunOutcome o) noexcept {
     case RunOutcome::IllPosed: return kIllPosed;
     case RunOutcome::Inconsistent: return kInconsistent;
     case RunOutcome::Failed: return kRunFailed;
+    case RunOutcome::Stopped: return kOk;  // a recorder asked to stop (not used by the CLI)
   }
   return kRunFailed;
 }

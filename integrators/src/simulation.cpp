@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace joinery {
@@ -22,6 +23,7 @@ const char* toString(RunOutcome o) noexcept {
     case RunOutcome::IllPosed: return "ill_posed";
     case RunOutcome::Inconsistent: return "inconsistent";
     case RunOutcome::Failed: return "failed";
+    case RunOutcome::Stopped: return "stopped";
   }
   return "unknown";
 }
@@ -242,6 +244,7 @@ class Run {
   std::unique_ptr<Integrator> integ_;
   long long outIndex_ = 1;
   bool outputsDone_ = false;
+  std::optional<double> stopAt_;  // set when the recorder asks to stop after a sample
   double lastProgress_ = -1;
 };
 
@@ -301,6 +304,7 @@ void Run::record(const State& x) {
     throw SimulationError(os.str());
   }
   recorder_.record(Sample{x, e, r});
+  if (recorder_.stopRequested()) stopAt_ = x.t;
   ++res_.stats.samples;
   res_.stats.maxPositionResidual = std::max(res_.stats.maxPositionResidual, r.position);
   res_.stats.maxVelocityResidual = std::max(res_.stats.maxVelocityResidual, r.velocity);
@@ -334,7 +338,7 @@ SimulationResult& Run::stopAtIntegrator(RunOutcome o, double t, std::string mess
 }
 
 void Run::recordInside(double tNew, State& sample) {
-  while (!outputsDone_ && outputTime(outIndex_) < tNew) {
+  while (!outputsDone_ && !stopAt_ && outputTime(outIndex_) < tNew) {
     integ_->interpolate(outputTime(outIndex_), sample);
     system_.normalizeCoordinates(sample.q);
     if (options_.projectSamples) drift(sample, false);
@@ -358,7 +362,7 @@ void Run::acceptStep(State& cur) {
   if (changed) integ_->reset(cur);
   res_.state = cur;
   res_.t = cur.t;
-  if (!outputsDone_ && outputTime(outIndex_) <= cur.t) {
+  if (!outputsDone_ && !stopAt_ && outputTime(outIndex_) <= cur.t) {
     record(cur);
     if (outputTime(outIndex_) >= settings_.tEnd) outputsDone_ = true;
     ++outIndex_;
@@ -384,7 +388,7 @@ SimulationResult& Run::integrate(const State& s) {
     }
     record(s);
     reportProgress(t0_);
-    while (integ_->time() < tEnd) {
+    while (integ_->time() < tEnd && !stopAt_) {
       if (options_.maxSteps > 0 && integ_->stats().steps >= options_.maxSteps)
         return stopAtIntegrator(RunOutcome::Failed, integ_->time(),
                                 "step limit of " + std::to_string(options_.maxSteps) + " steps reached at t = " +
@@ -408,6 +412,7 @@ SimulationResult& Run::integrate(const State& s) {
                   "{} error rejections", rs.jacobians, rs.factorizations, rs.newtonIterations,
                   rs.newtonFailures, rs.errorRejections);
   }
+  if (stopAt_) return finish(RunOutcome::Stopped, "stopped by the recorder after the sample at t = " + num(*stopAt_));
   reportProgress(tEnd);
   return finish(RunOutcome::Completed, "");
 }

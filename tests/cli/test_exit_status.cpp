@@ -13,6 +13,7 @@ TEST_CASE("Exit codes follow the command-line table", "[integrators][settings]")
   CHECK(exitCode(RunOutcome::IllPosed) == 3);
   CHECK(exitCode(RunOutcome::Inconsistent) == 4);
   CHECK(exitCode(RunOutcome::Failed) == 5);
+  CHECK(exitCode(RunOutcome::Stopped) == 0);
 }
 
 }  // namespace

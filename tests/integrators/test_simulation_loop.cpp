@@ -139,6 +139,38 @@ TEST_CASE("Invalid settings are input errors naming the field", "[integrators][s
   CHECK_FALSE(parseStabilization("Projection"));
 }
 
+/// Keeps samples in memory and asks to stop once a sample reaches `tStop`.
+class StoppingRecorder final : public Recorder {
+ public:
+  explicit StoppingRecorder(double tStop) : tStop_(tStop) {}
+  void begin(const std::vector<std::string>&) override {}
+  void record(const Sample& s) override { t.push_back(s.state.t); }
+  bool stopRequested() const override { return !t.empty() && t.back() >= tStop_; }
+  std::vector<double> t;
+
+ private:
+  double tStop_;
+};
+
+TEST_CASE("A recorder may stop the run after a sample", "[integrators][settings]") {
+  for (const IntegratorKind integrator : {IntegratorKind::Dopri5, IntegratorKind::Rk4}) {
+    Oscillators sys({1.0, 2.0});
+    SimulationSettings set;
+    set.tEnd = 2.0;
+    set.outputInterval = 0.1;
+    set.integrator = integrator;
+    StoppingRecorder rec(0.5 - 1e-12);
+    const SimulationResult r = runSimulation(sys, set, rec);
+    CHECK(r.outcome == RunOutcome::Stopped);
+    CHECK_FALSE(r.completed());
+    CHECK(r.message.find("stopped") != std::string::npos);
+    // the sample that asked to stop is the last one: t = 0, 0.1, ..., 0.5
+    REQUIRE(rec.t.size() == 6);
+    CHECK(rec.t.back() == Approx(0.5).margin(1e-12));
+    CHECK(r.t < set.tEnd);
+  }
+}
+
 TEST_CASE("Unknown integrator and stabilization names are input errors naming the field", "[integrators][settings]") {
   auto pathOf = [](const nlohmann::json& simulation) {
     try {

@@ -53,6 +53,9 @@ class Recorder {
   virtual void record(const Sample& s) = 0;
   /// Called once at the end of the run (also after a failure).
   virtual void end(const SimulationResult& result) { (void)result; }
+  /// Asked after every record(): true ends the run there with RunOutcome::Stopped (the
+  /// samples so far are kept; a sample inside a step ends the run at the end of that step).
+  virtual bool stopRequested() const { return false; }
 };
 
 /// Discards everything.

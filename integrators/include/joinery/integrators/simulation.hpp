@@ -67,7 +67,8 @@ enum class RunOutcome {
   InvalidInitialConditions,  ///< strict mode: the initial state violates a constraint
   IllPosed,                  ///< accelerations not unique at some state
   Inconsistent,              ///< constraints contradict each other
-  Failed                     ///< non-finite state, step-size collapse, output error, ...
+  Failed,                    ///< non-finite state, step-size collapse, output error, ...
+  Stopped                    ///< the recorder asked to stop (Recorder::stopRequested)
 };
 const char* toString(RunOutcome o) noexcept;
 
