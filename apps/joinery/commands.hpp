@@ -10,6 +10,7 @@ int runGraph(const std::vector<std::string>& args);
 int runSimulate(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 int runView(const std::vector<std::string>& args);  // cmd_view.cpp
+int runLibrary(const std::vector<std::string>& args);  // cmd_library.cpp (shipped libraries)
 /// check (and solve) on a scene file; prints the report, returns the exit code.
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations);
 }  // namespace joinery::cli

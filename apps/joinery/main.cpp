@@ -19,6 +19,7 @@ const char* kUsage =
     "  graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT\n"
     "  validate MANIFEST [--quick]      run a validation set, print errors against references\n"
     "  view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page\n"
+    "  library [NAME]                   shipped component libraries; with NAME its parts, parameters, ports\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (cmd == "graph") return runGraph(args);
     if (cmd == "validate") return runValidate(args);
     if (cmd == "view") return runView(args);
+    if (cmd == "library") return runLibrary(args);  // cmd_library.cpp
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

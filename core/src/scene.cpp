@@ -12,6 +12,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "joinery/core/library.hpp"
 #include "joinery/core/registry.hpp"
 #include "joinery/core/visual.hpp"
 #include "scene_support.hpp"
@@ -40,7 +41,8 @@ const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "p
                                           "complete_massless"};
 const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
-                                              "forces",      "ports",      "instances"};
+                                              "forces",      "ports",      "instances",
+                                              "units",       "descriptions"};  // documentation (ext.)
 const std::vector<std::string> kInstanceKeys{"name", "component", "parameters", "placement"};
 
 const nlohmann::json kNull;
@@ -408,6 +410,37 @@ void Loader::countElement(const JsonCursor& at) {
                 "that contain many instances of each other)");
 }
 
+/// A component's `units` or `descriptions`: parameter name -> text, each name a parameter.
+void checkParameterNotes(const JsonCursor& component, const char* key) {
+  const JsonCursor notes = component.at(key);
+  notes.requireObject();
+  std::vector<std::string> params;
+  if (component.has("parameters"))
+    for (auto it = component.value().at("parameters").begin(); it != component.value().at("parameters").end(); ++it)
+      params.push_back(it.key());
+  for (auto it = notes.value().begin(); it != notes.value().end(); ++it) {
+    const JsonCursor note = notes.at(it.key());
+    if (std::find(params.begin(), params.end(), it.key()) == params.end())
+      note.failWith("'" + it.key() + "' is not a parameter of this component" + didYouMean(it.key(), params) +
+                    "; expected the name of one of its parameters");
+    (void)note.string();
+  }
+}
+
+/// The file of the shipped library an include entry "joinery:NAME" names (library.hpp).
+fs::path shippedLibrary(const JsonCursor& entry, const std::string& given) {
+  const std::string name = given.substr(std::string(kShippedLibraryPrefix).size());
+  fs::path file = findShippedLibrary(name);
+  if (!file.empty()) return file;
+  const std::vector<std::string> names = shippedLibraryNames();
+  std::vector<std::string> prefixed;
+  for (const std::string& n : names) prefixed.push_back(kShippedLibraryPrefix + n);
+  entry.failWith("unknown shipped library '" + given + "'" + didYouMean(given, prefixed) +
+                 (names.empty() ? std::string("; no shipped libraries were found (set JOINERY_LIB_PATH to "
+                                              "the folder of joinery's lib/*.json)")
+                                : "; expected one of: " + joinNames(prefixed)));
+}
+
 void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vector<IncludeFrame>& stack) {
   if (!list.value().is_array()) list.fail("an array of paths of component libraries (relative to this file)");
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -415,7 +448,7 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     if (!entry.value().is_string() || entry.value().get<std::string>().empty())
       entry.fail("the path of a component library (a non-empty string, relative to this file)");
     const std::string given = entry.value().get<std::string>();
-    fs::path path = fs::path(given);
+    fs::path path = given.rfind(kShippedLibraryPrefix, 0) == 0 ? shippedLibrary(entry, given) : fs::path(given);
     if (path.is_relative()) path = base / path;
     path = path.lexically_normal();
     const std::string display = path.string();
@@ -474,6 +507,8 @@ void Loader::addComponents(const JsonCursor& components) {
     for (const char* key : {"parameters", "ports"})
       if (c.has(key)) c.at(key).requireObject();
     if (c.has("description")) (void)c.at("description").string();
+    for (const char* key : {"units", "descriptions"})
+      if (c.has(key)) checkParameterNotes(c, key);
     components_.emplace(name, ComponentDef{&c.value(), c.file(), c.path()});
   }
 }
