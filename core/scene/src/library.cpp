@@ -6,6 +6,9 @@
 #include <set>
 #include <system_error>
 
+#include "joinery/core/json_input.hpp"
+#include "scene_support.hpp"
+
 namespace joinery {
 
 namespace fs = std::filesystem;
@@ -70,5 +73,40 @@ fs::path findShippedLibrary(const std::string& name) {
   }
   return {};
 }
+
+namespace detail {
+
+/// A component's `units` or `descriptions`: parameter name -> text, each name a parameter.
+void checkParameterNotes(const JsonCursor& component, const char* key) {
+  const JsonCursor notes = component.at(key);
+  notes.requireObject();
+  std::vector<std::string> params;
+  if (component.has("parameters"))
+    for (auto it = component.value().at("parameters").begin(); it != component.value().at("parameters").end(); ++it)
+      params.push_back(it.key());
+  for (auto it = notes.value().begin(); it != notes.value().end(); ++it) {
+    const JsonCursor note = notes.at(it.key());
+    if (std::find(params.begin(), params.end(), it.key()) == params.end())
+      note.failWith("'" + it.key() + "' is not a parameter of this component" + didYouMean(it.key(), params) +
+                    "; expected the name of one of its parameters");
+    (void)note.string();
+  }
+}
+
+/// The file of the shipped library an include entry "joinery:NAME" names (library.hpp).
+fs::path shippedLibraryFile(const JsonCursor& entry, const std::string& given) {
+  const std::string name = given.substr(std::string(kShippedLibraryPrefix).size());
+  fs::path file = findShippedLibrary(name);
+  if (!file.empty()) return file;
+  const std::vector<std::string> names = shippedLibraryNames();
+  std::vector<std::string> prefixed;
+  for (const std::string& n : names) prefixed.push_back(kShippedLibraryPrefix + n);
+  entry.failWith("unknown shipped library '" + given + "'" + didYouMean(given, prefixed) +
+                 (names.empty() ? std::string("; no shipped libraries were found (set JOINERY_LIB_PATH to "
+                                              "the folder of joinery's lib/*.json)")
+                                : "; expected one of: " + detail::joinNames(prefixed)));
+}
+
+}  // namespace detail
 
 }  // namespace joinery

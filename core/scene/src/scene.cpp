@@ -427,37 +427,6 @@ void Loader::countElement(const JsonCursor& at) {
                 "that contain many instances of each other)");
 }
 
-/// A component's `units` or `descriptions`: parameter name -> text, each name a parameter.
-void checkParameterNotes(const JsonCursor& component, const char* key) {
-  const JsonCursor notes = component.at(key);
-  notes.requireObject();
-  std::vector<std::string> params;
-  if (component.has("parameters"))
-    for (auto it = component.value().at("parameters").begin(); it != component.value().at("parameters").end(); ++it)
-      params.push_back(it.key());
-  for (auto it = notes.value().begin(); it != notes.value().end(); ++it) {
-    const JsonCursor note = notes.at(it.key());
-    if (std::find(params.begin(), params.end(), it.key()) == params.end())
-      note.failWith("'" + it.key() + "' is not a parameter of this component" + didYouMean(it.key(), params) +
-                    "; expected the name of one of its parameters");
-    (void)note.string();
-  }
-}
-
-/// The file of the shipped library an include entry "joinery:NAME" names (library.hpp).
-fs::path shippedLibrary(const JsonCursor& entry, const std::string& given) {
-  const std::string name = given.substr(std::string(kShippedLibraryPrefix).size());
-  fs::path file = findShippedLibrary(name);
-  if (!file.empty()) return file;
-  const std::vector<std::string> names = shippedLibraryNames();
-  std::vector<std::string> prefixed;
-  for (const std::string& n : names) prefixed.push_back(kShippedLibraryPrefix + n);
-  entry.failWith("unknown shipped library '" + given + "'" + didYouMean(given, prefixed) +
-                 (names.empty() ? std::string("; no shipped libraries were found (set JOINERY_LIB_PATH to "
-                                              "the folder of joinery's lib/*.json)")
-                                : "; expected one of: " + joinNames(prefixed)));
-}
-
 void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vector<IncludeFrame>& stack) {
   if (!list.value().is_array()) list.fail("an array of paths of component libraries (relative to this file)");
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -465,7 +434,7 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     if (!entry.value().is_string() || entry.value().get<std::string>().empty())
       entry.fail("the path of a component library (a non-empty string, relative to this file)");
     const std::string given = entry.value().get<std::string>();
-    fs::path path = given.rfind(kShippedLibraryPrefix, 0) == 0 ? shippedLibrary(entry, given) : fs::path(given);
+    fs::path path = given.rfind(kShippedLibraryPrefix, 0) == 0 ? detail::shippedLibraryFile(entry, given) : fs::path(given);
     if (path.is_relative()) path = base / path;
     path = path.lexically_normal();
     const std::string display = path.string();
@@ -528,7 +497,7 @@ void Loader::addComponents(const JsonCursor& components) {
       if (c.has(key)) c.at(key).requireObject();
     if (c.has("description")) (void)c.at("description").string();
     for (const char* key : {"units", "descriptions"})
-      if (c.has(key)) checkParameterNotes(c, key);
+      if (c.has(key)) detail::checkParameterNotes(c, key);
     components_.emplace(name, ComponentDef{&c.value(), c.file(), c.path()});
   }
 }
