@@ -12,6 +12,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "joinery/core/library.hpp"
 #include "joinery/core/registry.hpp"
 #include "joinery/core/visual.hpp"
 #include "overrides_support.hpp"
@@ -42,7 +43,8 @@ const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "p
                                           "overrides"};  // a record of --set (overrides.hpp); ignored
 const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
-                                              "forces",      "ports",      "instances", "outputs"};
+                                              "forces",      "ports",      "instances", "outputs",
+                                              "units",       "descriptions"};  // documentation (ext.)
 const std::vector<std::string> kInstanceKeys{"name", "component", "parameters", "placement"};
 
 const nlohmann::json kNull;
@@ -437,7 +439,7 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     if (!entry.value().is_string() || entry.value().get<std::string>().empty())
       entry.fail("the path of a component library (a non-empty string, relative to this file)");
     const std::string given = entry.value().get<std::string>();
-    fs::path path = fs::path(given);
+    fs::path path = given.rfind(kShippedLibraryPrefix, 0) == 0 ? detail::shippedLibraryFile(entry, given) : fs::path(given);
     if (path.is_relative()) path = base / path;
     path = path.lexically_normal();
     const std::string display = path.string();
@@ -499,6 +501,8 @@ void Loader::addComponents(const JsonCursor& components) {
     for (const char* key : {"parameters", "ports"})
       if (c.has(key)) c.at(key).requireObject();
     if (c.has("description")) (void)c.at("description").string();
+    for (const char* key : {"units", "descriptions"})
+      if (c.has(key)) detail::checkParameterNotes(c, key);
     components_.emplace(name, ComponentDef{&c.value(), c.file(), c.path()});
   }
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,12 @@ Placement parsePlacement(const JsonCursor& c, const SymbolTable& scope);
 /// (q_place * q_body). Fields that are absent or not numeric are left alone.
 /// @throws InputError at `where` when a planar field cannot take a spatial placement.
 void applyPlacement(nlohmann::json& body, const Placement& p, const JsonCursor& where);
+
+/// The scene loader's side of the shipped libraries (library.cpp, docs/library.md):
+/// the file an include entry "joinery:NAME" names (InputError at the entry when unknown, with
+/// a suggestion), and the check of a component's `units` / `descriptions` objects.
+std::filesystem::path shippedLibraryFile(const JsonCursor& entry, const std::string& given);
+void checkParameterNotes(const JsonCursor& component, const char* key);
 
 }  // namespace joinery::detail
 

@@ -1,0 +1,123 @@
+// joinery library [NAME]: the component libraries shipped with joinery (docs/library.md).
+// Without NAME it lists them; with NAME it prints each part's description, parameters
+// (defaults, units, meaning) and ports, read from the library file itself.
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "joinery/core/errors.hpp"
+#include "joinery/core/json_input.hpp"
+#include "joinery/core/library.hpp"
+
+namespace joinery::cli {
+
+namespace {
+
+const char* kLibraryHelp =
+    "usage: joinery library [NAME]\n\n"
+    "Lists the component libraries shipped with joinery; a scene includes one with\n"
+    "\"include\": [\"joinery:NAME\"]. With NAME (or joinery:NAME), prints its parts, their\n"
+    "parameters (defaults and units) and ports. Libraries are searched in JOINERY_LIB_PATH,\n"
+    "then the build tree, then share/joinery/lib of the installation.\n\n"
+    "exit status: 0 ok, 2 unknown library or unreadable file\n\noptions:\n";
+
+nlohmann::json readLibrary(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError("cannot read the library file", file.string());
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("not valid JSON: ") + e.what(), file.string());
+  }
+}
+
+/// A JSON value as the library writes it: numbers plainly, expressions as text.
+std::string text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+void printPart(std::ostream& os, const std::string& name, const nlohmann::json& c) {
+  os << "\n" << name << "\n";
+  if (c.contains("description")) os << "  " << text(c["description"]) << "\n";
+  const nlohmann::json none = nlohmann::json::object();
+  const nlohmann::json& params = c.contains("parameters") ? c["parameters"] : none;
+  const nlohmann::json& units = c.contains("units") ? c["units"] : none;
+  const nlohmann::json& notes = c.contains("descriptions") ? c["descriptions"] : none;
+  os << "  parameters (name, default, unit, meaning):\n";
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    const std::string unit = units.contains(it.key()) ? text(units[it.key()]) : "-";
+    os << "    " << pad(it.key(), 10) << pad(text(it.value()), 18) << pad(unit, 8)
+       << (notes.contains(it.key()) ? text(notes[it.key()]) : "") << "\n";
+  }
+  os << "  ports (name, body, point in the body frame):\n";
+  const nlohmann::json& ports = c.contains("ports") ? c["ports"] : none;
+  for (auto it = ports.begin(); it != ports.end(); ++it) {
+    const nlohmann::json& p = it.value();
+    std::string where = p.contains("port") ? "re-exports " + text(p["port"]) : text(p.value("body", nlohmann::json("?")));
+    if (p.contains("point")) {
+      where += " (";
+      for (std::size_t i = 0; i < p["point"].size(); ++i) where += (i ? ", " : "") + text(p["point"][i]);
+      where += ")";
+    }
+    os << "    " << pad(it.key(), 10) << where << "\n";
+  }
+}
+
+int listLibraries() {
+  const auto names = shippedLibraryNames();
+  std::cout << "shipped component libraries (include as \"joinery:NAME\"; 'joinery library NAME' for details):\n";
+  for (const std::string& n : names) {
+    const nlohmann::json lib = readLibrary(findShippedLibrary(n));
+    std::string parts;
+    if (lib.contains("components"))
+      for (auto it = lib["components"].begin(); it != lib["components"].end(); ++it)
+        parts += (parts.empty() ? "" : ", ") + it.key();
+    std::cout << "  joinery:" << pad(n, 10) << "parts: " << parts << "\n";
+  }
+  if (names.empty()) std::cout << "  (none found)\n";
+  std::cout << "searched:";
+  for (const auto& d : shippedLibraryDirectories()) std::cout << " " << d.string();
+  std::cout << "\n";
+  return kOk;
+}
+
+}  // namespace
+
+int runLibrary(const std::vector<std::string>& argv) {
+  const auto specs = commonOptions();
+  const Args args = parseArgs(argv, specs);
+  if (args.has("--help")) {
+    std::cout << kLibraryHelp << formatOptions(specs);
+    return kOk;
+  }
+  applyLogLevel(args);
+  if (args.positional.size() > 1) throw UsageError{"library takes at most one NAME"};
+  if (args.positional.empty()) return listLibraries();
+  std::string name = args.positional[0];
+  if (name.rfind(kShippedLibraryPrefix, 0) == 0) name = name.substr(std::string(kShippedLibraryPrefix).size());
+  const std::filesystem::path file = findShippedLibrary(name);
+  if (file.empty()) {
+    const auto names = shippedLibraryNames();
+    std::cerr << "joinery library: unknown library '" << name << "'" << didYouMean(name, names)
+              << "; shipped libraries:";
+    for (const std::string& n : names) std::cerr << " " << n;
+    std::cerr << (names.empty() ? " none found (set JOINERY_LIB_PATH)\n" : "\n");
+    return kInvalidInput;
+  }
+  const nlohmann::json lib = readLibrary(file);
+  std::ostringstream os;
+  os << "joinery:" << name << "  (" << file.string() << ")\n";
+  if (lib.contains("description")) os << text(lib["description"]) << "\n";
+  if (lib.contains("components"))
+    for (auto it = lib["components"].begin(); it != lib["components"].end(); ++it) printPart(os, it.key(), it.value());
+  std::cout << os.str();
+  return kOk;
+}
+
+}  // namespace joinery::cli

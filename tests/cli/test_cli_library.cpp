@@ -1,0 +1,45 @@
+// joinery library [NAME] (shipped component libraries, docs/library.md) and a bundled scene that
+// includes one by name, as a user runs them.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "run_command.hpp"
+
+using joinery::test::runCommand;
+
+namespace {
+const std::string kExe = JOINERY_EXE;
+}  // namespace
+
+TEST_CASE("cli: joinery library lists the shipped libraries and their parts") {
+  const auto r = runCommand(kExe + " library");
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::Contains("joinery:links") && Catch::Contains("crank, pendulum, rod, slider"));
+}
+
+TEST_CASE("cli: joinery library NAME prints parts, parameters with defaults and units, and ports") {
+  for (const std::string name : {"links", "joinery:links"}) {
+    const auto r = runCommand(kExe + " library " + name);
+    REQUIRE(r.exitCode == 0);
+    // the rod's length: default 1, unit m; its density default and unit; its end ports
+    CHECK_THAT(r.output, Catch::Matches("[\\s\\S]*\\n    L +1 +m +length between the end ports\\n[\\s\\S]*"));
+    CHECK_THAT(r.output, Catch::Matches("[\\s\\S]*\\n    density +7850 +kg/m\\^3 [\\s\\S]*"));
+    CHECK_THAT(r.output, Catch::Contains("    a         rod (-L/2, 0)") && Catch::Contains("    pin       arm (L/2, 0)"));
+    for (const char* part : {"\nrod\n", "\ncrank\n", "\nslider\n", "\npendulum\n"}) CHECK_THAT(r.output, Catch::Contains(part));
+  }
+}
+
+TEST_CASE("cli: joinery library with an unknown name exits 2 with a suggestion") {
+  const auto r = runCommand(kExe + " library link");
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown library 'link'; did you mean 'links'?"));
+  CHECK(runCommand(kExe + " library a b").exitCode == 2);
+}
+
+TEST_CASE("cli: the bundled slider-crank built from joinery:links is well posed") {
+  const auto r = runCommand(kExe + " check " + std::string(JOINERY_SOURCE_DIR) +
+                            "/examples/scenes/slider_crank_library.json");
+  CHECK(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::Contains("WELL POSED") && Catch::Contains("crank.pivot") &&
+                           Catch::Contains("piston.guide"));
+}
