@@ -14,7 +14,15 @@ packages=(
   libbenchmark-dev               # bench/ (Google Benchmark)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
+  clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
+  chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
 )
+# joinery view: node and npm bundle the web viewer at build time (apps/viewer/web). A node
+# that is already on PATH with its npm (e.g. from NodeSource, which conflicts with Debian's
+# npm package) is used as it is.
+if ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

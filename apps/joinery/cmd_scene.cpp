@@ -14,6 +14,7 @@
 #include "joinery/core/graph.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/recorder.hpp"
+#include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "exit_status.hpp"
 #include "report.hpp"
@@ -81,10 +82,13 @@ const char* kGraphHelp =
     "Bodies are ellipses, ground a box, joints solid edges, force elements dashed edges;\n"
     "edges of independent loops are coloured.\n\nexit status: 0 done, 2 invalid input\n\noptions:\n";
 const char* kSimulateHelp =
-    "usage: joinery simulate SCENE -o OUT.csv [--t-end T]\n\n"
+    "usage: joinery simulate SCENE -o OUT.csv [--t-end T] [--summary FILE.json] [--accelerations]\n\n"
     "Runs the simulation of the scene's `simulation` settings and streams samples to CSV\n"
-    "(header t, every coordinate body.coord, every velocity body.coord_dot, then energy,\n"
-    "position_residual, velocity_residual). A failed run keeps every sample written so far.\n\n"
+    "(header t, every coordinate body.coord, every velocity body.coord_dot, with --accelerations\n"
+    "every body.coord_ddot, then energy, position_residual, velocity_residual, then the scene's\n"
+    "output channels). '-o -' writes the CSV to standard output (the report goes to stderr);\n"
+    "'-o OUT.npy' (or --format npy) writes a NumPy structured array instead. A failed run keeps\n"
+    "every sample written so far. See docs/outputs.md.\n\n"
     "exit status: 0 done, 2 invalid input, 3 ill posed, 4 inconsistent,\n"
     "             5 failed during the run\n\noptions:\n";
 }  // namespace
@@ -134,11 +138,46 @@ int runGraph(const std::vector<std::string>& argv) {
   return kOk;
 }
 
+namespace {
+
+/// Where `simulate` writes its table: CSV to a file or to stdout, or npy.
+std::unique_ptr<Recorder> makeTableRecorder(const std::string& out, const std::string& format,
+                                            const TableLayout& layout) {
+  if (format == "npy") {
+    if (out == "-") throw UsageError{"npy output cannot go to standard output; give -o FILE.npy"};
+    return std::make_unique<NpyRecorder>(out, layout);
+  }
+  if (out == "-") return std::make_unique<CsvRecorder>(std::cout, layout);
+  return std::make_unique<CsvRecorder>(out, layout);
+}
+
+std::string tableFormat(const Args& args, const std::string& out) {
+  if (auto f = args.get("--format")) {
+    if (*f != "csv" && *f != "npy") throw UsageError{"--format '" + *f + "': expected csv or npy"};
+    return *f;
+  }
+  const bool npy = out.size() > 4 && out.compare(out.size() - 4, 4, ".npy") == 0;
+  return npy ? "npy" : "csv";
+}
+
+void writeSummaryFile(const std::string& path, const nlohmann::json& j) {
+  std::ofstream f(path);
+  if (!f) throw InputError("cannot open the summary file for writing", path);
+  f << j.dump(2) << "\n";
+  f.close();
+  if (!f) throw InputError("could not write the summary file", path);
+}
+
+}  // namespace
+
 int runSimulate(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
-  specs.push_back({"--output", "-o", true, "the CSV file to write (required)"});
+  specs.push_back({"--output", "-o", true, "the CSV (or .npy) file to write (required); '-' for standard output"});
   specs.push_back({"--t-end", "", true, "end time, overriding the scene's simulation.t_end"});
   specs.push_back({"--strict", "", false, "reject inconsistent initial conditions instead of projecting them"});
+  specs.push_back({"--summary", "", true, "write the run summary (per-column min/max/final/rms, energy) as JSON"});
+  specs.push_back({"--accelerations", "", false, "also write the accelerations body.coord_ddot"});
+  specs.push_back({"--format", "", true, "csv or npy (default: npy for a .npy file, else csv)"});
   specs.push_back(completeMasslessOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
@@ -149,6 +188,11 @@ int runSimulate(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "simulate");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"simulate needs -o OUT.csv"};
+  const std::string format = tableFormat(args, *out);
+  const auto summaryPath = args.get("--summary");
+  if (summaryPath && summaryPath->empty()) throw UsageError{"--summary needs a file name"};
+  const bool toStdout = *out == "-";
+  std::ostream& report = toStdout ? std::cerr : std::cout;
   SceneOptions sceneOptions;
   sceneOptions.completeMassless = args.has("--complete-massless");
   const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
@@ -166,30 +210,34 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (args.has("--strict")) options.initialConditions = InitialConditionMode::Strict;
 
   ModelSystem system(scene.model);
-  CsvRecorder csv(*out);
+  const OutputChannels channels(scene.model, scene.outputs);
+  const TableLayout layout{args.has("--accelerations"), channels.columns()};
+  std::unique_ptr<Recorder> table = makeTableRecorder(*out, format, layout);
+  SummaryRecorder summary(layout);
+  TeeRecorder both({table.get(), &summary});
+  ChannelRecorder recorder(system, channels, layout.accelerations, both);
   ProgressBar bar;
   const SimulationResult r =
-      runSimulation(system, settings, csv, [&bar](double f) { bar.update(f); }, options);
+      runSimulation(system, settings, recorder, [&bar](double f) { bar.update(f); }, options);
   bar.finish();
+  table.reset();  // closes the file before the report
 
   if (!r.initial.message.empty() && r.initial.projected) std::cerr << "note: " << r.initial.message << "\n";
-  std::cout << "joinery simulate " << file << " -> " << *out << "\n";
-  std::cout << "  outcome: " << toString(r.outcome) << " at t = " << r.t << " (t_end " << settings.tEnd << ")\n";
-  std::cout << "  integrator " << toString(settings.integrator) << ", stabilization " << toString(settings.stabilization)
-            << ": " << r.stats.integrator.steps << " steps (" << r.stats.integrator.rejected
-            << " rejected), " << r.stats.integrator.evaluations << " evaluations, " << r.stats.samples
-            << " samples, " << r.stats.wallSeconds << " s wall\n";
-  std::cout << "  worst constraint residual: position " << r.stats.maxPositionResidual << ", velocity "
-            << r.stats.maxVelocityResidual << "\n";
-  if (r.stats.integrator.maxRedundant > 0)
-    std::cout << "  passed through states with up to " << r.stats.integrator.maxRedundant
-              << " redundant constraint row(s)\n";
-  {
-    ModelSystem probe(scene.model);
-    const auto e0 = probe.calcEnergy(scene.model.initialState());
-    const auto e1 = probe.calcEnergy(r.state);
-    if (e0 && e1)
-      std::cout << "  energy: initial " << *e0 << ", final " << *e1 << ", drift " << (*e1 - *e0) << "\n";
+  report << "joinery simulate " << file << " -> " << (toStdout ? "standard output" : *out) << "\n";
+  report << "  outcome: " << toString(r.outcome) << " at t = " << r.t << " (t_end " << settings.tEnd << ")\n";
+  report << "  integrator " << toString(settings.integrator) << ", stabilization " << toString(settings.stabilization) << ": "
+         << r.stats.integrator.steps << " steps (" << r.stats.integrator.rejected << " rejected), "
+         << r.stats.integrator.evaluations << " evaluations, " << r.stats.samples << " samples, "
+         << r.stats.wallSeconds << " s wall\n";
+  report << "  worst constraint residual: position " << r.stats.maxPositionResidual << ", velocity "
+         << r.stats.maxVelocityResidual << "\n";
+  if (std::isfinite(summary.energyInitial()))
+    report << "  energy: initial " << summary.energyInitial() << " (after the initial conditions were made "
+           << "consistent), final " << summary.energyFinal() << ", max |drift| " << summary.energyMaxDrift() << "\n";
+  if (!channels.empty()) report << "  " << channels.columns().size() << " output channel column(s)\n";
+  if (summaryPath) {
+    writeSummaryFile(*summaryPath, summary.toJson());
+    report << "  summary: " << *summaryPath << "\n";
   }
   if (!r.completed()) std::cerr << "joinery simulate: " << r.message << "\n";
   return exitCode(r.outcome);

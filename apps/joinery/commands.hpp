@@ -9,6 +9,7 @@ int runCheck(const std::vector<std::string>& args);
 int runGraph(const std::vector<std::string>& args);
 int runSimulate(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
+int runView(const std::vector<std::string>& args);  // cmd_view.cpp
 /// check (and solve) on a scene file; prints the report, returns the exit code.
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations);
 }  // namespace joinery::cli

@@ -18,6 +18,7 @@ const char* kUsage =
     "  simulate SCENE -o OUT.csv [--t-end T]   run the simulation, samples to CSV\n"
     "  graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT\n"
     "  validate MANIFEST [--quick]      run a validation set, print errors against references\n"
+    "  view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return runSimulate(args);
     if (cmd == "graph") return runGraph(args);
     if (cmd == "validate") return runValidate(args);
+    if (cmd == "view") return runView(args);
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -155,7 +156,47 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
   }
   for (const auto& m : d.messages) os << "- " << m << "\n";
   writeCompletion(r, os);
+  os << jointResultsText(r.joints, model.coordinateNames());
   if (withAccelerations) os << "\n" << solutionToText(r.solution, model.coordinateNames());
+  return os.str();
+}
+
+std::string jointResultsText(const std::vector<JointResult>& joints, const std::vector<std::string>& names) {
+  if (joints.empty()) return "";
+  std::ostringstream os;
+  os << "\njoint results (force and torque on each body at its joint point, world axes; "
+        "docs/results.md):\n";
+  // round-off (below 1e-12 of the joint's largest generalized force, at least 1e-12) prints as 0
+  double scale = 1;
+  auto c = [&](double x) { return num(std::abs(x) <= 1e-12 * scale ? 0.0 : x); };
+  auto vec = [&](const Vector3d& v, bool planar, bool torque) {
+    if (planar) return torque ? c(v.z()) : "[" + c(v.x()) + ", " + c(v.y()) + "]";
+    return "[" + c(v.x()) + ", " + c(v.y()) + ", " + c(v.z()) + "]";
+  };
+  for (const JointResult& jr : joints) {
+    const std::string note = jr.unique ? "" : "  (not unique: minimum-norm split)";
+    scale = std::max(1.0, jr.generalized.size() ? jr.generalized.cwiseAbs().maxCoeff() : 0.0);
+    bool printed = false;
+    for (const JointSide* sd : {&jr.side1, &jr.side2}) {
+      if (!sd->present || !sd->hasWrench) continue;
+      os << "  " << jr.name << "  on " << sd->body << ": F = " << vec(sd->force, jr.planar, false)
+         << (jr.planar ? "  tau = " : "  T = ") << vec(sd->torque, jr.planar, true);
+      if (jr.generalizedNonideal.size() && jr.generalizedNonideal.cwiseAbs().maxCoeff() > 0)
+        os << "  (non-ideal part F = " << vec(sd->forceNonideal, jr.planar, false) << ")";
+      if (jr.kind == JointResultKind::Tension && !printed) os << "  tension = " << num(jr.tension);
+      os << note << "\n";
+      printed = true;
+    }
+    if (printed) continue;
+    os << "  " << jr.name;
+    if (jr.kind == JointResultKind::Effort)
+      os << "  effort = " << num(jr.effort) << "  power = " << num(jr.power);
+    else
+      for (std::size_t k = 0; k < jr.coordinates.size(); ++k)
+        os << (k ? ", " : "  generalized: ") << names[static_cast<std::size_t>(jr.coordinates[k])] << " = "
+           << num(jr.generalized(static_cast<Eigen::Index>(k)));
+    os << note << "\n";
+  }
   return os.str();
 }
 

@@ -25,6 +25,8 @@ LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& opt
 /// `withAccelerations`: also print q'' and constraint forces (solve).
 std::string checkReportToText(const CheckReport& r, bool withAccelerations);
 int exitCodeFor(const Diagnosis& d);
+/// The short table of joint results printed by check and solve.
+std::string jointResultsText(const std::vector<JointResult>& joints, const std::vector<std::string>& names);
 
 /// The --complete-massless flag of check, solve and simulate.
 OptionSpec completeMasslessOption();

@@ -145,4 +145,27 @@ nlohmann::json toJsonMatrix(const MatrixXd& M) {
   return a;
 }
 
+Expression readPotential(const JsonCursor& body, const FactoryContext& ctx, const SymbolTable& vars,
+                         const std::vector<std::string>& coordinates) {
+  if (!body.has("potential")) return Expression::constant(0.0);
+  const JsonCursor pc = body.at("potential");
+  const Expression e = ctx.expression(pc, vars);
+  const std::size_t n = coordinates.size();
+  for (std::size_t k = 0; k < n; ++k)
+    if (e.dependsOn(static_cast<int>(1 + n + k)))
+      pc.failWith("the potential energy depends on the velocity '" + coordinates[k] +
+                  "_dot'; expected an expression of the coordinates and t");
+  return e;
+}
+
+double evaluatePotential(const Expression& potential, double t, CVecRef q) {
+  if (potential.isConstant()) return potential.evaluate(nullptr);
+  thread_local std::vector<double> vars;  // t, q, q' (zero): grown once per thread
+  const auto n = static_cast<std::size_t>(q.size());
+  if (vars.size() < 1 + 2 * n) vars.assign(1 + 2 * n, 0.0);
+  vars[0] = t;
+  for (std::size_t i = 0; i < n; ++i) vars[1 + i] = q(static_cast<Eigen::Index>(i));
+  return potential.evaluate(vars.data());
+}
+
 }  // namespace joinery::detail

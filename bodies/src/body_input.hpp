@@ -53,4 +53,12 @@ nlohmann::json toJsonMatrix(const MatrixXd& M);
 inline constexpr double kSymmetryTolerance = 1e-10;
 inline constexpr double kPsdTolerance = 1e-10;
 
+/// The optional `potential` field of expression and linear bodies: an expression of the
+/// coordinates and `t` (slot layout of `vars`: t, q, q'), not of velocities. Constant 0 when absent.
+/// @throws InputError at the field.
+Expression readPotential(const JsonCursor& body, const FactoryContext& ctx, const SymbolTable& vars,
+                         const std::vector<std::string>& coordinates);
+/// Value of a `potential` expression at (t, q) (velocities 0). No allocation after the first call.
+double evaluatePotential(const Expression& potential, double t, CVecRef q);
+
 }  // namespace joinery::detail

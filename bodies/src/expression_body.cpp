@@ -88,6 +88,10 @@ SymbolicVector ExpressionBody::symbolicGravityForce(const Vector3d&, const Symbo
   return std::vector<std::string>(names.q.size(), "0");  // gravity does not act (see the header)
 }
 
+double ExpressionBody::calcPotentialEnergy(double t, CVecRef q) const {
+  return detail::evaluatePotential(potential_, t, q);
+}
+
 nlohmann::json ExpressionBody::toJson() const {
   const std::size_t n = coordinates_.size();
   nlohmann::json M = nlohmann::json::array();
@@ -95,19 +99,22 @@ nlohmann::json ExpressionBody::toJson() const {
     M.push_back(detail::expressionsToJson(
         std::vector<Expression>(mass_.begin() + static_cast<std::ptrdiff_t>(i * n),
                                 mass_.begin() + static_cast<std::ptrdiff_t>((i + 1) * n))));
-  return {{"name", name()},
-          {"type", "expression"},
-          {"coordinates", coordinates_},
-          {"mass_matrix", M},
-          {"force", detail::expressionsToJson(force_)},
-          {"q0", detail::toJsonArray(q0_)},
-          {"v0", detail::toJsonArray(v0_)}};
+  nlohmann::json j = {{"name", name()},
+                      {"type", "expression"},
+                      {"coordinates", coordinates_},
+                      {"mass_matrix", M},
+                      {"force", detail::expressionsToJson(force_)},
+                      {"q0", detail::toJsonArray(q0_)},
+                      {"v0", detail::toJsonArray(v0_)}};
+  if (!(potential_.isConstant() && potential_.evaluate(nullptr) == 0))
+    j["potential"] = detail::expressionsToJson({potential_})[0];
+  return j;
 }
 
 namespace {
 
 std::unique_ptr<Body> makeExpressionBody(const JsonCursor& c, const FactoryContext& ctx) {
-  c.rejectUnknownKeys({"name", "type", "coordinates", "mass_matrix", "force", "q0", "v0"});
+  c.rejectUnknownKeys({"name", "type", "coordinates", "mass_matrix", "force", "q0", "v0", "potential"});
   const std::string name = detail::readBodyName(c);
   const std::vector<std::string> coords = detail::readCoordinateNames(c.at("coordinates"));
   const int n = static_cast<int>(coords.size());
@@ -157,7 +164,9 @@ std::unique_ptr<Body> makeExpressionBody(const JsonCursor& c, const FactoryConte
       M(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = mass[i * un + j].evaluate(x.data());
   if (!M.allFinite()) mc.failWith("the mass matrix is not finite at the initial state (q0, t = 0)");
   detail::checkSymmetricPsd(mc, M, "mass_matrix (at the initial state q0, t = 0)");
-  return std::make_unique<ExpressionBody>(name, coords, std::move(mass), std::move(force), q0, v0);
+  auto body = std::make_unique<ExpressionBody>(name, coords, std::move(mass), std::move(force), q0, v0);
+  body->setPotential(detail::readPotential(c, ctx, vars, coords));
+  return body;
 }
 
 }  // namespace

@@ -109,7 +109,9 @@ double LinearBody::calcKineticEnergy(double, CVecRef, CVecRef v) const {
   return 0.5 * quadraticForm(M_, v);
 }
 
-double LinearBody::calcPotentialEnergy(double, CVecRef q) const { return 0.5 * quadraticForm(K_, q); }
+double LinearBody::calcPotentialEnergy(double t, CVecRef q) const {
+  return 0.5 * quadraticForm(K_, q) + detail::evaluatePotential(potential_, t, q);
+}
 
 nlohmann::json LinearBody::toJson() const {
   nlohmann::json j = {{"name", name()},
@@ -121,6 +123,8 @@ nlohmann::json LinearBody::toJson() const {
   if (!D_.isZero(0.0)) j["damping_matrix"] = detail::toJsonMatrix(D_);
   if (!K_.isZero(0.0)) j["stiffness_matrix"] = detail::toJsonMatrix(K_);
   if (!force_.empty()) j["force"] = detail::expressionsToJson(force_);
+  if (!(potential_.isConstant() && potential_.evaluate(nullptr) == 0))
+    j["potential"] = detail::expressionsToJson({potential_})[0];
   return j;
 }
 
@@ -128,7 +132,7 @@ namespace {
 
 std::unique_ptr<Body> makeLinear(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "coordinates", "mass_matrix", "damping_matrix",
-                       "stiffness_matrix", "force", "q0", "v0"});
+                       "stiffness_matrix", "force", "q0", "v0", "potential"});
   const std::string name = detail::readBodyName(c);
   const std::vector<std::string> coords = detail::readCoordinateNames(c.at("coordinates"));
   const int n = static_cast<int>(coords.size());
@@ -147,7 +151,9 @@ std::unique_ptr<Body> makeLinear(const JsonCursor& c, const FactoryContext& ctx)
   for (const auto& s : coords) meaning += (meaning.empty() ? "" : ", ") + s;
   const VectorXd q0 = detail::readVectorOr(ctx, c, "q0", n, meaning);
   const VectorXd v0 = detail::readVectorOr(ctx, c, "v0", n, "velocities of " + meaning);
-  return std::make_unique<LinearBody>(name, coords, M, D, K, std::move(force), q0, v0);
+  auto body = std::make_unique<LinearBody>(name, coords, M, D, K, std::move(force), q0, v0);
+  body->setPotential(detail::readPotential(c, ctx, LinearBody::forceSymbols(coords), coords));
+  return body;
 }
 
 }  // namespace

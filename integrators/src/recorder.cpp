@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <ostream>
 #include <system_error>
 
@@ -13,6 +14,46 @@ namespace joinery {
 
 void MemoryRecorder::begin(const std::vector<std::string>& coordinateNames) { names = coordinateNames; }
 
+std::vector<std::string> tableColumns(const std::vector<std::string>& coordinateNames,
+                                      const TableLayout& layout) {
+  std::vector<std::string> cols;
+  cols.reserve(3 * coordinateNames.size() + 4 + layout.channels.size());
+  cols.emplace_back("t");
+  for (const auto& n : coordinateNames) cols.push_back(n);
+  for (const auto& n : coordinateNames) cols.push_back(n + "_dot");
+  if (layout.accelerations)
+    for (const auto& n : coordinateNames) cols.push_back(n + "_ddot");
+  cols.emplace_back("energy");
+  cols.emplace_back("position_residual");
+  cols.emplace_back("velocity_residual");
+  cols.insert(cols.end(), layout.channels.begin(), layout.channels.end());
+  return cols;
+}
+
+std::size_t energyColumn(std::size_t n, const TableLayout& layout) {
+  return 1 + (layout.accelerations ? 3 : 2) * n;
+}
+
+void fillRow(const Sample& s, const TableLayout& layout, double* row) {
+  const auto n = static_cast<std::size_t>(s.state.q.size());
+  std::size_t k = 0;
+  row[k++] = s.state.t;
+  for (std::size_t i = 0; i < n; ++i) row[k++] = s.state.q(static_cast<Eigen::Index>(i));
+  for (std::size_t i = 0; i < n; ++i) row[k++] = s.state.v(static_cast<Eigen::Index>(i));
+  if (layout.accelerations) {
+    if (!s.accelerations || static_cast<std::size_t>(s.accelerations->size()) != n)
+      throw SimulationError("the output asks for accelerations but the sample has none");
+    for (std::size_t i = 0; i < n; ++i) row[k++] = (*s.accelerations)(static_cast<Eigen::Index>(i));
+  }
+  row[k++] = s.energy ? *s.energy : std::numeric_limits<double>::quiet_NaN();
+  row[k++] = s.residuals.position;
+  row[k++] = s.residuals.velocity;
+  if (s.channels.size() != layout.channels.size())
+    throw SimulationError("the output has " + std::to_string(layout.channels.size()) +
+                          " channel columns but the sample carries " + std::to_string(s.channels.size()));
+  for (double x : s.channels) row[k++] = x;
+}
+
 void MemoryRecorder::record(const Sample& s) {
   t.push_back(s.state.t);
   q.push_back(s.state.q);
@@ -20,34 +61,32 @@ void MemoryRecorder::record(const Sample& s) {
   energy.push_back(s.energy);
   positionResidual.push_back(s.residuals.position);
   velocityResidual.push_back(s.residuals.velocity);
+  if (s.accelerations) qdd.push_back(*s.accelerations);
+  if (!s.channels.empty()) channels.emplace_back(s.channels.begin(), s.channels.end());
 }
 
-CsvRecorder::CsvRecorder(const std::string& path) : out_(nullptr), path_(path) {
+CsvRecorder::CsvRecorder(const std::string& path, TableLayout layout)
+    : out_(nullptr), path_(path), layout_(std::move(layout)) {
   file_.open(path, std::ios::out | std::ios::trunc);
   if (!file_) throw InputError("cannot open the output file for writing", path);
   out_ = &file_;
 }
 
-CsvRecorder::CsvRecorder(std::ostream& out) : out_(&out) {}
+CsvRecorder::CsvRecorder(std::ostream& out, TableLayout layout) : out_(&out), layout_(std::move(layout)) {}
 
 CsvRecorder::~CsvRecorder() = default;
 
 std::vector<std::string> CsvRecorder::columns(const std::vector<std::string>& coordinateNames) {
-  std::vector<std::string> cols;
-  cols.reserve(2 * coordinateNames.size() + 4);
-  cols.emplace_back("t");
-  for (const auto& n : coordinateNames) cols.push_back(n);
-  for (const auto& n : coordinateNames) cols.push_back(n + "_dot");
-  cols.emplace_back("energy");
-  cols.emplace_back("position_residual");
-  cols.emplace_back("velocity_residual");
-  return cols;
+  return tableColumns(coordinateNames, TableLayout{});
 }
 
 void CsvRecorder::begin(const std::vector<std::string>& coordinateNames) {
+  const std::vector<std::string> cols = tableColumns(coordinateNames, layout_);
+  row_.assign(cols.size(), 0.0);
+  energyColumn_ = energyColumn(coordinateNames.size(), layout_);
   line_.clear();
   bool first = true;
-  for (const auto& c : columns(coordinateNames)) {
+  for (const auto& c : cols) {
     if (!first) line_ += ',';
     line_ += c;
     first = false;
@@ -68,22 +107,14 @@ void CsvRecorder::writeNumber(double x) {
 }
 
 void CsvRecorder::record(const Sample& s) {
+  if (row_.empty()) throw SimulationError("CsvRecorder::record before begin");
+  fillRow(s, layout_, row_.data());
   line_.clear();
-  writeNumber(s.state.t);
-  for (Eigen::Index i = 0; i < s.state.q.size(); ++i) {
-    line_ += ',';
-    writeNumber(s.state.q(i));
+  for (std::size_t i = 0; i < row_.size(); ++i) {
+    if (i > 0) line_ += ',';
+    if (i == energyColumn_ && !std::isfinite(row_[i])) continue;  // undefined energy: empty field
+    writeNumber(row_[i]);
   }
-  for (Eigen::Index i = 0; i < s.state.v.size(); ++i) {
-    line_ += ',';
-    writeNumber(s.state.v(i));
-  }
-  line_ += ',';
-  if (s.energy && std::isfinite(*s.energy)) writeNumber(*s.energy);
-  line_ += ',';
-  writeNumber(s.residuals.position);
-  line_ += ',';
-  writeNumber(s.residuals.velocity);
   line_ += '\n';
   out_->write(line_.data(), static_cast<std::streamsize>(line_.size()));
   out_->flush();  // a run that dies keeps every sample so far

@@ -240,6 +240,17 @@ void Run::checkSettings(const State& initial) const {
   const double tEnd = settings_.tEnd;
   if (!std::isfinite(tEnd) || !(tEnd >= initial.t))
     badSetting("t_end", "t_end = " + num(tEnd) + " must be finite and not before the initial time " + num(initial.t));
+  // bounded work: a run whose samples or fixed steps would not fit the limits is refused
+  // before it starts (an output_interval of 5e-324 would otherwise never end)
+  const double t0 = initial.t, dt = settings_.outputInterval, span = tEnd - t0;
+  if (span / dt > static_cast<double>(options_.maxSamples))
+    badSetting("output_interval", "output_interval = " + num(dt) + " gives " + num(span / dt) + " samples over [" +
+                                      num(t0) + ", " + num(tEnd) + "]; the limit is " +
+                                      std::to_string(options_.maxSamples) + " (RunOptions::maxSamples)");
+  if (settings_.integrator == IntegratorKind::Rk4 && span / settings_.step > static_cast<double>(options_.maxFixedSteps))
+    badSetting("step", "step = " + num(settings_.step) + " gives " + num(span / settings_.step) + " steps over [" +
+                           num(t0) + ", " + num(tEnd) + "]; the limit is " + std::to_string(options_.maxFixedSteps) +
+                           " (RunOptions::maxFixedSteps)");
   const int n = system_.numCoordinates();
   if (initial.q.size() != n || initial.v.size() != n)
     throw SimulationError("initial state has " + std::to_string(initial.q.size()) + " coordinates and " +

@@ -10,6 +10,8 @@ constexpr std::string_view kType = "distance";
 
 class Distance final : public detail::TwoPointJoint {
  public:
+  /// Joint results also give the signed tension along the line between the points.
+  JointResultKind resultKind() const override { return JointResultKind::Tension; }
   Distance(const detail::TwoBodyInput& in, double length) : TwoPointJoint(in, false), length_(length) {
     addRows(std::make_unique<detail::PointDistance>(point1(), point2(), length));
   }

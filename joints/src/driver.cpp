@@ -23,6 +23,8 @@ class CoordinateDriver final : public detail::PrimitiveJoint {
                                                         detail::TimeFunction(value)));
   }
   std::string_view typeName() const override { return kType; }
+  /// One row q_k'' = f'': the multiplier is the driving force or torque (joint results).
+  JointResultKind resultKind() const override { return JointResultKind::Effort; }
   nlohmann::json toJson() const override {
     const Body& b = *bodies().front();
     nlohmann::json j = {{"name", name()},
@@ -49,6 +51,9 @@ class PointDriver final : public detail::PrimitiveJoint {
     addRows(std::make_unique<detail::PointPath>(detail::BodyPoint(bodies(), 0, point), std::move(f)));
   }
   std::string_view typeName() const override { return kType; }
+  /// Joint results: the force (and torque) that makes the point follow its path.
+  JointResultKind resultKind() const override { return JointResultKind::Points; }
+  Vector3d actionPoint(int) const override { return point_; }
   nlohmann::json toJson() const override {
     nlohmann::json j = {{"name", name()},
                         {"type", std::string(kType)},

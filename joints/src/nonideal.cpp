@@ -14,12 +14,14 @@ CoulombFriction::CoulombFriction(const SlidingJoint& joint, double mu) : joint_(
     throw ModelError("Coulomb friction coefficient must be finite and >= 0, got " + std::to_string(mu));
 }
 
-void CoulombFriction::calcWork(const Constraint&, const LocalState& s, double Fi, VecRef C) const {
+void CoulombFriction::calcWork(const Constraint&, const LocalState& s, const IdealForce& f,
+                               VecRef C) const {
   C.setZero();
   const double v = joint_.calcSlidingVelocity(s);
   if (std::abs(v) <= kStickVelocity) return;
+  const double N = f.local ? joint_.calcNormalForce(s, f.local) : f.Fi;
   // friction on body2 opposes its sliding relative to body1; the reaction acts on body1
-  joint_.addSlidingForce(s, -std::copysign(mu_ * Fi, v), C);
+  joint_.addSlidingForce(s, -std::copysign(mu_ * N, v), C);
 }
 
 nlohmann::json CoulombFriction::toJson() const { return {{"coulomb", mu_}}; }
@@ -37,13 +39,16 @@ class ExpressionWorkLaw final : public NonidealLaw {
     nlohmann::json source;
   };
 
-  ExpressionWorkLaw(detail::StateVariables vars, std::vector<Entry> entries)
-      : vars_(std::move(vars)), entries_(std::move(entries)) {}
+  ExpressionWorkLaw(detail::StateVariables vars, std::vector<Entry> entries, const SlidingJoint* sliding)
+      : vars_(std::move(vars)), entries_(std::move(entries)), sliding_(sliding) {}
 
-  void calcWork(const Constraint&, const LocalState& s, double Fi, VecRef C) const override {
+  using NonidealLaw::calcWork;
+  void calcWork(const Constraint&, const LocalState& s, const IdealForce& f, VecRef C) const override {
     C.setZero();
     detail::SlotBuffer slots(vars_.numSlots());
-    vars_.gather(s, &Fi, slots.data());
+    // extras: Fi, then N on sliding joints (N = Fi when the ideal force vector is unknown)
+    const double extras[2] = {f.Fi, sliding_ ? (f.local ? sliding_->calcNormalForce(s, f.local) : f.Fi) : 0.0};
+    vars_.gather(s, extras, slots.data());
     for (const Entry& e : entries_) C(e.column) += e.expression.evaluate(slots.data());
   }
 
@@ -56,15 +61,17 @@ class ExpressionWorkLaw final : public NonidealLaw {
  private:
   detail::StateVariables vars_;
   std::vector<Entry> entries_;
+  const SlidingJoint* sliding_;
 };
 
 std::unique_ptr<NonidealLaw> parseExpressionLaw(const JsonCursor& c, const FactoryContext& ctx,
-                                                const Constraint& joint) {
+                                                const Constraint& joint, const SlidingJoint* sliding) {
   c.requireObject();
   std::vector<const Body*> bodies = joint.bodies();
   const std::vector<int> offsets = detail::localOffsets(bodies);
   detail::StateVariables vars;
   vars.addExtra("Fi");
+  if (sliding) vars.addExtra("N");
   detail::StateVariables::Options opts;
   opts.owner = "joint '" + joint.name() + "'";
   std::vector<ExpressionWorkLaw::Entry> entries;
@@ -83,7 +90,7 @@ std::unique_ptr<NonidealLaw> parseExpressionLaw(const JsonCursor& c, const Facto
     e.source = field.value();
     entries.push_back(std::move(e));
   }
-  return std::make_unique<ExpressionWorkLaw>(std::move(vars), std::move(entries));
+  return std::make_unique<ExpressionWorkLaw>(std::move(vars), std::move(entries), sliding);
 }
 
 }  // namespace
@@ -94,7 +101,7 @@ std::unique_ptr<NonidealLaw> parseNonideal(const JsonCursor& c, const FactoryCon
   c.rejectUnknownKeys({"C", "coulomb"});
   if (c.has("C") == c.has("coulomb"))
     c.failWith("expected exactly one of 'C' (a work vector of expressions) or 'coulomb' (a friction coefficient)");
-  if (c.has("C")) return parseExpressionLaw(c.at("C"), ctx, joint);
+  if (c.has("C")) return parseExpressionLaw(c.at("C"), ctx, joint, sliding);
   const JsonCursor mu = c.at("coulomb");
   if (!sliding)
     mu.failWith("Coulomb friction needs a sliding direction; joint '" + joint.name() + "' (" +

@@ -46,6 +46,12 @@ class TwoPointJoint : public PrimitiveJoint {
       : PrimitiveJoint(in.name, {in.body1, in.body2}), in_(in), planar_(planar) {}
 
   const TwoBodyInput& input() const noexcept { return in_; }
+ public:
+  /// Joint results: force and torque at point1 / point2.
+  JointResultKind resultKind() const override { return JointResultKind::Points; }
+  Vector3d actionPoint(int k) const override { return k == 0 ? in_.point1 : in_.point2; }
+
+ protected:
   BodyPoint point1() const { return BodyPoint(bodies(), 0, in_.point1); }
   BodyPoint point2() const { return BodyPoint(bodies(), 1, in_.point2); }
   BodyFrame frame1() const { return BodyFrame(bodies(), 0); }

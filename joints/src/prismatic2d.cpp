@@ -2,6 +2,7 @@
 // `axis` (body-1 frame), and the relative angle is fixed (2 rows). Supports Coulomb friction.
 #include <cmath>
 
+#include "joinery/core/joint_results.hpp"
 #include "joinery/joints/nonideal.hpp"
 #include "primitive_joint.hpp"
 
@@ -47,6 +48,21 @@ class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
     const Vector3d F = f * (frame1_.calcOrientation(s) * axis_);
     point2_.addForce(s, F, C);
     point1_.addForce(s, -F, C);
+  }
+  // N: the ideal force on body2 at point2 (on body1 at point1 when body2 is the ground; the
+  // same magnitude, opposite) projected on the normal R1 (ez x axis) of the sliding axis.
+  double calcNormalForce(const LocalState& s, const double* g) const override {
+    const Vector3d n = frame1_.calcOrientation(s) * Vector3d::UnitZ().cross(axis_);
+    const BodyStateView& b1 = s.bodies[0];
+    const BodyStateView& b2 = s.bodies[1];
+    const bool onBody2 = b2.n > 0;
+    const BodyStateView& b = onBody2 ? b2 : b1;
+    const Eigen::Map<const VectorXd> gb(g + (onBody2 ? b1.n : 0), b.n);
+    Vector3d F, tau;
+    if (!wrenchAtPoint(*b.body, s.t, b.coords(), b.velocities(), onBody2 ? point2_.local() : point1_.local(),
+                       gb, F, tau))
+      return 0;
+    return std::abs(F.dot(n));
   }
 
  private:

@@ -313,3 +313,44 @@ TEST_CASE("cli: graph writes DOT naming every body and joint") {
     CHECK_THAT(dot, Catch::Contains(name));
   CHECK(runCommand(kExe + " graph " + scene).exitCode == 2);  // -o is required
 }
+
+TEST_CASE("cli: solve --json and check --json hold per-joint results (\"joints\")") {
+  // A particle pendulum (m = 2 kg, L = 1.5 m) at theta = 0.4 rad from the downward vertical,
+  // theta' = 1.2 rad/s: rod tension m (g cos theta + L theta'^2), force on the bob towards the
+  // pivot; the ground side is left out. 1e-9 relative.
+  const double m = 2, L = 1.5, th = 0.4, w = 1.2, g = 9.81;
+  nlohmann::json scene = {
+      {"joinery", 1}, {"gravity", {0, -g, 0}},
+      {"bodies", {{{"name", "bob"}, {"type", "particle"}, {"dim", 2}, {"mass", m},
+                   {"position", {L * std::sin(th), -L * std::cos(th)}},
+                   {"velocity", {L * w * std::cos(th), L * w * std::sin(th)}}}}},
+      {"joints", {{{"name", "rod"}, {"type", "distance"}, {"body1", "ground"}, {"point1", {0, 0}},
+                   {"body2", "bob"}, {"point2", {0, 0}}, {"length", L}}}}};
+  const std::string path = writeTemp("pendulum_results.json", scene.dump());
+  const double T = m * (g * std::cos(th) + L * w * w);
+  for (const char* cmd : {" solve --json ", " check --json "}) {
+    const auto r = runCommand(kExe + cmd + path);
+    REQUIRE(r.exitCode == 0);
+    const auto j = nlohmann::json::parse(r.output);
+    const auto& rod = j["joints"]["rod"];
+    CHECK_FALSE(rod.contains("force1"));
+    CHECK(rod["unique"] == true);
+    CHECK(rod["tension"].get<double>() == Approx(T).epsilon(1e-9));
+    CHECK(rod["force2"][0].get<double>() == Approx(-T * std::sin(th)).epsilon(1e-9));
+    CHECK(rod["force2"][1].get<double>() == Approx(T * std::cos(th)).epsilon(1e-9));
+    CHECK(rod["force2"][2].get<double>() == 0.0);
+    CHECK(rod["torque2"] == nlohmann::json::array({0.0, 0.0, 0.0}));
+  }
+  const auto text = runCommand(kExe + " solve " + path);
+  CHECK_THAT(text.output, Catch::Contains("joint results") && Catch::Contains("rod  on bob"));
+}
+
+TEST_CASE("cli: a redundant row makes the joints that share it non-unique (Bricard)") {
+  const auto j = solveJson("validation/a04_bricard.json");
+  int nonUnique = 0;
+  for (auto it = j["joints"].begin(); it != j["joints"].end(); ++it) {
+    CHECK(it.value().contains("unique"));
+    if (it.value()["unique"] == false) ++nonUnique;
+  }
+  CHECK(nonUnique >= 2);  // one redundant row: at least two joints can trade its force
+}

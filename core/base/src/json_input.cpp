@@ -224,6 +224,14 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError("is a directory; expected a JSON file", path);
+  if (!std::filesystem::exists(path, ec)) throw InputError("file not found", path);
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError("is not a regular file (a device, pipe or socket); expected a JSON file", path);
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > options.maxBytes)
+    throw InputError("file is " + std::to_string(bytes) + " bytes; the limit is " + std::to_string(options.maxBytes) +
+                         " bytes",
+                     path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open file for reading", path);
   std::stringstream ss;
@@ -252,11 +260,22 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
                            std::to_string(detail::kMaxJsonDepth),
                        path);
   }
+  const auto syntax = [&](const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    if (!options.echoContent) {
+      // nlohmann quotes what it read ("...; last read: '<content>'"): keep only the position
+      const auto cut = what.find("; last read:");
+      if (cut != std::string::npos) what.erase(cut);
+      const auto at = what.find("parse error at "), colon = what.find(':', at == std::string::npos ? 0 : at);
+      if (at != std::string::npos && colon != std::string::npos) what = what.substr(at, colon - at);
+    }
+    return "JSON syntax error: " + what;
+  };
   if (!options.strict) {
     try {
       return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-      throw InputError(std::string("JSON syntax error: ") + e.what(), path);
+      throw InputError(syntax(e), path);
     } catch (const nlohmann::json::exception& e) {
       // e.g. out_of_range for 1e400: a number no double can hold
       throw InputError(std::string("invalid JSON value: ") + e.what() +
@@ -271,7 +290,7 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
           return tracker.event(ev, parsed);
         });
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(std::string("JSON syntax error: ") + e.what(), path, tracker.path(false));
+    throw InputError(syntax(e), path, tracker.path(false));
   } catch (const nlohmann::json::out_of_range& e) {
     // "number overflow parsing '1e400'": find the number for the position
     std::string what = e.what(), where;

@@ -27,23 +27,24 @@ std::vector<std::string> namesOf(const std::vector<const T*>& v) {
   return out;
 }
 
-/// The bodies, joints and forces of the model.
-void addElements(const Model& model, nlohmann::json& j) {
+/// The bodies, joints (with their results, docs/results.md) and forces of the model.
+void addElements(const Model& model, const std::vector<JointResult>& results, nlohmann::json& j) {
   nlohmann::json bodies = nlohmann::json::array();
   for (const auto& sl : model.bodySlots())
     bodies.push_back({{"name", sl.body->name()},
                       {"type", std::string(sl.body->typeName())},
                       {"coordinates", sl.body->coordinateNames()}});
   j["bodies"] = bodies;
-  nlohmann::json joints = nlohmann::json::array();
+  // "joints": name -> the joint's results at the initial state and its description
+  nlohmann::json joints = jointResultsJson(results, model.coordinateNames());
   for (const Constraint* c : model.constraints()) {
     std::vector<std::string> bn;
     for (const Body* b : c->bodies()) bn.push_back(b->name());
-    joints.push_back({{"name", c->name()},
-                      {"type", std::string(c->typeName())},
-                      {"rows", c->numRows()},
-                      {"bodies", bn},
-                      {"nonideal", c->nonideal() != nullptr}});
+    nlohmann::json& jj = joints[c->name()];
+    jj["type"] = std::string(c->typeName());
+    jj["rows"] = c->numRows();
+    jj["bodies"] = bn;
+    jj["nonideal"] = c->nonideal() != nullptr;
   }
   j["joints"] = joints;
   nlohmann::json forces = nlohmann::json::array();
@@ -60,7 +61,11 @@ CheckReport checkModel(const Model& model) {
   r.graph = analyzeGraph(model);
   ModelWorkspace ws = model.makeWorkspace();
   const State s = model.initialState();
-  r.solution = solveForwardDynamics(model, s, ws);
+  JointMultipliers mult;
+  r.solution = solveJointMultipliers(model, s, ws, mult);
+  JointResultsWorkspace jws(model);
+  r.joints = jws.makeResults();
+  calcJointResults(model, s, mult, jws, r.joints);
   r.graph.setConstraintRank(r.solution.diagnosis.rankA);
   if (r.solution.diagnosis.status == Posedness::IllPosed)
     r.completion = analyzeMasslessBalances(model, s, r.solution.diagnosis);
@@ -81,7 +86,7 @@ nlohmann::json toJson(const CheckReport& r) {
   nlohmann::json j = solutionToJson(r.solution, model.coordinateNames());
   j["scene"] = r.sceneName;
   j["file"] = r.file;
-  addElements(model, j);
+  addElements(model, r.joints, j);
   j["mobility_count"] = r.graph.calcMobilityCount();
   if (auto mr = r.graph.calcMobilityFromRank()) j["mobility_rank"] = *mr;
   j["components"] = r.graph.numComponents();

@@ -145,37 +145,31 @@ ExpressionError::ExpressionError(const std::string& message, std::string text, s
       position_(position) {}
 
 void SymbolTable::setConstant(const std::string& name, double value) {
-  for (auto& [n, v] : constants_) {
-    if (n == name) {
-      v = value;
-      return;
-    }
+  const auto [it, added] = constantIndex_.emplace(name, constants_.size());
+  if (added) {
+    constants_.emplace_back(name, value);
+  } else {
+    constants_[it->second].second = value;
   }
-  constants_.emplace_back(name, value);
 }
 
 int SymbolTable::addVariable(const std::string& name) {
-  const int slot = findVariable(name);
-  if (slot >= 0) return slot;
-  variables_.push_back(name);
-  return static_cast<int>(variables_.size()) - 1;
+  const auto [it, added] = variableIndex_.emplace(name, variables_.size());
+  if (added) variables_.push_back(name);
+  return static_cast<int>(it->second);
 }
 
 int SymbolTable::findVariable(const std::string& name) const {
-  const auto it = std::find(variables_.begin(), variables_.end(), name);
-  return it == variables_.end() ? -1 : static_cast<int>(it - variables_.begin());
+  const auto it = variableIndex_.find(name);
+  return it == variableIndex_.end() ? -1 : static_cast<int>(it->second);
 }
 
-bool SymbolTable::hasConstant(const std::string& name) const {
-  return std::any_of(constants_.begin(), constants_.end(),
-                     [&](const auto& c) { return c.first == name; });
-}
+bool SymbolTable::hasConstant(const std::string& name) const { return constantIndex_.count(name) > 0; }
 
 double SymbolTable::constant(const std::string& name) const {
-  for (const auto& [n, v] : constants_) {
-    if (n == name) return v;
-  }
-  throw ExpressionError("unknown constant '" + name + "'", name);
+  const auto it = constantIndex_.find(name);
+  if (it == constantIndex_.end()) throw ExpressionError("unknown constant '" + name + "'", name);
+  return constants_[it->second].second;
 }
 
 std::vector<std::string> SymbolTable::allNames() const {
@@ -766,6 +760,11 @@ class Parser {
       : text_(text), table_(table), symbols_(std::make_shared<SymbolSet>()) {}
 
   GiNaC::ex parse() {
+    if (text_.size() > ExpressionLimits::maxLength) {
+      fail("expression is " + std::to_string(text_.size()) + " characters long; the limit is " +
+               std::to_string(ExpressionLimits::maxLength),
+           std::string::npos);
+    }
     tokenize();
     if (tokens_.front().kind == Tok::End) fail("empty expression", std::string::npos);
     GiNaC::ex e = parseSum();
@@ -871,6 +870,25 @@ class Parser {
     tokens_.push_back(Token{Tok::End, s.size(), {}});
   }
 
+  // Every rule that can nest (parentheses, calls, unary signs, powers) holds a Nest while it
+  // recurses, so the recursion depth, and GiNaC's on the result, stay bounded by the input.
+  class Nest {
+   public:
+    Nest(Parser& p, std::size_t pos) : p_(p) {
+      if (++p_.depth_ > ExpressionLimits::maxDepth) {
+        p_.fail("expression is nested more than " + std::to_string(ExpressionLimits::maxDepth) +
+                    " levels deep (parentheses, function calls, signs and powers)",
+                pos);
+      }
+    }
+    ~Nest() { --p_.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
   const Token& peek() const { return tokens_[next_]; }
   const Token& take() { return tokens_[next_++]; }
   bool isOp(const Token& t, char c) const { return t.kind == Tok::Op && t.text[0] == c; }
@@ -879,7 +897,7 @@ class Parser {
   template <typename F>
   GiNaC::ex build(std::size_t pos, F&& f) const {
     try {
-      return f();
+      return boundNumber(f(), pos);
     } catch (const ExpressionError&) {
       throw;
     } catch (const std::exception& ex) {
@@ -916,11 +934,12 @@ class Parser {
   GiNaC::ex parseUnary() {
     if (isOp(peek(), '-')) {
       const Token& op = take();
+      const Nest nest(*this, op.pos);
       GiNaC::ex e = parseUnary();
       return build(op.pos, [&] { return -e; });
     }
     if (isOp(peek(), '+')) {
-      take();
+      const Nest nest(*this, take().pos);
       return parseUnary();
     }
     return parsePower();
@@ -931,9 +950,15 @@ class Parser {
     GiNaC::ex base = parsePrimary();
     if (isOp(peek(), '^')) {
       const Token& op = take();
+      const Nest nest(*this, op.pos);
       GiNaC::ex expo = parseUnary();
       // checked here: GiNaC throws for 0^0 but leaks the power object it was building
       if (base.is_zero() && expo.is_zero()) fail("undefined constant subexpression (0^0)", op.pos);
+      // a power of two numbers is folded in floating point: exact arithmetic on inputs like
+      // 9^9^9 or (1+1/1000)^(10^12) would take hours and gigabytes
+      if (GiNaC::is_exactly_a<GiNaC::numeric>(base) && GiNaC::is_exactly_a<GiNaC::numeric>(expo)) {
+        return foldPower(GiNaC::ex_to<GiNaC::numeric>(base), GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
+      }
       return build(op.pos, [&] { return GiNaC::pow(base, expo); });
     }
     return base;
@@ -950,6 +975,7 @@ class Parser {
         return name(t);
       case Tok::Op:
         if (t.text == "(") {
+          const Nest nest(*this, t.pos);
           GiNaC::ex e = parseSum();
           expectClose(t, "'('");
           return e;
@@ -990,7 +1016,40 @@ class Parser {
     return numberEx(v, t.pos);
   }
 
+  // Exact numbers stay exact while they are small (so that 1/3*3 is 1); one that grows past
+  // 64 bits in numerator or denominator is rounded to a double, and one beyond the double
+  // range is an error: constant arithmetic on user input never becomes big-number work.
+  GiNaC::ex boundNumber(const GiNaC::ex& e, std::size_t pos) const {
+    if (!GiNaC::is_exactly_a<GiNaC::numeric>(e)) return e;
+    const GiNaC::numeric& n = GiNaC::ex_to<GiNaC::numeric>(e);
+    if (!n.is_real() || !n.is_rational()) return e;  // complex (sqrt(-1): NaN when evaluated) or a double  // already a floating-point number
+    if (n.numer().int_length() <= 64 && n.denom().int_length() <= 64) return e;
+    if (static_cast<long>(n.numer().int_length()) - static_cast<long>(n.denom().int_length()) > 1025) {
+      fail("constant subexpression overflows (beyond +-" + formatDouble(std::numeric_limits<double>::max()) + ")", pos);
+    }
+    return numberEx(n.to_double(), pos);
+  }
+
+  GiNaC::ex foldPower(const GiNaC::numeric& base, const GiNaC::numeric& expo, std::size_t pos) const {
+    const auto exact = [&] { return build(pos, [&] { return GiNaC::ex(GiNaC::pow(base, expo)); }); };
+    if (!base.is_real() || !expo.is_real()) return exact();
+    const double b = base.to_double(), x = expo.to_double();
+    // small integer powers of small exact numbers stay exact (2^3 = 8, (1/2)^2 = 1/4)
+    if (expo.is_integer() && std::fabs(x) <= 64 && base.is_rational() &&
+        base.numer().int_length() <= 32 && base.denom().int_length() <= 32) {
+      return exact();
+    }
+    const double v = std::pow(b, x);
+    // a negative base with a fractional exponent stays symbolic, as GiNaC leaves it (cheap;
+    // NaN when evaluated, like sqrt(-1))
+    if (std::isnan(v)) return exact();
+    return numberEx(v, pos);
+  }
+
   GiNaC::ex numberEx(double v, std::size_t pos) const {
+    if (!std::isfinite(v)) {
+      fail("constant subexpression overflows (beyond +-" + formatDouble(std::numeric_limits<double>::max()) + ")", pos);
+    }
     // cln does not hold subnormal doubles; they are flushed to zero
     if (std::fabs(v) < std::numeric_limits<double>::min()) return 0;
     return build(pos, [&] { return GiNaC::ex(GiNaC::numeric(v)); });
@@ -1011,8 +1070,8 @@ class Parser {
       symbols_->entries.emplace_back(slot, GiNaC::realsymbol(n));
       return symbols_->entries.back().second;
     }
-    for (const auto& [cn, value] : table_.constants()) {
-      if (cn != n) continue;
+    if (table_.hasConstant(n)) {
+      const double value = table_.constant(n);
       if (!std::isfinite(value)) {
         fail("the parameter '" + n + "' is not finite (" + formatDouble(value) + ")", t.pos);
       }
@@ -1055,6 +1114,7 @@ class Parser {
 
   GiNaC::ex call(const Token& fn) {
     const Token& open = take();  // '('
+    const Nest nest(*this, open.pos);
     std::vector<GiNaC::ex> args;
     if (!isOp(peek(), ')')) {
       args.push_back(parseSum());
@@ -1105,7 +1165,30 @@ class Parser {
   std::shared_ptr<SymbolSet> symbols_;
   std::vector<Token> tokens_;
   std::size_t next_ = 0;
+  int depth_ = 0;
 };
+
+// Nodes of a form counted as a tree (what the compiler walks), without recursion, stopping
+// as soon as the count passes `cap`.
+std::size_t countNodes(const GiNaC::ex& form, std::size_t cap) {
+  std::vector<GiNaC::ex> todo{form};
+  std::size_t count = 0;
+  while (!todo.empty() && count <= cap) {
+    const GiNaC::ex e = todo.back();
+    todo.pop_back();
+    ++count;
+    for (std::size_t i = 0; i < e.nops(); ++i) todo.push_back(e.op(i));
+  }
+  return count;
+}
+
+void checkSize(const GiNaC::ex& form, const std::string& what, const std::string& text) {
+  if (countNodes(form, ExpressionLimits::maxNodes) > ExpressionLimits::maxNodes) {
+    throw ExpressionError(what + " has more than " + std::to_string(ExpressionLimits::maxNodes) +
+                              " terms and operations; simplify it or split it with parameters",
+                          text);
+  }
+}
 
 std::shared_ptr<const ExpressionImpl> makeConstant(double value) {
   auto impl = std::make_shared<ExpressionImpl>();
@@ -1135,6 +1218,7 @@ Expression Expression::parse(const std::string& text, const SymbolTable& symbols
   std::lock_guard<std::recursive_mutex> lock(detail::ginacMutex());
   detail::Parser parser(text, symbols);
   const GiNaC::ex form = parser.parse();
+  detail::checkSize(form, "expression", text);
   return Expression(detail::makeImpl(form, parser.symbols(), text));
 }
 
@@ -1163,6 +1247,7 @@ Expression Expression::derivative(int slot) const {
   } catch (const std::exception& ex) {
     throw ExpressionError(std::string("cannot differentiate: ") + ex.what(), toString());
   }
+  detail::checkSize(d, "its derivative", impl_->text.empty() ? std::string("(a derivative)") : impl_->text);
   return Expression(detail::makeImpl(d, impl_->symbols, {}));
 }
 

@@ -1,8 +1,12 @@
 #include "joinery/core/model.hpp"
 
+#include <array>
+#include <span>
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -263,6 +267,11 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
       l.b = VectorXd::Zero(c.numRows());
     }
     if (denseMatrices || c.nonideal()) l.vec = VectorXd::Zero(nl);  // calcNonidealWork
+    if (c.nonideal()) {  // calcNonidealWork re-evaluates the local rows
+      l.A = MatrixXd::Zero(c.numRows(), nl);
+      l.b = VectorXd::Zero(c.numRows());
+      l.g = VectorXd::Zero(nl);
+    }
     ws.constraints_.push_back(std::move(l));
   }
   for (const auto& f : owned_->forces) {
@@ -425,22 +434,54 @@ void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) c
   }
 }
 
-void Model::calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& Fi) const {
+void Model::calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& lambdaIdeal) const {
   ws.C.setZero();
-  for (std::size_t j = 0; j < owned_->constraints.size(); ++j) {
-    const Constraint& c = *owned_->constraints[j];
-    if (!c.nonideal()) continue;
-    auto& l = ws.constraints_[j];
-    const auto& slots = owned_->constraintSlots[j];
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const int j = owned_->blockConstraint[r];
+    if (j < 0 || !rows_[r].constraint->nonideal()) continue;
+    const Constraint& c = *rows_[r].constraint;
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    const auto& slots = owned_->constraintSlots[static_cast<std::size_t>(j)];
     fill(s, l.views, slots);
-    l.vec.setZero();
-    c.nonideal()->calcWork(c, LocalState{s.t, l.views}, Fi(static_cast<Eigen::Index>(j)), l.vec);
+    const LocalState ls{s.t, l.views};
+    l.A.setZero();
+    l.b.setZero();
+    c.calcAccelerationRows(ls, l.A, l.b);
+    l.g.noalias() = l.A.transpose() * lambdaIdeal.segment(rows_[r].row, rows_[r].size);
+    calcJointNonidealWork(c, ls, slots, l.g, l.vec);
     int k = 0;
     for (const auto& sl : slots) {
       ws.C.segment(sl.offset, sl.size) += l.vec.segment(k, sl.size);
       k += sl.size;
     }
   }
+}
+
+void calcJointNonidealWork(const Constraint& c, const LocalState& ls, const std::vector<BodySlot>& slots,
+                           const VectorXd& gIdeal, VecRef C) {
+  C.setZero();
+  if (!c.nonideal()) return;
+  // Fi = |A_j^T lambda_j| over the global coordinates: a body listed twice sums its blocks
+  double f2 = 0;
+  int col = 0;
+  for (std::size_t t = 0; t < slots.size(); ++t) {
+    const int nq = slots[t].size;
+    bool first = true;
+    for (std::size_t u = 0; u < t; ++u) first = first && slots[u].body != slots[t].body;
+    if (first && nq > 0) {
+      for (int i = 0; i < nq; ++i) {
+        double sum = gIdeal(col + i);
+        int c2 = col + nq;
+        for (std::size_t u = t + 1; u < slots.size(); ++u) {
+          if (slots[u].body == slots[t].body) sum += gIdeal(c2 + i);
+          c2 += slots[u].size;
+        }
+        f2 += sum * sum;
+      }
+    }
+    col += nq;
+  }
+  c.nonideal()->calcWork(c, ls, IdealForce{std::sqrt(f2), gIdeal.data()}, C);
 }
 
 double Model::calcKineticEnergy(const State& s) const {
@@ -456,11 +497,20 @@ double Model::calcPotentialEnergy(const State& s) const {
     const auto q = s.q.segment(sl.offset, sl.size);
     V += sl.body->calcGravityPotential(q, gravity_) + sl.body->calcPotentialEnergy(s.t, q);
   }
-  // force elements: views built on the fly (not a hot path)
+  // force elements: views on the stack for up to 4 bodies (energy channels are evaluated at
+  // every sample and must not allocate), on the heap beyond
   for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
     const auto& slots = owned_->forceSlots[j];
-    std::vector<BodyStateView> views(slots.size());
-    fill(s, views, slots);
+    std::array<BodyStateView, 4> small;
+    std::vector<BodyStateView> large;
+    std::span<BodyStateView> views(small.data(), slots.size());
+    if (slots.size() > small.size()) {
+      large.resize(slots.size());
+      views = std::span<BodyStateView>(large);
+    }
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      views[i] = BodyStateView{slots[i].body, s.q.data() + slots[i].offset, s.v.data() + slots[i].offset,
+                               slots[i].size};
     V += owned_->forces[j]->calcPotentialEnergy(LocalState{s.t, views});
   }
   return V;

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "joinery/core/registry.hpp"
+#include "joinery/core/visual.hpp"
 #include "scene_support.hpp"
 
 namespace joinery {
@@ -36,10 +37,10 @@ constexpr std::size_t kMaxElements = 300'000;  // a chain of 131072 links is 262
 const std::vector<std::string> kSceneKeys{"joinery", "name",   "description", "parameters",
                                           "include", "gravity", "bodies",     "joints",
                                           "forces",  "components", "instances", "simulation",
-                                          "complete_massless"};
+                                          "complete_massless", "outputs"};
 const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
-                                              "forces",      "ports",      "instances"};
+                                              "forces",      "ports",      "instances", "outputs"};
 const std::vector<std::string> kInstanceKeys{"name", "component", "parameters", "placement"};
 
 const nlohmann::json kNull;
@@ -78,6 +79,7 @@ struct Expansion {
   std::vector<Planned> bodies, joints, forces;
   std::map<std::string, Port> ports;   ///< names relative to the expanded scope ("top", "l1.top")
   std::vector<std::string> bodyNames;  ///< relative names ("rod", "l1.rod")
+  std::vector<OutputSpec> outputs;     ///< output channels, names qualified
 };
 
 /// Names visible while renaming the definitions of one scope.
@@ -268,8 +270,8 @@ nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool is
     const JsonCursor child = c.at(key);
     if (key == "name")
       out[key] = ln.prefix + name;
-    else if (key == "type" || key == "coordinates")
-      out[key] = *it;
+    else if (key == "type" || key == "coordinates" || (isBody && key == "visual"))
+      out[key] = *it;  // `visual`: shapes in the body frame, copied as written (read in Loader::load)
     else if (!isBody && kPortRefs.count(key))
       continue;  // below
     else if (!isBody && kBodyRefs.count(key) && it->is_string())
@@ -361,6 +363,9 @@ struct InstancePlan {
 
 class Loader {
  public:
+  /// `includeRoot`: when not empty, every include must resolve (symbolic links followed)
+  /// inside this folder.
+  explicit Loader(fs::path includeRoot = {}) : includeRoot_(std::move(includeRoot)) {}
   Scene load(const nlohmann::json& doc, const std::string& file);
 
  private:
@@ -385,7 +390,27 @@ class Loader {
   std::set<std::string> included_;
   std::map<std::string, std::string> names_;  // qualified name -> what and where
   std::size_t elements_ = 0;
+  fs::path includeRoot_;
 };
+
+/// True when `p` (canonical) lies inside the folder `root` (canonical).
+bool isInside(const fs::path& p, const fs::path& root) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q) {
+    if (r->empty()) continue;  // a trailing separator
+    if (q == p.end() || *q != *r) return false;
+  }
+  return true;
+}
+
+/// The folder includes are confined to (empty: not confined).
+fs::path includeRootFor(const SceneOptions& options, const std::string& file) {
+  if (!options.confineIncludes) return {};
+  std::error_code ec;
+  fs::path root = options.includeRoot.empty() ? fs::absolute(file, ec).parent_path() : fs::path(options.includeRoot);
+  fs::path canonical = fs::weakly_canonical(root, ec);
+  return ec ? root.lexically_normal() : canonical;
+}
 
 void Loader::claimName(const std::string& qualified, const std::string& kind, const JsonCursor& element) {
   const auto [it, inserted] = names_.emplace(qualified, kind + " at " + where(element));
@@ -420,6 +445,9 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
       entry.failWith("included path '" + given + "' ('" + display + "') is not a regular file; expected a JSON component library");
     std::string key = fs::weakly_canonical(path, ec).string();
     if (ec) key = fs::absolute(path, ec).string();
+    if (!includeRoot_.empty() && !isInside(fs::path(key), includeRoot_))
+      entry.failWith("included file '" + given + "' resolves to '" + key + "', outside '" + includeRoot_.string() +
+                     "'; includes are confined to that folder (SceneOptions::includeRoot, --include-root)");
     const auto cyc = std::find_if(stack.begin(), stack.end(), [&](const IncludeFrame& f) { return f.key == key; });
     if (cyc != stack.end()) {
       std::string chain;
@@ -432,7 +460,7 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     const std::string context = " (included from " + where(entry) + ")";
     stack.push_back({key, display});
     try {
-      documents_.push_back(detail::readSceneFile(display));
+      documents_.push_back(detail::readIncludedFile(display));
       const JsonCursor lib(documents_.back(), display);
       checkVersion(lib, "a component library");
       lib.rejectUnknownKeys(kLibraryKeys);
@@ -588,6 +616,7 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
       for (auto& p : sub.bodies) nested.bodies.push_back(std::move(p));
       for (auto& p : sub.joints) nested.joints.push_back(std::move(p));
       for (auto& p : sub.forces) nested.forces.push_back(std::move(p));
+      for (auto& o : sub.outputs) nested.outputs.push_back(std::move(o));
     }
   }
   ln.bodies.insert(out.bodyNames.begin(), out.bodyNames.end());
@@ -656,10 +685,32 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
         list->push_back(Planned{rewriteElement(e, ln, false), e.file(), e.displayPath(), scope, place});
       }
     }
+    if (def.has("outputs")) {  // output channels (docs/outputs.md)
+      const JsonCursor list = def.at("outputs");
+      if (!list.value().is_array()) list.fail("an array of output channels");
+      const detail::OutputNaming naming{
+          component ? prefix : std::string(),
+          [&](const std::string& b, const JsonCursor& at) { return qualifyBody(b, at, ln); },
+          [&](const std::string& text, const JsonCursor& at) { return qualifyExpression(text, at, ln); },
+          [&](const std::string& portName, const JsonCursor& at) {
+            const auto found = ln.ports->find(portName);
+            if (found == ln.ports->end()) {
+              std::vector<std::string> names;
+              for (const auto& [n, p] : *ln.ports) names.push_back(n);
+              at.failWith("unknown port '" + portName + "'" + didYouMean(portName, names) +
+                          (names.empty() ? "; there are no ports in " + ln.owner
+                                         : "; expected one of: " + joinNames(names)));
+            }
+            return std::make_pair(found->second.body, found->second.point);
+          }};
+      for (std::size_t i = 0; i < list.size(); ++i)
+        out.outputs.push_back(detail::readOutputSpec(list.at(i), naming, scope->parameters));
+    }
   });
   for (auto& p : nested.bodies) out.bodies.push_back(std::move(p));
   for (auto& p : nested.joints) out.joints.push_back(std::move(p));
   for (auto& p : nested.forces) out.forces.push_back(std::move(p));
+  for (auto& o : nested.outputs) out.outputs.push_back(std::move(o));
   return out;
 }
 
@@ -775,10 +826,17 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   for (const Planned& p : all.bodies) {
     ctx.setScope(p.scope->parameters);
     guarded(p.file, p.path, p.scope->context, [&] {
-      BodyPtr body = BodyRegistry::instance().create(JsonCursor(p.json, p.file, p.path), ctx);
+      // `visual` (drawing only, any body type) is read here and kept in the flattened scene
+      nlohmann::json definition = p.json, visual;
+      if (definition.is_object() && definition.contains("visual")) {
+        visual = readVisual(JsonCursor(p.json, p.file, p.path).at("visual"), ctx);
+        definition.erase("visual");
+      }
+      BodyPtr body = BodyRegistry::instance().create(JsonCursor(definition, p.file, p.path), ctx);
       if (!p.place.placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
       nlohmann::json j = body->toJson();
       resolveStrings(j, p.scope->parameters);
+      if (!visual.is_null()) j["visual"] = std::move(visual);
       bodies.push_back(std::move(j));
       builder.addBody(std::move(body));
     });
@@ -809,7 +867,15 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   nlohmann::json resolved =
       resolvedScene(name, global->parameters, gravity, std::move(bodies), std::move(joints), std::move(forces));
   if (simulation.given()) resolved["simulation"] = simulation.json;
-  return Scene{name, file, std::move(model), std::move(simulation), std::move(resolved), completeMassless, {}};
+  if (!all.outputs.empty()) {  // output channels: checked against the model now (exit 2 at load)
+    (void)OutputChannels(model, all.outputs);
+    nlohmann::json outs = nlohmann::json::array();
+    for (const OutputSpec& o : all.outputs) outs.push_back(detail::outputSpecJson(o));
+    resolved["outputs"] = std::move(outs);
+  }
+  Scene scene{name, file, std::move(model), std::move(simulation), std::move(resolved), completeMassless, {}, {}};
+  scene.outputs = std::move(all.outputs);
+  return scene;
 }
 
 }  // namespace
@@ -820,7 +886,7 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
 
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options) {
   try {
-    Scene scene = Loader().load(document, file);
+    Scene scene = Loader(includeRootFor(options, file)).load(document, file);
     if (options.completeMassless) scene.completeMassless = true;
     return scene;
   } catch (const InputError&) {

@@ -23,8 +23,10 @@ namespace joinery::detail {
 
 // ---- reading files -----------------------------------------------------------------------
 
-nlohmann::json readSceneFile(const std::string& path) {
-  return readJsonFile(path, JsonReadOptions{.strict = true});
+nlohmann::json readSceneFile(const std::string& path) { return readJsonFile(path, JsonReadOptions{}); }
+
+nlohmann::json readIncludedFile(const std::string& path) {
+  return readJsonFile(path, JsonReadOptions{.strict = true, .maxBytes = kMaxIncludeBytes, .echoContent = false});
 }
 
 int jsonDepth(const nlohmann::json& value, int limit) {
@@ -175,11 +177,12 @@ SymbolTable evaluateParameters(const JsonCursor& definitions, const SymbolTable&
     std::vector<std::string> known = order;
     for (const auto& [n, v] : fixed.constants()) known.push_back(n);
     known.emplace_back("pi");
+    const std::unordered_set<std::string> knownSet(known.begin(), known.end());
     for (const auto& name : order) {
       if (fixed.hasConstant(name) || !defs[name].is_string()) continue;
       for (const auto& used : namesIn(defs[name].get<std::string>())) {
         if (used.find('.') != std::string::npos || isReservedName(used)) continue;
-        if (std::find(known.begin(), known.end(), used) != known.end()) continue;
+        if (knownSet.count(used)) continue;
         definitions.at(name).failWith("in expression \"" + defs[name].get<std::string>() + "\": unknown name '" +
                                       used + "'" + didYouMean(used, known) +
                                       "; expected a number or an expression over the parameters (" +

@@ -5,6 +5,7 @@
 #include <Eigen/Geometry>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ namespace joinery::detail {
 /// of the range of a double are errors naming their JSON path.
 /// @throws InputError
 nlohmann::json readSceneFile(const std::string& path);
+/// Largest included library, in bytes.
+constexpr std::uintmax_t kMaxIncludeBytes = std::uintmax_t{16} << 20;
+/// Reads an included library: strict, at most kMaxIncludeBytes, errors never quote content.
+nlohmann::json readIncludedFile(const std::string& path);
 
 /// Nesting depth of a JSON value (a scalar is 0), computed without recursion; stops counting
 /// beyond `limit` (returns limit + 1).
@@ -80,5 +85,31 @@ Placement parsePlacement(const JsonCursor& c, const SymbolTable& scope);
 /// (q_place * q_body). Fields that are absent or not numeric are left alone.
 /// @throws InputError at `where` when a planar field cannot take a spatial placement.
 void applyPlacement(nlohmann::json& body, const Placement& p, const JsonCursor& where);
+
+}  // namespace joinery::detail
+
+// ---- output channels (output_input.cpp) -------------------------------------------------------
+#include "joinery/core/outputs.hpp"
+
+namespace joinery::detail {
+
+/// How the names inside one scope's `outputs` entries are qualified (identity for the scene,
+/// the instance prefix inside a component).
+struct OutputNaming {
+  std::string prefix;  ///< "l1." inside an instance, "" for the scene
+  std::function<std::string(const std::string&, const JsonCursor&)> body;        ///< body reference
+  std::function<std::string(const std::string&, const JsonCursor&)> expression;  ///< expression text
+  /// A port name -> (qualified body, point numbers); fails at the cursor for an unknown port.
+  std::function<std::pair<std::string, nlohmann::json>(const std::string&, const JsonCursor&)> port;
+};
+
+/// Reads one entry of an `outputs` list: `name` and exactly one of `value`, `point`,
+/// `reaction`, `effort`, `energy`. Names are qualified through `naming`; numbers are evaluated
+/// with `parameters`. Whether the names exist is checked later (OutputChannels).
+/// @throws InputError at the entry's JSON path
+OutputSpec readOutputSpec(const JsonCursor& entry, const OutputNaming& naming, const SymbolTable& parameters);
+
+/// The resolved (flattened-scene) JSON of a channel, parameters replaced by their values.
+nlohmann::json outputSpecJson(const OutputSpec& spec);
 
 }  // namespace joinery::detail

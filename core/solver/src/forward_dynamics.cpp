@@ -3,26 +3,9 @@
 
 #include <Eigen/Dense>
 
-namespace joinery {
+#include "joinery/core/joint_results.hpp"
 
-VectorXd idealForceMagnitudes(const Model& model, const ModelWorkspace& ws, const VectorXd& forceIdeal) {
-  const auto constraints = model.constraints();
-  VectorXd Fi = VectorXd::Zero(static_cast<Eigen::Index>(constraints.size()));
-  if (model.numConstraintRows() == 0) return Fi;
-  // minimum-norm multipliers: A^T lambda = forceIdeal (forceIdeal lies in range(A^T))
-  Eigen::CompleteOrthogonalDecomposition<MatrixXd> cod(ws.A.transpose());
-  cod.setThreshold(1e-10);
-  const VectorXd lambda = cod.solve(forceIdeal);
-  std::size_t j = 0;
-  for (const RowBlock& rb : model.rowBlocks()) {
-    if (!rb.constraint) continue;
-    while (j < constraints.size() && constraints[j] != rb.constraint) ++j;
-    if (j >= constraints.size()) break;
-    Fi(static_cast<Eigen::Index>(j)) =
-        (ws.A.middleRows(rb.row, rb.size).transpose() * lambda.segment(rb.row, rb.size)).norm();
-  }
-  return Fi;
-}
+namespace joinery {
 
 Solution solveForwardDynamics(const Model& model, const State& s, ModelWorkspace& ws,
                               const DenseSolver& solver) {
@@ -30,10 +13,12 @@ Solution solveForwardDynamics(const Model& model, const State& s, ModelWorkspace
   model.calcConstraints(s, ws);
   const auto& names = model.coordinateNames();
   if (!model.hasNonideal()) return solver.solve(ws.M, ws.Q, ws.A, ws.b, VectorXd(), names);
-  // ideal solve first, then C from the ideal force magnitudes, then the full solve
+  // ideal solve first, then C from the ideal multipliers (each law gets its joint's
+  // A_j^T lambda_j and Fi), then the full solve
   const Solution ideal = solver.solve(ws.M, ws.Q, ws.A, ws.b, VectorXd(), names);
-  const VectorXd Fi = idealForceMagnitudes(model, ws, ideal.forceIdeal);
-  model.calcNonidealWork(s, ws, Fi);
+  VectorXd lambda = VectorXd::Zero(model.numConstraintRows());
+  minimumNormMultipliers(ws.A, ideal.forceIdeal, lambda, nullptr, solver.tolerances().rank);
+  model.calcNonidealWork(s, ws, lambda);
   return solver.solve(ws.M, ws.Q, ws.A, ws.b, ws.C, names);
 }
 

@@ -48,24 +48,8 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
   b.maskV.assign(static_cast<std::size_t>(m), 0);
   b.rhsRows = VectorXd::Zero(m);
   b.lambda = VectorXd::Zero(m);
-  b.Fi = VectorXd::Zero(static_cast<Eigen::Index>(model.constraints().size()));
-  b.qc = VectorXd::Zero(n);
-  Eigen::Index maxLocal = 0;
-  for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) {
-    Eigen::Index cols = 0;
-    for (int bi : model.rowBlockBodies(r)) cols += bi < 0 ? 0 : model.bodySlots()[static_cast<std::size_t>(bi)].size;
-    maxLocal = std::max(maxLocal, cols);
-  }
-  b.localForce = VectorXd::Zero(maxLocal);
-  {
-    const auto constraints = model.constraints();
-    std::unordered_map<const Constraint*, int> index;
-    for (std::size_t j = 0; j < constraints.size(); ++j) index.emplace(constraints[j], static_cast<int>(j));
-    for (const RowBlock& rb : model.rowBlocks()) {
-      const auto it = rb.constraint ? index.find(rb.constraint) : index.end();
-      b.blockConstraint.push_back(it != index.end() ? it->second : -1);
-    }
-  }
+  for (VectorXd* v : {&b.lamIdeal, &b.lamTotal}) *v = VectorXd::Zero(m);
+  for (VectorXd* v : {&b.lastQ, &b.lastV}) *v = VectorXd::Zero(n);
   const bool dense = ws_.hasDenseMatrices();
   for (const RowBlock& rb : model.rowBlocks()) {
     const ConstraintLevel level = rb.constraint ? rb.constraint->level() : ConstraintLevel::Position;
@@ -157,6 +141,7 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
   AccelerationStatus st;
   Buffers& b = *buf_;
   const int m = model_.numConstraintRows();
+  b.multReady = false;
   if (stab.active() && m > 0) {
     model_.calcPositionErrors(s, ws_, b.phi);
     model_.calcVelocityErrors(s, ws_, b.psi);
@@ -195,6 +180,12 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
     if (b.blocksValidated && solveStructured(s, qdd, st)) {
       ++fastCount_;
       ++structuredCount_;
+      if (b.multReady) {  // calcMultipliers at this state needs no new solve
+        b.multReady = !stab.active();
+        b.lastT = s.t;
+        b.lastQ = s.q;
+        b.lastV = s.v;
+      }
       return st;
     }
     ensureDense();
@@ -268,7 +259,14 @@ bool ModelSystem::solveStructured(const State& s, VecRef qdd, AccelerationStatus
     if (!b.denseComps.empty() || out.released > 0) return false;
     return addNonidealWork(s, qdd, out, bsNorm);
   }
-  if (b.denseComps.empty()) return true;
+  if (b.denseComps.empty()) {
+    if (out.released == 0) {  // unique multipliers (no row released)
+      b.kkt.lastMultipliers(b.lamIdeal);
+      b.lamTotal = b.lamIdeal;
+      b.multReady = true;
+    }
+    return true;
+  }
   // one component: the whole model goes to the dense solver (which also validates M)
   if (nc == 1) return false;
   solveComponentsDense(s, qdd, st);
@@ -282,44 +280,34 @@ bool ModelSystem::addNonidealWork(const State& s, VecRef qdd, const detail::Spar
   // Q + C on the right-hand side, as the dense solver does with its two solves.
   Buffers& b = *buf_;
   b.kkt.lastMultipliers(b.lambda);
-  const auto& blocks = model_.rowBlocks();
-  b.Fi.setZero();
-  for (std::size_t r = 0; r < blocks.size(); ++r) {
-    const RowBlock& rb = blocks[r];
-    const int j = b.blockConstraint[r];
-    if (j < 0 || !rb.constraint->nonideal()) continue;
-    // A_j^T lambda_j over the joint's bodies (a body listed twice sums its two column blocks)
-    const MatrixXd& Ar = ws_.rowBlockRows(r);
-    const auto& bodies = model_.rowBlockBodies(r);
-    auto w = b.localForce.head(Ar.cols());
-    w.noalias() = Ar.transpose() * b.lambda.segment(rb.row, rb.size);
-    double f2 = 0;
-    int col = 0;
-    for (std::size_t t = 0; t < bodies.size(); ++t) {
-      if (bodies[t] < 0) continue;
-      const int nq = model_.bodySlots()[static_cast<std::size_t>(bodies[t])].size;
-      bool first = true;  // a body listed twice: its later copies add into the first
-      for (std::size_t u = 0; u < t; ++u) first = first && bodies[u] != bodies[t];
-      if (first) {
-        int c2 = col + nq;
-        for (std::size_t u = t + 1; u < bodies.size(); ++u) {
-          if (bodies[u] < 0) continue;
-          const int nqu = model_.bodySlots()[static_cast<std::size_t>(bodies[u])].size;
-          if (bodies[u] == bodies[t]) w.segment(col, nq) += w.segment(c2, nqu);
-          c2 += nqu;
-        }
-        f2 += w.segment(col, nq).squaredNorm();
-      }
-      col += nq;
-    }
-    b.Fi(j) = std::sqrt(f2);
-  }
-  model_.calcNonidealWork(s, ws_, b.Fi);
+  model_.calcNonidealWork(s, ws_, b.lambda);
   b.qc = ws_.Q + ws_.C;
   detail::SparseOutcome out = ideal;
   b.kkt.iterate(ws_, &b.qc, b.bmod, options_.regularizationIterations, qdd, out);
   if (!out.finite) return false;
-  return out.residual <= solver_.tolerances().consistency * bsNorm;
+  if (out.residual > solver_.tolerances().consistency * bsNorm) return false;
+  b.lamIdeal = b.lambda;
+  b.kkt.lastMultipliers(b.lamTotal);
+  b.multReady = true;
+  return true;
+}
+
+bool ModelSystem::calcMultipliers(const State& s, JointMultipliers& out) {
+  Buffers& b = *buf_;
+  const int m = model_.numConstraintRows();
+  if (out.ideal.size() != m || out.total.size() != m ||
+      out.redundant.size() != static_cast<std::size_t>(m))
+    out.resize(m);
+  if (b.multReady && s.t == b.lastT && s.q == b.lastQ && s.v == b.lastV) {
+    out.ideal = b.lamIdeal;
+    out.total = b.lamTotal;
+    std::fill(out.redundant.begin(), out.redundant.end(), 0);
+    out.valid = true;
+    return true;
+  }
+  if (!b.multWs) b.multWs.emplace(model_.makeWorkspace(true));
+  solveJointMultipliers(model_, s, *b.multWs, out, solver_);
+  return false;
 }
 
 void ModelSystem::solveComponentsDense(const State& s, VecRef qdd, AccelerationStatus& st) {
@@ -450,8 +438,9 @@ void ModelSystem::solveDense(const State& s, VecRef qdd, AccelerationStatus& st)
     } else {
       // ideal solve first, C from the ideal force magnitudes, then the full solve
       const Solution ideal = solver_.solve(ws_.M, ws_.Q, ws_.A, b.bmod, VectorXd(), names);
-      const VectorXd Fi = idealForceMagnitudes(model_, ws_, ideal.forceIdeal);
-      model_.calcNonidealWork(s, ws_, Fi);
+      VectorXd lambda = VectorXd::Zero(model_.numConstraintRows());
+      minimumNormMultipliers(ws_.A, ideal.forceIdeal, lambda, nullptr, solver_.tolerances().rank);
+      model_.calcNonidealWork(s, ws_, lambda);
       last_ = solver_.solve(ws_.M, ws_.Q, ws_.A, b.bmod, ws_.C, names);
     }
   } catch (const NonFiniteError& e) {

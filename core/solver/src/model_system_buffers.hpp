@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <sstream>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "joinery/core/errors.hpp"
@@ -116,6 +117,11 @@ struct ModelSystem::Buffers {
   std::vector<int> denseComps; // components the structured path hands to the dense solver
   VectorXd lambda, Fi, qc, localForce;  // non-ideal joints on the structured path
   std::vector<int> blockConstraint;     // row block -> index in Model::constraints() (-1: internal)
+  // multipliers of the last structured evaluation (calcMultipliers), at state (t, q, v)
+  VectorXd lamIdeal, lamTotal, lastQ, lastV;
+  double lastT = 0;
+  bool multReady = false;
+  std::optional<ModelWorkspace> multWs;  // calcMultipliers' dense fallback (created when needed)
   bool blocksValidated = false;
   std::vector<char> maskH, maskV;  // holonomic / velocity-level rows (structured projections)
   VectorXd rhsRows;                // m

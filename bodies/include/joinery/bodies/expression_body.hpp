@@ -37,9 +37,16 @@ class ExpressionBody final : public Body {
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
   SymbolicVector symbolicForces(const SymbolicNames& names) const override;
   SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
+  double calcPotentialEnergy(double t, CVecRef q) const override;
   nlohmann::json toJson() const override;
+  /// The declared potential energy (scene field `potential`, an expression over the
+  /// coordinates and t in the slots of the force expressions); it enters the energy column
+  /// and energy channels, not the forces (which stay as written).
+  void setPotential(Expression potential) { potential_ = std::move(potential); }
+  const Expression& potential() const noexcept { return potential_; }
 
  private:
+  Expression potential_;
   /// Fills the thread's variable buffer with (t, q, v) and returns it.
   const double* fillVariables(double t, CVecRef q, CVecRef v) const;
 

@@ -44,8 +44,14 @@ class LinearBody final : public Body {
   double calcKineticEnergy(double t, CVecRef q, CVecRef v) const override;
   double calcPotentialEnergy(double t, CVecRef q) const override;
   nlohmann::json toJson() const override;
+  /// The declared potential energy (scene field `potential`, an expression over the
+  /// coordinates and t in the slots of the force expressions); it enters the energy column
+  /// and energy channels, not the forces (which stay as written).
+  void setPotential(Expression potential) { potential_ = std::move(potential); }
+  const Expression& potential() const noexcept { return potential_; }
 
  private:
+  Expression potential_;
   std::vector<std::string> coordinates_;
   MatrixXd M_, D_, K_;
   std::vector<Expression> force_;

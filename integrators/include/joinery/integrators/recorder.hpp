@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,29 @@ struct Sample {
   const State& state;
   std::optional<double> energy;   ///< kinetic + potential, when the system defines it
   ConstraintResiduals residuals;  ///< max |phi|, max |phi'| / |psi| at this sample
+  /// Accelerations q'' at this state, when requested (ChannelRecorder fills them).
+  const VectorXd* accelerations = nullptr;
+  /// Values of the output channels (OutputChannels::columns() order), when there are any.
+  std::span<const double> channels{};
 };
+
+/// The columns of a run's table (CSV, npy, summary): `t`, every coordinate, every velocity
+/// (`_dot`), with `accelerations` every acceleration (`_ddot`), then `energy`,
+/// `position_residual`, `velocity_residual`, then the output channels' columns.
+struct TableLayout {
+  bool accelerations = false;
+  std::vector<std::string> channels;  ///< OutputChannels::columns()
+};
+
+/// The column names of the table for these coordinate names.
+std::vector<std::string> tableColumns(const std::vector<std::string>& coordinateNames,
+                                      const TableLayout& layout);
+/// Index of the `energy` column in tableColumns().
+std::size_t energyColumn(std::size_t numCoordinates, const TableLayout& layout);
+/// One row of the table (tableColumns().size() values) from a sample; an undefined energy is
+/// NaN. @throws SimulationError when the layout asks for accelerations or channels the sample
+/// does not carry.
+void fillRow(const Sample& s, const TableLayout& layout, double* row);
 
 class Recorder {
  public:
@@ -50,20 +73,23 @@ class MemoryRecorder final : public Recorder {
   std::vector<VectorXd> q, v;
   std::vector<std::optional<double>> energy;
   std::vector<double> positionResidual, velocityResidual;
+  std::vector<VectorXd> qdd;                   ///< when the samples carry accelerations
+  std::vector<std::vector<double>> channels;   ///< when the samples carry channel values
   std::size_t size() const noexcept { return t.size(); }
 };
 
 /// Writes CSV: header `t`, every coordinate name (`body.coord`), every velocity
-/// (`body.coord_dot`), then `energy`, `position_residual`, `velocity_residual`. One line per
+/// (`body.coord_dot`), then `energy`, `position_residual`, `velocity_residual` (the columns of
+/// tableColumns(): accelerations and output channels when the layout has them). One line per
 /// sample, written and flushed as soon as the sample is produced, so that a run that dies
 /// keeps every sample so far. Numbers use the shortest representation that reads back to
 /// the same double; an undefined energy is an empty field.
 class CsvRecorder final : public Recorder {
  public:
   /// Writes to a file (created or truncated). @throws InputError if it cannot be opened.
-  explicit CsvRecorder(const std::string& path);
+  explicit CsvRecorder(const std::string& path, TableLayout layout = {});
   /// Writes to a stream the caller owns (kept alive for the recorder's lifetime).
-  explicit CsvRecorder(std::ostream& out);
+  explicit CsvRecorder(std::ostream& out, TableLayout layout = {});
   ~CsvRecorder() override;
 
   void begin(const std::vector<std::string>& coordinateNames) override;
@@ -80,6 +106,9 @@ class CsvRecorder final : public Recorder {
   std::ostream* out_;
   std::string path_;
   std::string line_;
+  TableLayout layout_;
+  std::vector<double> row_;
+  std::size_t energyColumn_ = 0;
 };
 
 }  // namespace joinery

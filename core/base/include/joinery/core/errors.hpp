@@ -3,15 +3,22 @@
 /// Typed errors thrown by joinery. Library code never prints: it throws one of
 /// these (user input, always checked) or logs through spdlog.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
 namespace joinery {
 
-/// Base of every error joinery throws on purpose.
+/// A message made safe to print: control characters other than newline and tab (terminal
+/// escape sequences, NUL, carriage returns) written as `\xNN`, and a message longer than `maxLength` characters cut in
+/// the middle with the count of what was left out. Every Error's message passes through it,
+/// so that input echoed in an error can neither drive the terminal nor flood it.
+std::string sanitizeMessage(const std::string& message, std::size_t maxLength = 2000);
+
+/// Base of every error joinery throws on purpose. Its message is sanitized (sanitizeMessage).
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message);
 };
 
 /// Bad user input in a file: names the file, the JSON path (RFC 6901 pointer such as

@@ -4,6 +4,7 @@
 /// found and what was expected. Shared by the matrix-problem reader and the scene loader.
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,10 +65,15 @@ inline constexpr int kMaxJsonDepth = 256;
 
 /// How readJsonFile() reads.
 struct JsonReadOptions {
-  /// Also reject a key that appears twice in one object, and name the JSON path (RFC 6901
+  /// Reject a key that appears twice in one object, and name the JSON path (RFC 6901
   /// pointer) of every error: of a syntax error, of a number out of the range of a double
-  /// (with its line and column). The scene loader reads this way.
-  bool strict = false;
+  /// (with its line and column). Scenes, libraries and matrix problems are all read this way.
+  bool strict = true;
+  /// Largest file accepted, in bytes (docs/scene-format.md, "Limits").
+  std::uintmax_t maxBytes = std::uintmax_t{256} << 20;
+  /// Whether a syntax error may quote what it read. Off for included files: an error names
+  /// the file, line and column, never its content.
+  bool echoContent = true;
 };
 
 /// Reads and parses a JSON file. @throws InputError (never another exception type) for a

@@ -12,6 +12,7 @@
 #include "joinery/core/completion.hpp"
 #include "joinery/core/dense_solver.hpp"
 #include "joinery/core/graph.hpp"
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene.hpp"
 
@@ -29,6 +30,9 @@ struct CheckReport {
   /// scene's own record when completion was requested, else computed for an ill-posed model.
   CompletionAnalysis completion;
   bool completionRequested = false;  ///< the scene asked for massless completion
+  /// Per-joint results at the initial state (joint_results.hpp), Model::constraints() order:
+  /// the force and torque each joint applies to its bodies, tension, effort, uniqueness.
+  std::vector<JointResult> joints;
   /// True when the model already holds the balances of `completion` (they were added).
   bool completionAdded() const noexcept { return completionRequested && completion.completable(); }
 };
@@ -39,7 +43,8 @@ CheckReport checkModel(const Model& model);
 CheckReport checkScene(const Scene& scene);
 
 /// The report as JSON (the output of `joinery check --json`): the solution and diagnosis
-/// (solutionToJson), scene, file, bodies, joints, forces, mobility, components, loops,
+/// (solutionToJson), scene, file, bodies, joints (name -> results and description,
+/// docs/results.md), forces, mobility, components, loops,
 /// loose bodies, indeterminate bodies and the completion.
 nlohmann::json toJson(const CheckReport& report);
 

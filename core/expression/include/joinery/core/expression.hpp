@@ -5,13 +5,27 @@
 /// (symbolically), and evaluated through a compiled form (a flat program over a fixed-size
 /// stack): no string parsing, symbolic work or heap allocation per evaluation.
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "joinery/core/errors.hpp"
 
 namespace joinery {
+
+/// Bounds on the work one expression may cause (docs/scene-format.md, "Limits"). Inputs past
+/// them are rejected with an ExpressionError naming the limit, so that no input can exhaust
+/// the stack, the memory or the time of a run.
+struct ExpressionLimits {
+  /// Characters of one expression's text.
+  static constexpr std::size_t maxLength = 10000;
+  /// Nesting depth: parentheses, function calls, unary signs and powers inside each other.
+  static constexpr int maxDepth = 500;
+  /// Nodes of the symbolic form (as a tree), for the parsed expression and for each derivative.
+  static constexpr std::size_t maxNodes = 50000;
+};
 
 /// An expression that cannot be parsed or refers to an unknown name.
 class ExpressionError : public Error {
@@ -57,8 +71,11 @@ class SymbolTable {
   std::vector<std::string> allNames() const;
 
  private:
+  // in order of addition, with hash indexes so that look-ups stay O(1) for scenes with
+  // very many parameters (a chain of 100 000 parameters resolves in linear time)
   std::vector<std::pair<std::string, double>> constants_;
   std::vector<std::string> variables_;
+  std::unordered_map<std::string, std::size_t> constantIndex_, variableIndex_;
 };
 
 namespace detail {

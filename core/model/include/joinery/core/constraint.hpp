@@ -43,13 +43,33 @@ enum class ConstraintLevel {
 
 class Constraint;
 
+/// What joint results (joint_results.hpp) report for a constraint.
+enum class JointResultKind {
+  Generalized,  ///< no body points (expression joints): generalized forces only
+  Points,       ///< force and torque at the joint's points (Constraint::actionPoint)
+  Tension,      ///< Points plus the signed tension along the line between the points (distance)
+  Effort        ///< one row sum c_i q_i'' = b with A = c: effort = its multiplier, and power
+};
+
+/// The ideal force of a joint, what a non-ideal law may depend on.
+struct IdealForce {
+  double Fi = 0;  ///< |A_j^T lambda_j| (minimum-norm multipliers; a body listed twice summed)
+  /// A_j^T lambda_j over the joint's local coordinates (numLocalCoordinates() entries);
+  /// nullptr when unknown (a law then falls back on Fi, e.g. Coulomb friction uses N = Fi).
+  const double* local = nullptr;
+};
+
 /// A non-ideal constraint law: the work vector C (generalized D'Alembert principle) over the
-/// constraint's local coordinates, given Fi, the magnitude of the constraint's ideal force.
+/// constraint's local coordinates, given the constraint's ideal force.
 class NonidealLaw {
  public:
   virtual ~NonidealLaw() = default;
-  /// Writes C (local size) for constraint `c` at state `s`; `Fi` = |A_j^T lambda_j| (ideal).
-  virtual void calcWork(const Constraint& c, const LocalState& s, double Fi, VecRef C) const = 0;
+  /// Writes C (local size) for constraint `c` at state `s` from its ideal force `f`.
+  virtual void calcWork(const Constraint& c, const LocalState& s, const IdealForce& f, VecRef C) const = 0;
+  /// Same with only the magnitude Fi known.
+  void calcWork(const Constraint& c, const LocalState& s, double Fi, VecRef C) const {
+    calcWork(c, s, IdealForce{Fi, nullptr}, C);
+  }
   virtual nlohmann::json toJson() const = 0;
 };
 
@@ -80,6 +100,15 @@ class Constraint {
   /// nonholonomic rows; zeros for acceleration-level ones. The default uses the
   /// acceleration rows: A q' (valid for scleronomic Position constraints).
   virtual void calcVelocityError(const LocalState& s, VecRef psi) const;
+
+  /// What joint results report for it (default: generalized forces only).
+  virtual JointResultKind resultKind() const { return JointResultKind::Generalized; }
+  /// Points/Tension kinds: the point where the joint acts on its k-th body (frame of
+  /// bodies()[k]; world for ground).
+  virtual Vector3d actionPoint(int k) const {
+    (void)k;
+    return Vector3d::Zero();
+  }
 
   /// Optional non-ideal law (friction, ...): C over the local coordinates.
   const NonidealLaw* nonideal() const noexcept { return nonideal_.get(); }

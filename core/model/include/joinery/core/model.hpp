@@ -56,7 +56,7 @@ class ModelWorkspace {
   struct Local {
     std::vector<BodyStateView> views;
     MatrixXd A;
-    VectorXd b, vec;
+    VectorXd b, vec, g;  // g: A_j^T lambda_j of a non-ideal joint (calcNonidealWork)
   };
   std::vector<Local> constraints_, forces_;
   std::vector<MatrixXd> bodyM_;
@@ -147,9 +147,10 @@ class Model {
   void calcPositionErrors(const State& s, ModelWorkspace& ws, VecRef phi) const;
   /// Velocity-level residual (m entries; zero for acceleration-level rows).
   void calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) const;
-  /// Non-ideal work vector C (n) given the per-constraint ideal force magnitudes Fi
-  /// (one per constraint in constraints() order). Writes ws.C. No allocation.
-  void calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& Fi) const;
+  /// Non-ideal work vector C (n) from the ideal multipliers `lambdaIdeal` (m; A^T lambda = the
+  /// ideal constraint force): each non-ideal joint's law gets its own A_j^T lambda_j (local
+  /// rows re-evaluated) and its magnitude Fi. Writes ws.C. No allocation.
+  void calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& lambdaIdeal) const;
   bool hasNonideal() const noexcept { return hasNonideal_; }
   /// Total energy pieces at a state.
   double calcKineticEnergy(const State& s) const;
@@ -175,5 +176,11 @@ class Model {
   int n_ = 0, m_ = 0;
   bool hasNonideal_ = false;
 };
+
+/// The non-ideal work C_j of constraint `c` (local coordinates) at `ls` from its ideal force
+/// over its local coordinates `gIdeal` = A_j^T lambda_j; `slots` are its bodies' slots (a body
+/// listed twice counts once in Fi = |A_j^T lambda_j|). Writes C (zero without a law). No allocation.
+void calcJointNonidealWork(const Constraint& c, const LocalState& ls, const std::vector<BodySlot>& slots,
+                           const VectorXd& gIdeal, VecRef C);
 
 }  // namespace joinery

@@ -15,6 +15,7 @@
 #include "joinery/core/completion.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/model.hpp"
+#include "joinery/core/outputs.hpp"
 #include "joinery/core/scene_section.hpp"
 
 namespace joinery {
@@ -41,6 +42,10 @@ struct Scene {
   /// could not complete (then nothing was added). Empty before that step, when not
   /// requested or when the model was not ill posed.
   CompletionAnalysis completion;
+  /// The output channels of the scene's and its components' `"outputs"` lists, in
+  /// declaration order (instance names qualify component channels: `l1.tip`); checked against
+  /// the model at load. Compile with OutputChannels(scene.model, scene.outputs).
+  std::vector<OutputSpec> outputs;
 };
 
 /// Options of loading a scene that are not in the file.
@@ -48,6 +53,12 @@ struct SceneOptions {
   /// Request the completion of massless points (as the scene field `complete_massless`:
   /// true does); completeMasslessPoints() then adds the balances (docs/completion.md).
   bool completeMassless = false;
+  /// Confine included libraries to a folder: every include must resolve, symbolic links
+  /// followed, inside `includeRoot` (when empty: the folder of the scene file). Off by default,
+  /// because the format allows relative paths such as `../lib/links.json`; included files are
+  /// always limited in size and never quoted in errors (docs/scene-format.md, "Limits").
+  bool confineIncludes = false;
+  std::string includeRoot;
 };
 
 /// Reads and loads a scene file. Includes are resolved relative to the file's directory.

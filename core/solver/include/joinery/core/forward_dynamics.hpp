@@ -10,14 +10,9 @@
 namespace joinery {
 
 /// Accelerations, constraint forces and diagnosis of a model at a state, through the dense
-/// reference solver: ideal solve, then (if any joint is non-ideal) Fi per joint, C, and the
-/// full solve. Coordinates are named "body.coord" in the diagnosis.
+/// reference solver: ideal solve, then (if any joint is non-ideal) the minimum-norm ideal
+/// multipliers, C from each joint's law, and the full solve. Coordinates are named "body.coord" in the diagnosis.
 Solution solveForwardDynamics(const Model& model, const State& s, ModelWorkspace& ws,
                               const DenseSolver& solver = DenseSolver());
-
-/// Magnitude of each constraint's ideal force |A_j^T lambda_j| (minimum-norm multipliers),
-/// one per constraint in Model::constraints() order, from the ideal constraint force.
-VectorXd idealForceMagnitudes(const Model& model, const ModelWorkspace& ws,
-                              const VectorXd& forceIdeal);
 
 }  // namespace joinery

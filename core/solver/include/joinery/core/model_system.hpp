@@ -10,6 +10,7 @@
 
 #include "joinery/core/dense_solver.hpp"
 #include "joinery/core/dynamic_system.hpp"
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/types.hpp"
 
@@ -114,6 +115,13 @@ class ModelSystem final : public DynamicSystem {
   bool hasDenseMatrices() const noexcept;
   /// The path calcAccelerations tries first (Automatic resolved for this model).
   EvaluationPath resolvedPath() const noexcept;
+  /// Multipliers of every constraint row at `s` for joint results (joint_results.hpp). When the
+  /// last calcAccelerations was at this very state, without stabilization, and answered by the
+  /// structured path with no released row, its own multipliers (no solve, no allocation once
+  /// `out` is sized); otherwise the dense reference solver at `s` (allocates; every redundant
+  /// row flagged, minimum-norm split). Returns true when the last evaluation's multipliers
+  /// were used.
+  bool calcMultipliers(const State& s, JointMultipliers& out);
 
  private:
   struct Buffers;

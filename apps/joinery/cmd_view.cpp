@@ -1,0 +1,329 @@
+// joinery view: one self-contained HTML page with the animated mechanism and plots.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string_view>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "joinery/core/check.hpp"
+#include "joinery/core/errors.hpp"
+#include "joinery/core/scene.hpp"
+#include "report.hpp"
+#include "view_page.hpp"
+
+namespace joinery::cli {
+
+#ifdef JOINERY_HAVE_VIEWER
+extern const char* const kViewerScript;  // generated from apps/viewer/web by build.mjs
+extern const std::size_t kViewerScriptSize;
+#endif
+
+namespace {
+
+const char* kViewHelp =
+    "usage: joinery view SCENE [--results RUN.csv] -o PAGE.html [--max-mb N]\n\n"
+    "Writes one self-contained HTML page (no network, no server: open it from disk) showing\n"
+    "the mechanism in 3-D (planar models in their plane), played from the samples of RUN.csv\n"
+    "(written by 'joinery simulate'), with plots of any of its columns. Without --results the\n"
+    "page shows the initial state and the verdict of 'joinery check' (bodies whose motion is\n"
+    "undetermined are drawn red). A run larger than --max-mb is thinned: every k-th sample is\n"
+    "kept so that the coordinates fit, then the other columns (velocities, energy, ...) as\n"
+    "far as they fit; the page and this command say what was left out.\n\n"
+    "exit status: 0 done, 2 invalid input (or a program built without the viewer)\n\noptions:\n";
+
+/// Samples: column names and column-major values.
+struct Samples {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;
+  std::size_t rows() const { return columns.empty() ? 0 : columns[0].size(); }
+};
+
+std::vector<std::string> splitCsvLine(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream ss(line);
+  while (std::getline(ss, cell, ',')) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+/// A CSV of numbers with a header (as `joinery simulate` writes).
+Samples readCsv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot open the results file", path);
+  std::string line;
+  if (!std::getline(in, line)) throw InputError("the results file is empty; expected a CSV header", path);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  Samples s;
+  s.names = splitCsvLine(line);
+  s.columns.resize(s.names.size());
+  std::size_t lineNo = 1;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto cells = splitCsvLine(line);
+    if (cells.size() != s.names.size())
+      throw InputError("line " + std::to_string(lineNo) + " has " + std::to_string(cells.size()) +
+                           " fields; expected " + std::to_string(s.names.size()) + " (as the header)",
+                       path);
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      char* end = nullptr;
+      const double v = std::strtod(cells[k].c_str(), &end);
+      if (cells[k].empty() || end != cells[k].c_str() + cells[k].size())
+        throw InputError("line " + std::to_string(lineNo) + ", column '" + s.names[k] + "': '" + cells[k] +
+                             "' is not a number",
+                         path);
+      s.columns[k].push_back(v);
+    }
+  }
+  return s;
+}
+
+/// The first way the CSV does not fit the scene, as an InputError: `t` first, then every
+/// coordinate column of the scene's bodies in order, then increasing times.
+void checkMatchesScene(const Samples& s, const Model& model, const std::string& path) {
+  if (s.names.empty() || s.names[0] != "t")
+    throw InputError("the first column is '" + (s.names.empty() ? std::string() : s.names[0]) +
+                         "'; expected 't' (a CSV written by 'joinery simulate')",
+                     path);
+  std::string header;  // the CSV's first columns, for the message
+  for (std::size_t k = 0; k < s.names.size() && k < 4; ++k) header += (k ? ", " : "") + s.names[k];
+  if (s.names.size() > 4) header += ", ... (" + std::to_string(s.names.size()) + " columns)";
+  for (const std::string& c : model.coordinateNames())
+    if (std::find(s.names.begin(), s.names.end(), c) == s.names.end())
+      throw InputError("column '" + c + "' (a coordinate of the scene) is missing; the results are not of this "
+                           "scene (the CSV has " + header + ")",
+                       path);
+  if (s.rows() == 0) throw InputError("the results file has a header but no samples", path);
+  const auto& t = s.columns[0];
+  for (std::size_t i = 1; i < t.size(); ++i)
+    if (!(t[i] >= t[i - 1]))
+      throw InputError("time goes backwards at sample " + std::to_string(i + 1) + " (t = " + std::to_string(t[i]) +
+                           " after " + std::to_string(t[i - 1]) + ")",
+                       path);
+}
+
+/// One sample: the initial state (coordinates only).
+Samples initialSamples(const Model& model) {
+  Samples s;
+  const State st = model.initialState();
+  s.names.push_back("t");
+  s.columns.push_back({st.t});
+  const auto& names = model.coordinateNames();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    s.names.push_back(names[i]);
+    s.columns.push_back({st.q(static_cast<Eigen::Index>(i))});
+  }
+  return s;
+}
+
+/// Keeps the coordinates (and t) of every k-th sample and as many other columns as fit the budget.
+std::vector<std::string> fitToBudget(Samples& s, const Model& model, double maxBytes) {
+  std::vector<std::string> messages;
+  const auto& coords = model.coordinateNames();
+  std::vector<std::size_t> essential{0}, other;
+  for (std::size_t k = 1; k < s.names.size(); ++k)
+    (std::find(coords.begin(), coords.end(), s.names[k]) != coords.end() ? essential : other).push_back(k);
+  const double perValue = 8.0 * 4.0 / 3.0;  // float64 in base64
+  const std::size_t rows = s.rows();
+  std::size_t stride = 1;
+  while (static_cast<double>(essential.size()) * std::ceil(double(rows) / double(stride)) * perValue > maxBytes) ++stride;
+  if (stride > 1) {
+    for (auto& c : s.columns) {
+      std::vector<double> kept;
+      for (std::size_t i = 0; i < c.size(); i += stride) kept.push_back(c[i]);
+      c = std::move(kept);
+    }
+    messages.push_back("decimated: every " + std::to_string(stride) + "th of " + std::to_string(rows) + " samples kept (" +
+                       std::to_string(s.rows()) + ") to keep the page under --max-mb " +
+                       std::to_string(static_cast<long>(maxBytes / 1e6)));
+  }
+  // energy, residuals and other outputs before the velocities (body.coord_dot)
+  const auto isVelocity = [&](std::size_t k) {
+    const std::string& n = s.names[k];
+    return n.size() > 4 && n.compare(n.size() - 4, 4, "_dot") == 0;
+  };
+  std::stable_partition(other.begin(), other.end(), [&](std::size_t k) { return !isVelocity(k); });
+  double used = static_cast<double>(essential.size() * s.rows()) * perValue;
+  std::vector<std::size_t> keep = essential;
+  std::size_t dropped = 0;
+  for (std::size_t k : other) {
+    const double cost = static_cast<double>(s.rows()) * perValue;
+    if (used + cost <= maxBytes) {
+      keep.push_back(k);
+      used += cost;
+    } else {
+      ++dropped;
+    }
+  }
+  if (dropped > 0)
+    messages.push_back(std::to_string(dropped) + " columns that are not coordinates were left out (page size limit --max-mb)");
+  std::sort(keep.begin(), keep.end());
+  Samples out;
+  for (std::size_t k : keep) {
+    out.names.push_back(s.names[k]);
+    out.columns.push_back(std::move(s.columns[k]));
+  }
+  s = std::move(out);
+  return messages;
+}
+
+/// Joints and forces as name, type, ends [{body, point}] and axis.
+nlohmann::json elementsJson(const nlohmann::json& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : list) {
+    nlohmann::json ends = nlohmann::json::array();
+    for (const char* k : {"", "1", "2"}) {
+      const std::string bk = std::string("body") + k, pk = std::string("point") + k;
+      if (!e.contains(bk) || !e[bk].is_string()) continue;
+      ends.push_back({{"body", e[bk]}, {"point", e.contains(pk) ? e[pk] : nlohmann::json::array({0, 0, 0})}});
+    }
+    nlohmann::json j = {{"name", e.value("name", "")}, {"type", e.value("type", "")}, {"ends", ends}};
+    if (e.contains("axis") && e["axis"].is_array()) j["axis"] = e["axis"];
+    else if (e.contains("axis1") && e["axis1"].is_array()) j["axis"] = e["axis1"];
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+/// Bodies: name, type, coordinate columns, the points joints and forces attach to, visual.
+nlohmann::json bodiesJson(const Scene& scene, const nlohmann::json& joints, const nlohmann::json& forces, bool& planar) {
+  std::map<std::string, nlohmann::json> points;
+  for (const auto* list : {&joints, &forces})
+    for (const auto& e : *list)
+      for (const auto& end : e["ends"]) points[end["body"].get<std::string>()].push_back(end["point"]);
+  nlohmann::json out = nlohmann::json::array();
+  planar = true;
+  bool anyDrawn = false;
+  for (const auto& b : scene.resolved["bodies"]) {
+    const std::string name = b.value("name", ""), type = b.value("type", "");
+    const Body* body = scene.model.findBody(name);
+    if (!body) continue;
+    nlohmann::json cols = nlohmann::json::array();
+    for (const auto& c : body->coordinateNames()) cols.push_back(name + "." + c);
+    nlohmann::json j = {{"name", name}, {"type", type}, {"columns", cols},
+                        {"points", points.count(name) ? points[name] : nlohmann::json::array()}};
+    if (b.contains("visual")) j["visual"] = b["visual"];
+    if (body->points()) {
+      anyDrawn = true;
+      if (!body->isPlanar()) planar = false;
+    }
+    out.push_back(std::move(j));
+  }
+  if (!anyDrawn) planar = false;
+  return out;
+}
+
+/// The verdict of `joinery check` for the page: status, the undetermined bodies, messages.
+nlohmann::json checkVerdict(const Scene& scene) {
+  const nlohmann::json cj = toJson(checkScene(scene));
+  std::string status = cj.value("status", "");
+  std::replace(status.begin(), status.end(), '_', ' ');
+  return {{"status", status}, {"well_posed", cj.value("well_posed", false)},
+          {"indeterminate_bodies", cj.value("indeterminate_bodies", nlohmann::json::array())},
+          {"messages", cj.value("messages", nlohmann::json::array())}};
+}
+
+/// What the page knows of the scene and the samples (the "joinery-data" element).
+nlohmann::json pageData(const Scene& scene, const std::string& file, const Samples& samples, const std::string& results) {
+  nlohmann::json data;
+  data["title"] = scene.name.empty() ? file : scene.name;
+  data["stem"] = std::filesystem::path(file).stem().string();
+  data["joints"] = elementsJson(scene.resolved["joints"]);
+  data["forces"] = elementsJson(scene.resolved["forces"]);
+  bool planar = true;
+  data["bodies"] = bodiesJson(scene, data["joints"], data["forces"], planar);
+  data["planar"] = planar;
+  data["samples"] = {{"columns", samples.names}, {"frames", samples.rows()}, {"results", results}};
+  nlohmann::json plot = nlohmann::json::array();  // to begin with: the first three coordinates
+  for (const auto& b : data["bodies"])
+    for (const auto& c : b["columns"])
+      if (plot.size() < 3 && !results.empty()) plot.push_back(c);
+  data["plot"] = plot;
+  return data;
+}
+
+std::string readScript() {
+#ifdef JOINERY_HAVE_VIEWER
+  return std::string(kViewerScript, kViewerScriptSize);
+#else
+  return {};
+#endif
+}
+
+}  // namespace
+
+int runView(const std::vector<std::string>& argv) {
+  auto specs = commonOptions();
+  specs.push_back({"--output", "-o", true, "the HTML page to write (required)"});
+  specs.push_back({"--results", "", true, "a CSV written by 'joinery simulate' for this scene"});
+  specs.push_back({"--max-mb", "", true, "largest size of the samples in the page, MB (default 80)"});
+  const Args args = parseArgs(argv, specs);
+  if (args.has("--help")) {
+    std::cout << kViewHelp << formatOptions(specs);
+    return kOk;
+  }
+  applyLogLevel(args);
+  const std::string script = readScript();
+  if (script.empty()) {
+    std::cerr << "joinery view: this joinery was built without the viewer (node and npm were not found when it "
+                 "was configured); install them (scripts/install-deps.sh) and build again\n";
+    return kInvalidInput;
+  }
+  if (args.positional.size() != 1) throw UsageError{"view takes exactly one SCENE file"};
+  const std::string file = args.positional[0];
+  const auto out = args.get("--output");
+  if (!out || out->empty()) throw UsageError{"view needs -o PAGE.html"};
+  double maxMb = 80;
+  if (auto m = args.get("--max-mb")) {
+    char* end = nullptr;
+    maxMb = std::strtod(m->c_str(), &end);
+    if (end != m->c_str() + m->size() || !(maxMb > 0)) throw UsageError{"--max-mb '" + *m + "': expected a number > 0"};
+  }
+
+  const Scene scene = loadSceneForCommand(file).scene;
+  const auto results = args.get("--results");
+  Samples samples;
+  nlohmann::json check = nlohmann::json::object();
+  if (results) {
+    samples = readCsv(*results);
+    checkMatchesScene(samples, scene.model, *results);
+  } else {
+    samples = initialSamples(scene.model);
+    check = checkVerdict(scene);
+  }
+  const std::size_t totalRows = samples.rows();
+  const std::vector<std::string> messages = fitToBudget(samples, scene.model, maxMb * 1e6);
+  nlohmann::json data = pageData(scene, file, samples, results.value_or(""));
+  data["check"] = check;
+  data["messages"] = messages;
+  data["samples"]["rows"] = totalRows;
+
+  std::vector<double> values;
+  values.reserve(samples.names.size() * samples.rows());
+  for (const auto& c : samples.columns) values.insert(values.end(), c.begin(), c.end());
+  const std::string page = viewerPage("joinery view: " + data["title"].get<std::string>(), data, values, script);
+  std::ofstream f(*out, std::ios::binary);
+  if (!f) throw InputError("cannot open the output file for writing", *out);
+  f << page;
+  f.close();
+  if (!f) throw InputError("could not write the output file", *out);
+  std::cout << "wrote " << *out << ": " << data["bodies"].size() << " bodies, " << samples.rows() << " frames"
+            << (results ? "" : " (the initial state)") << ", " << samples.names.size() << " columns, "
+            << std::fixed << std::setprecision(1) << static_cast<double>(page.size()) / 1e6 << " MB\n";
+  for (const auto& m : messages) std::cout << "  note: " << m << "\n";
+  if (!results && !check.value("well_posed", true))
+    std::cout << "  check: " << check["status"].get<std::string>() << "; undetermined bodies drawn red\n";
+  return kOk;
+}
+
+}  // namespace joinery::cli

@@ -1,0 +1,186 @@
+// joinery view: the page's application. Reads the embedded data, draws the mechanism,
+// plays the run, plots chosen columns, and exposes window.joineryView for scripts and tests.
+import uplotCss from 'uplot/dist/uPlot.min.css';
+import pageCss from './page.css';
+import { loadPageData, frameAt } from './data.js';
+import { MechanismView } from './scene3d.js';
+import { Plots } from './plots.js';
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function fmtTime(t) { return t.toFixed(Math.abs(t) < 10 ? 4 : 3); }
+
+/// The page's elements: header, 3-D view, controls, plot and column picker.
+function buildLayout(data) {
+  const scene = data.scene;
+  const title = el('div', { class: 'title' }, `${scene.title}`);
+  const notes = el('div', { class: 'notes' });
+  const viewBox = el('div', { class: 'view' });
+  const playBtn = el('button', { id: 'play', title: 'play / pause (space)' }, '▶');
+  const prevBtn = el('button', { id: 'prev', title: 'previous frame' }, '|◀');
+  const nextBtn = el('button', { id: 'next', title: 'next frame' }, '▶|');
+  const scrub = el('input', { id: 'scrub', type: 'range', min: '0', max: String(data.frames - 1), step: '1', value: '0' });
+  const timeLabel = el('span', { id: 'time', class: 'time' });
+  const speed = el('select', { id: 'speed', title: 'playback speed' });
+  for (const s of [0.1, 0.25, 0.5, 1, 2, 4]) speed.append(el('option', s === 1 ? { value: s, selected: '' } : { value: s }, `${s}×`));
+  const framesBox = el('input', { id: 'frames', type: 'checkbox' });
+  const pngBtn = el('button', { id: 'png', title: 'save the view as PNG' }, 'PNG');
+  const controls = el('div', { class: 'controls' }, prevBtn, playBtn, nextBtn, scrub, timeLabel, speed,
+    el('label', {}, framesBox, ' body frames'), pngBtn);
+  const plotBox = el('div', { class: 'plot' });
+  const picker = el('select', { id: 'columns', multiple: '', title: 'columns to plot (ctrl-click for several)' });
+  for (const n of data.names) if (n !== 't') picker.append(el('option', { value: n }, n));
+  const side = el('div', { class: 'side' }, el('div', { class: 'label' }, 'plot columns'), picker);
+  document.getElementById('app').append(el('div', { class: 'header' }, title, notes), viewBox, controls, el('div', { class: 'bottom' }, plotBox, side));
+
+  for (const m of pageMessages(scene)) notes.append(el('span', { class: m.cls }, m.text));
+  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker };
+}
+
+/// The notes of the header: the check verdict, missing results, thinning, undrawn bodies.
+function pageMessages(scene) {
+  const messages = [];
+  const check = scene.check;
+  if (check.status) messages.push({ cls: check.well_posed ? 'ok' : 'bad', text: `check: ${check.status}` +
+    (check.indeterminate_bodies && check.indeterminate_bodies.length ? ` — undetermined (red): ${check.indeterminate_bodies.join(', ')}` : '') });
+  if (!scene.samples.results) messages.push({ cls: 'info', text: 'no results: the initial state (run joinery simulate and pass --results)' });
+  for (const m of scene.messages || []) messages.push({ cls: 'info', text: m });
+  const hidden = scene.bodies.filter((b) => !['rigid2d', 'rigid3d', 'particle'].includes(b.type)).map((b) => b.name);
+  if (hidden.length) messages.push({ cls: 'info', text: `not drawn (generalised coordinates only): ${hidden.join(', ')}` });
+  return messages;
+}
+
+
+function start() {
+  document.head.append(el('style', {}, uplotCss + pageCss));
+  const data = loadPageData(document);
+  const scene = data.scene;
+  const times = data.columns.t;
+  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker } = buildLayout(data);
+  const messages = pageMessages(scene);
+
+  // ---- views
+  const view = new MechanismView(viewBox, data);
+  let frame = 0, time = times[0], playing = false, last = null, rafCount = 0;
+  const plots = new Plots(plotBox, data, (t) => setTime(t));
+
+  function show(i, t) {
+    frame = i;
+    time = t;
+    view.pose(i);
+    scrub.value = String(i);
+    timeLabel.textContent = `t = ${fmtTime(times[i])} s   (${i + 1}/${data.frames})`;
+    plots.setTime(times[i]);
+  }
+  function setTime(t) { const i = frameAt(times, t); show(i, t); }
+  function setFrame(i) { i = Math.max(0, Math.min(data.frames - 1, i)); show(i, times[i]); }
+  function tick(now) {
+    rafCount += 1;
+    if (playing) {
+      if (last !== null) {
+        let t = time + ((now - last) / 1000) * Number(speed.value);
+        if (t > times[data.frames - 1]) t = times[0];
+        setTime(t);
+      }
+      last = now;
+    }
+    requestAnimationFrame(tick);
+  }
+  function setPlaying(on) {
+    playing = on && data.frames > 1;
+    last = null;
+    playBtn.textContent = playing ? '❚❚' : '▶';
+  }
+  playBtn.addEventListener('click', () => setPlaying(!playing));
+  prevBtn.addEventListener('click', () => { setPlaying(false); setFrame(frame - 1); });
+  nextBtn.addEventListener('click', () => { setPlaying(false); setFrame(frame + 1); });
+  scrub.addEventListener('input', () => { setPlaying(false); setFrame(Number(scrub.value)); });
+  framesBox.addEventListener('change', () => view.setFramesVisible(framesBox.checked));
+  pngBtn.addEventListener('click', () => {
+    const a = el('a', { href: view.toPNG(), download: `${scene.stem || 'joinery'}-t${fmtTime(times[frame])}.png` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  });
+  picker.addEventListener('change', () => plots.setColumns([...picker.selectedOptions].map((o) => o.value)));
+  document.addEventListener('keydown', (ev) => {
+    if (ev.target.tagName === 'SELECT' || ev.target.tagName === 'INPUT') return;
+    if (ev.key === ' ') { ev.preventDefault(); setPlaying(!playing); }
+    if (ev.key === 'ArrowRight') setFrame(frame + 1);
+    if (ev.key === 'ArrowLeft') setFrame(frame - 1);
+  });
+  window.addEventListener('resize', () => { view.resize(); plots.resize(); });
+
+  function choosePlot(names) {
+    for (const o of picker.options) o.selected = names.includes(o.value);
+    plots.setColumns(names);
+  }
+  choosePlot(scene.plot || []);
+  if (data.frames <= 1) plotBox.append(el('div', { class: 'empty' }, 'one state only: plots need a run (joinery simulate, then --results)'));
+  setFrame(0);
+  requestAnimationFrame(tick);
+
+  const state = () => ({ frame, playing, rafCount });
+  return makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages });
+}
+
+/// window.joineryView: the page's state for scripts and tests.
+function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages }) {
+  const times = data.columns.t, scene = data.scene;
+  return {
+    setTime(t) { setPlaying(false); setTime(t); return times[state().frame]; },
+    getTime() { return times[state().frame]; },
+    setFrame(i) { setPlaying(false); setFrame(i); },
+    frameCount() { return data.frames; },
+    frameTimes() { return Array.from(times); },
+    bodyNames() { return view.bodies.map((b) => b.name); },
+    /// The drawn pose of a body: what the renderer uses (three.js object), position and [w,x,y,z].
+    bodyPose(name) {
+      const b = view.bodyByName.get(name);
+      if (!b) return null;
+      const o = b.object;
+      return { position: [o.position.x, o.position.y, o.position.z], quaternion: [o.quaternion.w, o.quaternion.x, o.quaternion.y, o.quaternion.z] };
+    },
+    setPlotColumns(names) { choosePlot(names); return plots.columns.slice(); },
+    plotColumns() { return plots.columns.slice(); },
+    plotPointCount() { return plots.pointCount(); },
+    /// Bodies drawn in the highlight colour (undetermined by `check`).
+    highlighted() { return view.highlighted.slice(); },
+    play() { setPlaying(true); },
+    pause() { setPlaying(false); },
+    isPlaying() { return state().playing; },
+    showFrames(on) { framesBox.checked = on; view.setFramesVisible(on); },
+    /// requestAnimationFrame callbacks per second while playing, over `ms` milliseconds.
+    async measureFps(ms = 3000) {
+      setPlaying(true);
+      const c0 = state().rafCount, t0 = performance.now();
+      await new Promise((r) => setTimeout(r, ms));
+      const fps = ((state().rafCount - c0) * 1000) / (performance.now() - t0);
+      setPlaying(false);
+      return fps;
+    },
+    png() { return view.toPNG(); },
+    messages() { return messages.map((m) => m.text); },
+    scene,
+  };
+}
+
+const api = {};
+api.ready = new Promise((resolve, reject) => {
+  const run = () => {
+    try { Object.assign(api, start()); resolve(api); } catch (e) {
+      document.body.append(el('pre', { class: 'error' }, `joinery view: ${e.message}`));
+      console.error(e);
+      reject(e);
+    }
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', run); else run();
+});
+window.joineryView = api;

@@ -1,0 +1,358 @@
+// The three.js drawing of the mechanism: bodies (visual shapes or drawn automatically),
+// joints, springs, ground and world axes, posed frame by frame from the samples.
+import * as THREE from 'three';
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import { mergeGeometries } from 'three/examples/jsm/utils/BufferGeometryUtils.js';
+import { point3, poseAt, transformPoint } from './data.js';
+
+const PALETTE = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xb07aa1, 0x76b7b2, 0xedc948, 0xff9da7, 0x9c755f];
+const HIGHLIGHT = 0xe8112d;
+/// Bodies (and joint markers) of one shape drawn as one instanced mesh from this many on.
+const INSTANCE_FROM = 8;
+/// Mesh detail (segments around a circle); lowered for large models (software renderers).
+let SEG = 20;
+const seg = (n) => Math.max(6, Math.round((n * SEG) / 20));
+
+function material(color) {
+  return new THREE.MeshStandardMaterial({ color, roughness: 0.55, metalness: 0.1 });
+}
+function parseColor(c, fallback) {
+  if (Array.isArray(c)) return new THREE.Color(c[0], c[1], c[2]);
+  if (typeof c === 'string') return new THREE.Color(c);
+  return new THREE.Color(fallback);
+}
+/// A mesh of geometry `geo` (built along +y) placed from a to b.
+function between(geo, mat, a, b) {
+  const va = new THREE.Vector3(...a), vb = new THREE.Vector3(...b);
+  const d = vb.clone().sub(va);
+  const len = d.length();
+  const m = new THREE.Mesh(geo, mat);
+  m.position.copy(va.clone().add(vb).multiplyScalar(0.5));
+  if (len > 0) m.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), d.divideScalar(len));
+  m.scale.set(1, Math.max(len, 1e-9), 1);
+  return m;
+}
+function capsule(r, a, b, mat) {
+  const g = new THREE.Group();
+  g.add(between(new THREE.CylinderGeometry(r, r, 1, 20), mat, a, b));
+  for (const p of [a, b]) {
+    const s = new THREE.Mesh(new THREE.SphereGeometry(r, 16, 12), mat);
+    s.position.set(...p);
+    g.add(s);
+  }
+  return g;
+}
+
+/// The meshes of one visual shape, in the body frame.
+function visualShape(v, color, scale) {
+  const mat = material(parseColor(v.color, color));
+  const pos = point3(v.position);
+  let obj;
+  if (v.type === 'box') obj = new THREE.Mesh(new THREE.BoxGeometry(...v.size), mat);
+  else if (v.type === 'sphere') obj = new THREE.Mesh(new THREE.SphereGeometry(v.radius, 24, 16), mat);
+  else if (v.type === 'cylinder') {
+    const axis = new THREE.Vector3(...point3(v.axis || [0, 0, 1])).normalize();
+    obj = new THREE.Mesh(new THREE.CylinderGeometry(v.radius, v.radius, v.length, 32), mat);
+    obj.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), axis);
+  } else if (v.type === 'capsule') {
+    const shift = (p) => point3(p).map((x, i) => x + pos[i]);
+    return capsule(v.radius, shift(v.point1), shift(v.point2), mat);
+  } else obj = new THREE.Mesh(new THREE.SphereGeometry(scale, 8, 6), mat);
+  obj.position.set(...pos);
+  return obj;
+}
+
+/// The geometry of a capsule from a to b (cylinder and two spheres, one mesh).
+function capsuleGeometry(r, a, b) {
+  const va = new THREE.Vector3(...a), vb = new THREE.Vector3(...b);
+  const d = vb.clone().sub(va), len = Math.max(d.length(), 1e-9);
+  const cyl = new THREE.CylinderGeometry(r, r, len, seg(20));
+  const m = new THREE.Matrix4().compose(va.clone().add(vb).multiplyScalar(0.5),
+    new THREE.Quaternion().setFromUnitVectors(new THREE.Vector3(0, 1, 0), d.normalize()), new THREE.Vector3(1, 1, 1));
+  cyl.applyMatrix4(m);
+  const ends = [a, b].map((p) => new THREE.SphereGeometry(r, seg(16), seg(12)).translate(...p));
+  return mergeGeometries([cyl, ...ends]);
+}
+
+/// A body drawn automatically, as one geometry: a link through its points (capsules around
+/// them), a sphere for a particle, a small block for a body with no points.
+function autoGeometry(b, r) {
+  if (b.type === 'particle') return new THREE.SphereGeometry(2.2 * r, seg(24), seg(16));
+  const uniq = [];
+  for (const p of b.points.map(point3)) if (!uniq.some((q) => Math.hypot(q[0] - p[0], q[1] - p[1], q[2] - p[2]) < 1e-9)) uniq.push(p);
+  if (uniq.length === 0) return new THREE.BoxGeometry(3 * r, 3 * r, 3 * r);
+  if (uniq.length === 1) return capsuleGeometry(r, [0, 0, 0], uniq[0]);
+  const parts = [];
+  for (let i = 0; i < uniq.length; ++i) {
+    if (uniq.length === 2 && i === 1) break;
+    parts.push(capsuleGeometry(r, uniq[i], uniq[(i + 1) % uniq.length]));
+  }
+  return parts.length === 1 ? parts[0] : mergeGeometries(parts);
+}
+/// Bodies with equal auto geometry share it (and are instanced when many).
+function autoKey(b) {
+  return `${b.type}:${JSON.stringify(b.points.map(point3))}`;
+}
+
+function springGeometry(coils, radius, wire) {
+  const pts = [];
+  const n = coils * 24;
+  for (let i = 0; i <= n; ++i) {
+    const s = i / n, a = 2 * Math.PI * coils * s;
+    pts.push(new THREE.Vector3(radius * Math.cos(a), s, radius * Math.sin(a)));
+  }
+  return new THREE.TubeGeometry(new THREE.CatmullRomCurve3(pts), n, wire, 6, false);
+}
+
+export class MechanismView {
+  constructor(container, data) {
+    this.data = data;
+    const scene = data.scene;
+    this.planar = scene.planar;
+    const large = scene.bodies.length > 64;  // large models: no multisampling, coarser meshes
+    this.renderer = new THREE.WebGLRenderer({ antialias: !large, preserveDrawingBuffer: true });
+    this.renderer.setPixelRatio(window.devicePixelRatio || 1);
+    container.appendChild(this.renderer.domElement);
+    this.container = container;
+    this.scene3 = new THREE.Scene();
+    this.scene3.background = new THREE.Color(0xf4f5f7);
+    this.scene3.add(new THREE.HemisphereLight(0xffffff, 0x8090a0, 1.6));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+    sun.position.set(3, 5, 8);
+    this.scene3.add(sun);
+    this.bodies = scene.bodies.filter((b) => b.type === 'rigid2d' || b.type === 'rigid3d' || b.type === 'particle');
+    this.bodyByName = new Map(this.bodies.map((b) => [b.name, b]));
+    SEG = this.bodies.length > 64 ? 8 : 20;
+    this.bounds = this.motionBounds();
+    const size = this.bounds.getSize(new THREE.Vector3());
+    this.extent = Math.max(size.x, size.y, size.z, 1e-3);
+    // link radius: 2 % of the motion's extent, at most 8 % of the median body size
+    const sizes = this.bodies.map((b) => Math.max(0, ...b.points.map((p) => Math.hypot(...point3(p))))).filter((x) => x > 0).sort((x, y) => x - y);
+    const typical = sizes.length ? 2 * sizes[Math.floor(sizes.length / 2)] : Infinity;
+    this.r = Math.min(0.02 * this.extent, 0.04 * typical);
+    this.build();
+    this.makeCamera();
+    this.resize();
+  }
+
+  /// World bounds of every body origin and point over (at most ~300) frames.
+  motionBounds() {
+    const box = new THREE.Box3();
+    const n = this.data.frames, step = Math.max(1, Math.floor(n / 300));
+    const add = (p) => box.expandByPoint(new THREE.Vector3(...p));
+    for (let i = 0; i < n; i += step) {
+      for (const b of this.bodies) {
+        const pose = poseAt(b, this.data, i);
+        add(pose.position);
+        for (const p of b.points) add(transformPoint(pose, point3(p)));
+      }
+    }
+    for (const el of [...this.data.scene.joints, ...this.data.scene.forces])
+      for (const end of el.ends) if (end.body === 'ground') add(point3(end.point));
+    if (box.isEmpty()) box.expandByPoint(new THREE.Vector3(0, 0, 0));
+    return box;
+  }
+
+  build() {
+    const r = this.r;
+    const indeterminate = new Set(this.data.scene.check.indeterminate_bodies || []);
+    this.frames = [];
+    this.highlighted = this.bodies.filter((b) => indeterminate.has(b.name)).map((b) => b.name);
+    const groups = new Map();  // auto geometry key -> bodies
+    this.bodies.forEach((b, k) => {
+      b.color = new THREE.Color(indeterminate.has(b.name) ? HIGHLIGHT : PALETTE[k % PALETTE.length]);
+      const g = new THREE.Group();
+      g.name = b.name;
+      if (b.visual && b.visual.length) for (const v of b.visual) g.add(visualShape(v, b.color, r));
+      else {
+        const key = autoKey(b);
+        if (!groups.has(key)) groups.set(key, []);
+        groups.get(key).push(b);
+      }
+      if (b.type !== 'particle') {
+        const axes = new THREE.AxesHelper(6 * r);
+        axes.visible = false;
+        this.frames.push(axes);
+        g.add(axes);
+      }
+      b.object = g;
+      this.scene3.add(g);
+    });
+    this.instanced = [];
+    for (const list of groups.values()) {
+      const geo = autoGeometry(list[0], r);
+      if (list.length >= INSTANCE_FROM) {
+        const mesh = new THREE.InstancedMesh(geo, material(0xffffff), list.length);
+        list.forEach((b, i) => { mesh.setColorAt(i, b.color); b.instance = { mesh, index: i }; });
+        mesh.frustumCulled = false;
+        this.instanced.push(mesh);
+        this.scene3.add(mesh);
+      } else for (const b of list) b.object.add(new THREE.Mesh(geo, material(b.color)));
+    }
+    this.markers = [];
+    const jointMat = material(0x333a44), groundMat = material(0x8a8f98);
+    this.simple = new Map();
+    for (const j of this.data.scene.joints) this.addJointMarker(j, jointMat, groundMat);
+    for (const { geo, mat, list } of this.simple.values()) {
+      if (list.length >= INSTANCE_FROM) {
+        const mesh = new THREE.InstancedMesh(geo, mat, list.length);
+        mesh.frustumCulled = false;
+        this.scene3.add(mesh);
+        list.forEach((el, index) => this.markers.push({ el, mesh, index }));
+        this.instanced.push(mesh);
+      } else for (const el of list) {
+        const mesh = new THREE.Mesh(geo, mat);
+        this.scene3.add(mesh);
+        this.markers.push({ el, mesh });
+      }
+    }
+    const springMat = material(0x2a7a3a);
+    this.springGeo = springGeometry(8, 2 * r, 0.35 * r);
+    for (const f of this.data.scene.forces) {
+      if (f.ends.length !== 2) continue;
+      const mesh = new THREE.Mesh(f.type === 'spring' ? this.springGeo : new THREE.CylinderGeometry(0.3 * r, 0.3 * r, 1, 8), springMat);
+      this.scene3.add(mesh);
+      this.markers.push({ el: f, mesh, stretch: true });
+    }
+    this.addGround();
+  }
+
+  addJointMarker(j, mat, groundMat) {
+    if (j.ends.length < 1) return;
+    const r = this.r, t = j.type;
+    let geo, stretch = false;
+    if (t === 'distance') { geo = new THREE.CylinderGeometry(0.4 * r, 0.4 * r, 1, 8); stretch = true; }
+    else if (t === 'spherical') geo = new THREE.SphereGeometry(1.9 * r, seg(20), seg(14));
+    else if (t.startsWith('revolute')) geo = new THREE.CylinderGeometry(1.6 * r, 1.6 * r, 3.2 * r, seg(24));
+    else if (t.startsWith('prismatic')) geo = new THREE.BoxGeometry(5 * r, 2.6 * r, 2.6 * r);
+    else if (t.startsWith('weld')) geo = new THREE.BoxGeometry(2.4 * r, 2.4 * r, 2.4 * r);
+    else geo = new THREE.OctahedronGeometry(1.8 * r);
+    const onGround = j.ends.every((e) => e.body === 'ground');
+    if (!stretch) {  // placed by a matrix: instanced when many of a kind
+      const key = `${t}:${onGround}`;
+      if (!this.simple.has(key)) this.simple.set(key, { geo, mat: onGround ? groundMat : mat, list: [] });
+      this.simple.get(key).list.push(j);
+    } else {
+      const mesh = new THREE.Mesh(geo, onGround ? groundMat : mat);
+      this.scene3.add(mesh);
+      this.markers.push({ el: j, mesh, stretch });
+    }
+    if (t.startsWith('prismatic') && j.ends[0]) {  // the guide: a line along the axis
+      const track = new THREE.Mesh(new THREE.CylinderGeometry(0.25 * r, 0.25 * r, 1, 6), material(0x9aa0a8));
+      this.scene3.add(track);
+      this.markers.push({ el: j, mesh: track, track: true });
+    }
+  }
+
+  addGround() {
+    const e = this.extent, c = this.bounds.getCenter(new THREE.Vector3());
+    const span = Math.pow(10, Math.ceil(Math.log10(e * 2)));
+    const grid = new THREE.GridHelper(span, 20, 0xb8bec8, 0xd8dce2);
+    if (this.planar) { grid.rotation.x = Math.PI / 2; grid.position.set(c.x, c.y, -2 * this.r); }
+    else grid.position.set(c.x, c.y, this.bounds.min.z - 0.02 * e);
+    if (!this.planar) grid.rotation.x = Math.PI / 2;  // z is up in the world of the scenes
+    const axes = new THREE.AxesHelper(0.15 * span);
+    axes.material.depthTest = false;
+    axes.renderOrder = 2;
+    this.scene3.add(grid, axes);
+    this.grid = grid;
+  }
+
+  makeCamera() {
+    const c = this.bounds.getCenter(new THREE.Vector3());
+    const size = this.bounds.getSize(new THREE.Vector3());
+    const half = 0.6 * this.extent + 6 * this.r;
+    this.fit = { x: 0.55 * size.x + 6 * this.r, y: 0.55 * size.y + 6 * this.r };
+    if (this.planar) {
+      this.camera = new THREE.OrthographicCamera(-half, half, half, -half, -100 * half, 100 * half);
+      this.camera.position.set(c.x, c.y, 10 * half);
+      this.camera.up.set(0, 1, 0);
+    } else {
+      this.camera = new THREE.PerspectiveCamera(40, 1, half / 100, half * 100);
+      const dir = new THREE.Vector3(1.2, -1.6, 0.9).normalize();
+      this.camera.up.set(0, 0, 1);
+      this.camera.position.copy(c.clone().add(dir.multiplyScalar(half / Math.tan((20 * Math.PI) / 180) * 1.1)));
+    }
+    this.half = half;
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.target.copy(c);
+    if (this.planar) { this.controls.enableRotate = false; this.controls.screenSpacePanning = true; }
+    this.controls.addEventListener('change', () => this.render());
+    this.controls.update();
+  }
+
+  resize() {
+    const w = this.container.clientWidth || 800, h = this.container.clientHeight || 500;
+    this.renderer.setSize(w, h, false);
+    this.renderer.domElement.style.width = '100%';
+    this.renderer.domElement.style.height = '100%';
+    const aspect = w / h;
+    if (this.planar) {
+      const hy = Math.max(this.fit.y, this.fit.x / aspect), hx = hy * aspect;
+      Object.assign(this.camera, { left: -hx, right: hx, top: hy, bottom: -hy });
+    } else this.camera.aspect = aspect;
+    this.camera.updateProjectionMatrix();
+    this.render();
+  }
+
+  setFramesVisible(on) { for (const a of this.frames) a.visible = on; this.render(); }
+
+  /// Poses every body at frame i and moves the joint and spring markers.
+  pose(i) {
+    this.poses = new Map();
+    for (const b of this.bodies) {
+      const p = poseAt(b, this.data, i);
+      this.poses.set(b.name, p);
+      b.object.position.set(...p.position);
+      b.object.quaternion.set(p.quaternion[1], p.quaternion[2], p.quaternion[3], p.quaternion[0]);
+      if (b.instance) {
+        b.object.updateMatrix();
+        b.instance.mesh.setMatrixAt(b.instance.index, b.object.matrix);
+      }
+    }
+    const scratch = this.scratch || (this.scratch = new THREE.Object3D());
+    const world = (end) => {
+      const pose = this.poses.get(end.body);
+      return pose ? transformPoint(pose, point3(end.point)) : point3(end.point);
+    };
+    const up = new THREE.Vector3(0, 1, 0);
+    for (const m of this.markers) {
+      const ends = m.el.ends.map(world);
+      const a = new THREE.Vector3(...ends[0]);
+      const b = ends.length > 1 ? new THREE.Vector3(...ends[1]) : a.clone();
+      const axisLocal = m.el.axis ? new THREE.Vector3(...point3(m.el.axis)).normalize() : null;
+      const p1 = this.poses.get(m.el.ends[0].body);
+      const axis = axisLocal && p1 ? axisLocal.applyQuaternion(new THREE.Quaternion(p1.quaternion[1], p1.quaternion[2], p1.quaternion[3], p1.quaternion[0])) : axisLocal;
+      if (m.stretch) {
+        const d = b.clone().sub(a), len = d.length();
+        m.mesh.position.copy(a);
+        if (m.el.type !== 'spring') m.mesh.position.copy(a.clone().add(b).multiplyScalar(0.5));
+        if (len > 0) m.mesh.quaternion.setFromUnitVectors(up, d.divideScalar(len));
+        m.mesh.scale.set(1, Math.max(len, 1e-9), 1);
+        if (m.el.type === 'spring') m.mesh.position.copy(a);
+      } else if (m.track) {
+        const dir = axis || new THREE.Vector3(1, 0, 0);
+        m.mesh.position.copy(a);
+        m.mesh.quaternion.setFromUnitVectors(up, dir);
+        m.mesh.scale.set(1, 1.2 * this.extent, 1);
+      } else {
+        const o = m.index === undefined ? m.mesh : scratch;
+        o.position.copy(b);
+        const t = m.el.type;
+        if (t === 'revolute2d') o.quaternion.setFromUnitVectors(up, new THREE.Vector3(0, 0, 1));
+        else if (axis && t.startsWith('revolute')) o.quaternion.setFromUnitVectors(up, axis);
+        else if (axis && t.startsWith('prismatic')) o.quaternion.setFromUnitVectors(new THREE.Vector3(1, 0, 0), axis);
+        if (m.index !== undefined) {
+          o.updateMatrix();
+          m.mesh.setMatrixAt(m.index, o.matrix);
+        }
+      }
+    }
+    for (const mesh of this.instanced) mesh.instanceMatrix.needsUpdate = true;
+    this.render();
+  }
+
+  render() { this.renderer.render(this.scene3, this.camera); }
+
+  toPNG() { this.render(); return this.renderer.domElement.toDataURL('image/png'); }
+}

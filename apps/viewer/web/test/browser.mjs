@@ -1,0 +1,64 @@
+// Headless Debian Chromium driven by puppeteer-core (never a downloaded browser), and the
+// `joinery` program, for the viewer tests.
+import puppeteer from 'puppeteer-core';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const joinery = process.env.JOINERY_BIN;
+export const source = process.env.JOINERY_SOURCE;
+export const work = process.env.JOINERY_VIEW_OUT || '/tmp/joinery-view-test';
+mkdirSync(work, { recursive: true });
+
+export function chromiumPath() {
+  for (const p of [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']) if (p && existsSync(p)) return p;
+  throw new Error('no Chromium: install the Debian package chromium (scripts/install-deps.sh)');
+}
+
+export function run(args) {
+  return execFileSync(joinery, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/// Runs `joinery` expecting failure; returns { status, stderr }.
+export function runFailing(args) {
+  try {
+    execFileSync(joinery, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    return { status: e.status, stderr: String(e.stderr) };
+  }
+  throw new Error(`joinery ${args.join(' ')} succeeded; expected a failure`);
+}
+
+export async function launch() {
+  return puppeteer.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader',
+      '--no-first-run', '--disable-background-networking', '--disable-component-update',
+      '--disable-background-timer-throttling', '--disable-renderer-backgrounding'],
+  });
+}
+
+/// Opens a page from file:// and records console errors, page errors and every request.
+export async function open(browser, htmlPath, viewport = { width: 1100, height: 760 }) {
+  const page = await browser.newPage();
+  await page.setViewport(viewport);
+  const url = pathToFileURL(htmlPath).href;
+  const errors = [], requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (r) => { if (r.url() !== url && !/^(data|blob):/.test(r.url())) requests.push(r.url()); });
+  await page.goto(url, { waitUntil: 'load', timeout: 120000 });
+  await page.evaluate(() => window.joineryView.ready);
+  return { page, errors, requests };
+}
+
+/// Reads a CSV written by joinery simulate: { names, rows }.
+export function readCsv(text) {
+  const lines = text.trim().split('\n');
+  const names = lines[0].split(',');
+  return { names, rows: lines.slice(1).map((l) => l.split(',').map(Number)) };
+}
+
+export const scene = (...p) => join(source, ...p);

@@ -1,0 +1,94 @@
+#pragma once
+/// @file outputs.hpp
+/// Output channels: named quantities computed from a solved state, written as extra columns
+/// of a run's table (CSV, npy) and summarized by `simulate --summary` (docs/outputs.md).
+///
+/// A channel is a view of a state: it never changes the model or the solver. The scene's
+/// `"outputs"` list is read by the scene loader into OutputSpec values (names qualified,
+/// parameters resolved per instance); OutputChannels compiles them against a Model once
+/// (expressions parsed, bodies, points and joints looked up, buffers sized) and then
+/// evaluates every column of a state without heap allocation.
+///
+///     OutputChannels ch(scene.model, scene.outputs);   // throws InputError for bad names
+///     std::vector<double> row(ch.columns().size());
+///     ch.evaluate(state, qdd /* or nullptr */, &jointResults /* or nullptr */, row.data());
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "joinery/core/expression.hpp"
+#include "joinery/core/joint_results.hpp"
+#include "joinery/core/model.hpp"
+#include "joinery/core/types.hpp"
+
+namespace joinery {
+
+/// What a channel computes.
+enum class OutputKind {
+  Value,     ///< an expression of t, coordinates, velocities (and accelerations), parameters
+  Point,     ///< world position and velocity (optionally acceleration) of a body point
+  Reaction,  ///< force2 / torque2 of a joint (the non-ground side for a joint to ground)
+  Effort,    ///< the effort and power of a coupling (a driver)
+  Energy     ///< kinetic, potential or total energy of the model
+};
+
+/// One entry of the scene's `"outputs"` list, as the scene loader resolved it.
+struct OutputSpec {
+  std::string name;        ///< column name (qualified by instance: "l1.tip")
+  OutputKind kind = OutputKind::Value;
+  std::string expression;  ///< Value: the expression text (coordinates qualified)
+  std::string target;      ///< Point: body; Reaction / Effort: joint; Energy: kinetic|potential|total
+  Vector3d point = Vector3d::Zero();  ///< Point: the point in the body's frame
+  bool acceleration = false;          ///< Point: also the columns N.ax N.ay N.az
+  SymbolTable parameters;  ///< the parameters in scope where the channel was declared (Value)
+  std::string file;        ///< where it was declared, for errors
+  std::string path;        ///< JSON pointer of the entry ("/outputs/2", "/components/link/outputs/0")
+};
+
+/// The compiled channels of a model.
+class OutputChannels {
+ public:
+  /// No channels.
+  OutputChannels();
+  /// Compiles `specs` against `model` (which must outlive this object).
+  /// @throws InputError at the spec's file and JSON path for an unknown body, point marker,
+  ///         joint or symbol (with a "did you mean"), a wrong joint type, a duplicate column.
+  OutputChannels(const Model& model, const std::vector<OutputSpec>& specs);
+  ~OutputChannels();
+  OutputChannels(OutputChannels&&) noexcept;
+  OutputChannels& operator=(OutputChannels&&) noexcept;
+
+  /// Column names in declaration order (a point channel gives 6 or 9, a reaction 6, ...).
+  const std::vector<std::string>& columns() const noexcept { return columns_; }
+  /// The channel (OutputSpec name) that column i belongs to.
+  const std::string& channelOfColumn(std::size_t i) const;
+  bool empty() const noexcept { return columns_.empty(); }
+  /// True when some channel reads accelerations (a point acceleration, a `_ddot` variable).
+  bool needsAccelerations() const noexcept { return needsQdd_; }
+  /// True when some channel reads joint results (reaction, effort).
+  bool needsJointResults() const noexcept { return needsJoints_; }
+  /// The joints those channels read (indices in Model::constraints() order, each once): the
+  /// `only` argument of calcJointResults.
+  const std::vector<int>& jointsRead() const noexcept { return joints_; }
+
+  /// Writes every column at `s` into out[0 .. columns().size()). `qdd` (accelerations at `s`)
+  /// is required when needsAccelerations(), `joints` (calcJointResults at `s`, in
+  /// Model::constraints() order) when needsJointResults(); otherwise the affected columns are
+  /// NaN. No heap allocation. Values may be NaN/Inf: the caller checks (firstNonFinite()).
+  void evaluate(const State& s, const VectorXd* qdd, const std::vector<JointResult>* joints, double* out) const;
+  /// Index of the first non-finite value of a row, or -1.
+  int firstNonFinite(const double* row) const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> columns_;
+  std::vector<int> joints_;
+  bool needsQdd_ = false, needsJoints_ = false;
+};
+
+/// "kinetic", "potential", "total".
+const std::vector<std::string>& energyChannelNames();
+
+}  // namespace joinery

@@ -1,0 +1,271 @@
+// Output channels: compiled once against a model, evaluated per sample without allocation.
+#include "joinery/core/outputs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "joinery/core/errors.hpp"
+#include "joinery/core/json_input.hpp"
+
+namespace joinery {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+enum class EnergyPart { Kinetic, Potential, Total };
+
+/// One compiled channel: what it reads and where its columns start.
+struct Compiled {
+  OutputKind kind = OutputKind::Value;
+  std::size_t column = 0;  ///< first column
+  std::string name;
+  // Value
+  Expression expression;
+  // Point
+  const Body* body = nullptr;
+  int offset = 0, size = 0;  ///< the body's global coordinates
+  Vector3d point = Vector3d::Zero();
+  bool acceleration = false;
+  mutable MatrixXd J;  ///< 3 x size, sized at compile time
+  // Reaction / Effort: index in Model::constraints()
+  int joint = -1;
+  EnergyPart energy = EnergyPart::Total;
+};
+
+[[noreturn]] void fail(const OutputSpec& s, const std::string& field, const std::string& message) {
+  throw InputError(message, s.file, s.path + field);
+}
+
+/// A value channel, parsed over `base` (t, q, q', q'') and the spec's parameters; returns true
+/// when it reads an acceleration (slots from `firstQdd`, n of them).
+bool compileValue(const OutputSpec& s, const SymbolTable& base, int firstQdd, int n, Compiled& c) {
+  SymbolTable table = base;
+  for (const auto& [k, v] : s.parameters.constants()) table.setConstant(k, v);
+  try {
+    c.expression = Expression::parse(s.expression, table);
+  } catch (const ExpressionError& e) {
+    fail(s, "/value", "in expression \"" + s.expression + "\": " + e.detail() +
+                          "; expected an expression of t, the coordinates (body.coord), their "
+                          "velocities (body.coord_dot) and the parameters");
+  }
+  for (int i = 0; i < n; ++i)
+    if (c.expression.dependsOn(firstQdd + i)) return true;
+  return false;
+}
+
+void compilePoint(const Model& model, const OutputSpec& s, const std::vector<std::string>& bodyNames, Compiled& c) {
+  c.body = model.findBody(s.target);
+  if (!c.body)
+    fail(s, "/point/body", "unknown body '" + s.target + "'" + didYouMean(s.target, bodyNames) +
+                               "; expected the name of a body of the scene or 'ground'");
+  if (!c.body->points())
+    fail(s, "/point/body", "body '" + s.target + "' (type " + std::string(c.body->typeName()) +
+                               ") has no points; expected a particle, rigid2d or rigid3d body");
+  const BodySlot& sl = model.slotOf(*c.body);
+  c.offset = sl.offset;
+  c.size = sl.size;
+  c.point = s.point;
+  c.acceleration = s.acceleration;
+  c.J = MatrixXd::Zero(3, sl.size);
+}
+
+/// A reaction needs a joint between body points, an effort a driver.
+void checkJointKind(const OutputSpec& s, const Constraint& j) {
+  const JointResultKind k = j.resultKind();
+  const std::string type(j.typeName());
+  if (s.kind == OutputKind::Reaction && k != JointResultKind::Points && k != JointResultKind::Tension)
+    fail(s, "/reaction", "joint '" + s.target + "' is a " + type +
+                             " joint without body points (no force and torque at a point); expected "
+                             "a joint between body points" +
+                             (k == JointResultKind::Effort ? " (use \"effort\" for a driver)" : ""));
+  if (s.kind == OutputKind::Effort && k != JointResultKind::Effort)
+    fail(s, "/effort", "joint '" + s.target + "' is a " + type +
+                           " joint; expected a coupling or a coordinate driver (such as theta = omega t)");
+}
+
+}  // namespace
+
+const std::vector<std::string>& energyChannelNames() {
+  static const std::vector<std::string> names{"kinetic", "potential", "total"};
+  return names;
+}
+
+struct OutputChannels::Impl {
+  const Model* model = nullptr;
+  std::vector<Compiled> channels;
+  std::vector<std::string> owner;  ///< channel name per column
+  mutable std::vector<double> vars;  ///< t, q, v, qdd
+  int n = 0;
+};
+
+OutputChannels::OutputChannels() : impl_(std::make_unique<Impl>()) {}
+OutputChannels::~OutputChannels() = default;
+OutputChannels::OutputChannels(OutputChannels&&) noexcept = default;
+OutputChannels& OutputChannels::operator=(OutputChannels&&) noexcept = default;
+
+OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>& specs)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& im = *impl_;
+  im.model = &model;
+  im.n = model.numCoordinates();
+  const auto& coords = model.coordinateNames();
+
+  // the variables of value expressions: t, q, q', q''
+  SymbolTable base;
+  const bool anyValue = std::any_of(specs.begin(), specs.end(),
+                                    [](const OutputSpec& s) { return s.kind == OutputKind::Value; });
+  if (anyValue) {
+    base.addVariable("t");
+    for (const auto& c : coords) base.addVariable(c);
+    for (const auto& c : coords) base.addVariable(c + "_dot");
+    for (const auto& c : coords) base.addVariable(c + "_ddot");
+    im.vars.assign(static_cast<std::size_t>(1 + 3 * im.n), 0.0);
+  }
+  const int firstQdd = 1 + 2 * im.n;
+
+  std::vector<std::string> bodyNames{"ground"}, jointNames;
+  for (const auto& sl : model.bodySlots()) bodyNames.push_back(sl.body->name());
+  const auto constraints = model.constraints();
+  for (const Constraint* c : constraints) jointNames.push_back(c->name());
+  const auto findJoint = [&](const OutputSpec& s, const char* field) {
+    for (std::size_t j = 0; j < constraints.size(); ++j)
+      if (constraints[j]->name() == s.target) return static_cast<int>(j);
+    fail(s, field, "unknown joint '" + s.target + "'" + didYouMean(s.target, jointNames) +
+                       "; expected the name of a joint of the scene");
+  };
+
+  std::set<std::string> seen;
+  const auto addColumn = [&](const OutputSpec& s, const std::string& col) {
+    if (!seen.insert(col).second || col == "t")
+      fail(s, "/name", "duplicate output column '" + col + "'; expected unique channel names");
+    columns_.push_back(col);
+    im.owner.push_back(s.name);
+  };
+
+  for (const OutputSpec& s : specs) {
+    Compiled c;
+    c.kind = s.kind;
+    c.name = s.name;
+    c.column = columns_.size();
+    switch (s.kind) {
+      case OutputKind::Value:
+        if (compileValue(s, base, firstQdd, im.n, c)) needsQdd_ = true;
+        addColumn(s, s.name);
+        break;
+      case OutputKind::Point:
+        compilePoint(model, s, bodyNames, c);
+        for (const char* k : {".x", ".y", ".z", ".vx", ".vy", ".vz"}) addColumn(s, s.name + k);
+        if (s.acceleration) {
+          needsQdd_ = true;
+          for (const char* k : {".ax", ".ay", ".az"}) addColumn(s, s.name + k);
+        }
+        break;
+      case OutputKind::Reaction:
+      case OutputKind::Effort:
+        c.joint = findJoint(s, s.kind == OutputKind::Reaction ? "/reaction" : "/effort");
+        checkJointKind(s, *constraints[static_cast<std::size_t>(c.joint)]);
+        needsJoints_ = true;
+        if (s.kind == OutputKind::Reaction) {
+          for (const char* k : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) addColumn(s, s.name + k);
+        } else {
+          addColumn(s, s.name);
+          addColumn(s, s.name + ".power");
+        }
+        break;
+      case OutputKind::Energy: {
+        const auto& names = energyChannelNames();
+        const auto it = std::find(names.begin(), names.end(), s.target);
+        if (it == names.end())
+          fail(s, "/energy", "unknown energy '" + s.target + "'" + didYouMean(s.target, names) +
+                                 "; expected kinetic, potential or total");
+        c.energy = static_cast<EnergyPart>(it - names.begin());
+        addColumn(s, s.name);
+        break;
+      }
+    }
+    if (c.joint >= 0 && std::find(joints_.begin(), joints_.end(), c.joint) == joints_.end())
+      joints_.push_back(c.joint);
+    im.channels.push_back(std::move(c));
+  }
+}
+
+const std::string& OutputChannels::channelOfColumn(std::size_t i) const { return impl_->owner.at(i); }
+
+void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::vector<JointResult>* joints,
+                              double* out) const {
+  const Impl& im = *impl_;
+  if (im.channels.empty()) return;
+  bool varsFilled = false;
+  for (const Compiled& c : im.channels) {
+    double* o = out + c.column;
+    switch (c.kind) {
+      case OutputKind::Value:
+        if (!varsFilled) {
+          double* v = im.vars.data();
+          const auto n = static_cast<std::size_t>(im.n);
+          v[0] = s.t;
+          std::copy(s.q.data(), s.q.data() + n, v + 1);
+          std::copy(s.v.data(), s.v.data() + n, v + 1 + n);
+          if (qdd) std::copy(qdd->data(), qdd->data() + n, v + 1 + 2 * n);
+          else std::fill(v + 1 + 2 * n, v + 1 + 3 * n, kNaN);
+          varsFilled = true;
+        }
+        o[0] = c.expression.evaluate(im.vars.data());
+        break;
+      case OutputKind::Point: {
+        const auto q = s.q.segment(c.offset, c.size);
+        const auto v = s.v.segment(c.offset, c.size);
+        const PointMarker& pm = *c.body->points();
+        const Vector3d r = pm.calcPointPosition(q, c.point);
+        Vector3d bias = Vector3d::Zero();
+        if (c.acceleration) bias = pm.calcPointJacobianAndBias(q, v, c.point, c.J);
+        else if (c.size > 0) pm.calcPointJacobian(q, c.point, c.J);
+        const Vector3d rv = c.size > 0 ? Vector3d(c.J * v) : Vector3d::Zero();
+        for (int k = 0; k < 3; ++k) {
+          o[k] = r(k);
+          o[3 + k] = rv(k);
+        }
+        if (c.acceleration) {
+          Vector3d ra = Vector3d::Constant(kNaN);
+          if (qdd) ra = (c.size > 0 ? Vector3d(c.J * qdd->segment(c.offset, c.size)) : Vector3d::Zero()) + bias;
+          for (int k = 0; k < 3; ++k) o[6 + k] = ra(k);
+        }
+        break;
+      }
+      case OutputKind::Reaction: {
+        // force2 / torque2; for a joint to ground the non-ground body's side
+        const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
+        const JointSide* side = jr ? (jr->side2.present ? &jr->side2 : &jr->side1) : nullptr;
+        const bool ok = side && side->present && side->hasWrench;
+        for (int k = 0; k < 3; ++k) {
+          o[k] = ok ? side->force(k) : kNaN;
+          o[3 + k] = ok ? side->torque(k) : kNaN;
+        }
+        break;
+      }
+      case OutputKind::Effort: {
+        const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
+        o[0] = jr ? jr->effort : kNaN;
+        o[1] = jr ? jr->power : kNaN;
+        break;
+      }
+      case OutputKind::Energy: {
+        const double T = c.energy == EnergyPart::Potential ? 0.0 : im.model->calcKineticEnergy(s);
+        const double V = c.energy == EnergyPart::Kinetic ? 0.0 : im.model->calcPotentialEnergy(s);
+        o[0] = T + V;
+        break;
+      }
+    }
+  }
+}
+
+int OutputChannels::firstNonFinite(const double* row) const noexcept {
+  for (std::size_t i = 0; i < columns_.size(); ++i)
+    if (!std::isfinite(row[i])) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace joinery
