@@ -6,6 +6,10 @@ function(joinery_configure_target tgt)
   # (GCC bug 105329, fixed in GCC 13); silence only that warning, only there.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     target_compile_options(${tgt} PRIVATE -Wno-restrict)
+    # GCC 12 also reports a false -Warray-bounds inside Eigen's aligned loads (_mm_load_pd on
+    # a freshly aligned_malloc'ed block, seen in tests/nonideal); a warning there would fail
+    # the JOINERY_WERROR builds of CI, so keep it a warning only.
+    target_compile_options(${tgt} PRIVATE -Wno-error=array-bounds)
   endif()
   if(JOINERY_WERROR)
     target_compile_options(${tgt} PRIVATE -Werror)
