@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev               # bench/ (Google Benchmark)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
+  clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
 )
 # joinery view: node and npm bundle the web viewer at build time (apps/viewer/web). A node
