@@ -287,6 +287,19 @@ TEST_CASE("Coulomb friction on a moving incline uses the normal force N of the i
     CHECK(near3(slope.side2.forceNonideal, (N - N0) * n - f * sl));
     CHECK(near3(slope.side1.force, -(N * n - f * sl)));
   }
+  SECTION("a C law written with N gives the same motion as {\"coulomb\": mu}") {
+    // friction -mu N s on the block at its centre, +mu N s on the wedge at its centre (sliding down)
+    json jc = j;
+    const std::string muN = std::to_string(mu) + "*N";
+    jc["joints"][1]["nonideal"] = {{"C", {{"block.x", "-" + muN + "*" + std::to_string(ca)},
+                                          {"block.y", muN + "*" + std::to_string(sa)},
+                                          {"wedge.x", muN + "*" + std::to_string(ca)},
+                                          {"wedge.y", "-" + muN + "*" + std::to_string(sa)}}}};
+    const Scene scC = scene(jc);
+    const JointRun c = denseResults(scC.model, scC.model.initialState());
+    // std::to_string rounds cos/sin to 6 decimals: agreement to 1e-5 relative
+    CHECK((c.qdd - d.qdd).norm() <= 1e-5 * d.qdd.norm());
+  }
 }
 
 TEST_CASE("rigid3d on a spherical joint and on a hinge: Newton's force, no moment where the joint allows rotation",

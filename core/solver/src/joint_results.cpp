@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "joinery/core/errors.hpp"
 
@@ -31,7 +32,7 @@ void minimumNormMultipliers(const MatrixXd& A, const VectorXd& f, VecRef lambda,
     d(i) = rn > 1e-13 * big && rn > 0 ? 1.0 / rn : 0.0;
   }
   const MatrixXd As = d.asDiagonal() * A;
-  Eigen::JacobiSVD<MatrixXd> svd(As, Eigen::ComputeFullU | Eigen::ComputeThinV);
+  Eigen::BDCSVD<MatrixXd> svd(As, Eigen::ComputeFullU | Eigen::ComputeThinV);
   const VectorXd& sv = svd.singularValues();
   Eigen::Index rank = 0;
   const double smax = sv.size() ? sv(0) : 0.0;
@@ -128,12 +129,14 @@ bool wrenchAtPoint(const Body& body, double t, CVecRef q, CVecRef v, const Vecto
 // ---- per-joint results ------------------------------------------------------------------
 
 JointResultsWorkspace::JointResultsWorkspace(const Model& model) {
+  std::unordered_map<const Constraint*, int> firstRow;  // linear in the model's size
+  for (const RowBlock& rb : model.rowBlocks())
+    if (rb.constraint) firstRow.emplace(rb.constraint, rb.row);
   for (const Constraint* c : model.constraints()) {
     Joint j;
     j.c = c;
-    j.row = -1;
-    for (const RowBlock& rb : model.rowBlocks())
-      if (rb.constraint == c) j.row = rb.row;
+    const auto it = firstRow.find(c);
+    j.row = it == firstRow.end() ? -1 : it->second;
     for (const Body* b : c->bodies()) j.slots.push_back(model.slotOf(*b));
     j.views.resize(j.slots.size());
     const int nl = c->numLocalCoordinates();
