@@ -224,7 +224,7 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError("is a directory; expected a JSON file", path);
-  if (!std::filesystem::exists(path, ec)) throw InputError("file not found", path);
+  if (!std::filesystem::exists(path, ec)) throw InputError("cannot open file for reading: file not found", path);
   if (!std::filesystem::is_regular_file(path, ec))
     throw InputError("is not a regular file (a device, pipe or socket); expected a JSON file", path);
   const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
@@ -302,8 +302,8 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
       what = "'" + number + "'";
     }
     throw InputError("JSON number " + what + where +
-                         " is out of the range of a double; expected a finite number (magnitude "
-                         "below 1.7e308)",
+                         " is out of the range of a double; expected numbers that fit a double (a finite "
+                         "magnitude below 1.7e308)",
                      path, tracker.path(true));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(std::string("cannot read JSON: ") + e.what(), path, tracker.path(true));
