@@ -5,7 +5,8 @@
 //   study_overhead STUDY.json [--jobs N] [--repeat R]
 //
 // 1. in this process, for every case: parse (sceneFromJson with the case's overrides) and
-//    simulate (runSimulation with the summary recorder the study uses), timed apart;
+//    simulate (runSimulation evaluating the scene's output channels, as `joinery simulate`
+//    does), timed apart;
 // 2. runStudy() with N worker processes (default 1), timed as a whole;
 // and prints both per case as JSON. The overhead is the study's CPU time per case (parent and
 // workers) minus the simulation's CPU time, over the latter; wall-clock figures beside it.
@@ -22,6 +23,8 @@
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/settings.hpp"
+#include "joinery/core/outputs.hpp"
+#include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "joinery/study/study.hpp"
 
@@ -71,8 +74,11 @@ int main(int argc, char** argv) {
       const auto t1 = Clock::now();
       const double c1 = cpuSelf();
       ModelSystem system(scene.model);
+      // what `joinery simulate` computes per sample: the output channels
+      const OutputChannels channels(scene.model, scene.outputs);
       NullRecorder none;
-      const auto r = runSimulation(system, parseSimulationSettings(scene.simulation), none);
+      ChannelRecorder rec(system, channels, false, none);
+      const auto r = runSimulation(system, parseSimulationSettings(scene.simulation), rec);
       (void)r;
       sim += since(t1);
       simCpu += cpuSelf() - c1;

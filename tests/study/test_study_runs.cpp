@@ -49,34 +49,40 @@ std::vector<std::vector<std::string>> readTable(const std::string& path) {
 std::string study(const std::string& args) { return kExe + " study " + kStudy + " " + args; }
 }  // namespace
 
-TEST_CASE("study: the bundled slider-crank grid matches the closed-form piston kinematics per case") {
+TEST_CASE("study: the bundled slider-crank grid matches the closed forms per case (pin force, kinematics)") {
   const std::string dir = workDir("closed_form");
   const auto r = runCommand(study("-o " + dir + "/t.csv -j 2"));
   REQUIRE(r.exitCode == 0);
   const auto t = readTable(dir + "/t.csv");
   REQUIRE(t.size() == 21);  // header + 5 x 4 cases
-  REQUIRE(t[0][0] == "case");
-  REQUIRE(t[0][1] == "omega");
-  REQUIRE(t[0][2] == "L");
-  REQUIRE(t[0][3] == "piston.block.x:max");
-  REQUIRE(t[0][5] == "piston.block.x_dot:max");
-  const double rc = 0.1;  // crank radius of the scene
+  REQUIRE(t[0] == std::vector<std::string>{"case", "omega", "L", "pin.fx:max", "motor:max", "piston.block.x:max",
+                                           "piston.block.x:min", "piston.block.x_dot:max", "steps", "exit",
+                                           "message"});
+  const double rc = 0.1, m = 2;  // crank radius and piston mass of the scene
   for (std::size_t i = 1; i < t.size(); ++i) {
     const double omega = std::stod(t[i][1]), L = std::stod(t[i][2]);
     CHECK(t[i][0] == std::to_string(i - 1));
-    CHECK(t[i][t[i].size() - 2] == "0");  // exit
-    // x = r cos(th) + sqrt(L^2 - r^2 sin^2 th), th = omega t: extremes r + L (th = 0), L - r (th = pi)
-    CHECK(std::stod(t[i][3]) == Approx(rc + L).epsilon(1e-9));
-    CHECK(std::stod(t[i][4]) == Approx(L - rc).epsilon(1e-9));
-    // x' = -omega r sin th (1 + r cos th / sqrt(L^2 - r^2 sin^2 th)), largest over the samples
-    // (every degree of crank angle); the run is accurate to ~1e-9 (rtol 1e-10)
-    double best = -1e300;
+    CHECK(t[i][9] == "0");  // exit
+    // th = omega t; the piston is at x = r cos th + D, D = sqrt(L^2 - r^2 sin^2 th):
+    // extremes r + L (th = 0) and L - r (th = pi)
+    CHECK(std::stod(t[i][5]) == Approx(rc + L).epsilon(1e-9));
+    CHECK(std::stod(t[i][6]) == Approx(L - rc).epsilon(1e-9));
+    // x' = -omega r sin th (1 + r cos th / D);
+    // x'' = -omega^2 (r cos th + r^2 cos 2th / D + r^4 sin^2 th cos^2 th / D^3).
+    // The only force along the slide on the piston is the wrist pin's (frictionless slide,
+    // gravity across it): pin.fx = m x''. Largest over the samples (every degree of crank
+    // angle); the run is accurate to ~1e-9 (rtol 1e-10), the tolerances leave a margin.
+    double vmax = -1e300, fmax = -1e300;
     for (int k = 0; k <= 360; ++k) {
       const double th = omega * (k * (2 * M_PI / omega / 360));
-      const double s = std::sin(th), c = std::cos(th);
-      best = std::max(best, -omega * rc * s * (1 + rc * c / std::sqrt(L * L - rc * rc * s * s)));
+      const double s = std::sin(th), c = std::cos(th), D = std::sqrt(L * L - rc * rc * s * s);
+      vmax = std::max(vmax, -omega * rc * s * (1 + rc * c / D));
+      fmax = std::max(fmax, -m * omega * omega *
+                                (rc * c + rc * rc * std::cos(2 * th) / D + std::pow(rc, 4) * s * s * c * c / std::pow(D, 3)));
     }
-    CHECK(std::stod(t[i][5]) == Approx(best).epsilon(1e-7));
+    CHECK(std::stod(t[i][7]) == Approx(vmax).epsilon(1e-7));
+    CHECK(std::stod(t[i][3]) == Approx(fmax).epsilon(1e-7));
+    if (L >= 4 * rc) CHECK(std::stod(t[i][3]) == Approx(m * omega * omega * (rc - rc * rc / L)).epsilon(1e-7));  // at th = pi
   }
 }
 
@@ -104,7 +110,7 @@ TEST_CASE("study: the table is the same bit for bit whatever -j and the shard co
     const auto j = nlohmann::json::parse(line);
     ++n;
     CHECK(j["case"] == n - 1);
-    CHECK(j["piston.block.x:max"].get<double>() == std::stod(t[static_cast<std::size_t>(n)][3]));
+    CHECK(j["pin.fx:max"].get<double>() == std::stod(t[static_cast<std::size_t>(n)][3]));
   }
   CHECK(n == 20);
 }

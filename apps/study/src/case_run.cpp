@@ -1,4 +1,4 @@
-// Running one case of a study in this process, and the interim run statistics (summary.hpp).
+// Running one case of a study in this process, and what it collects from the run summary.
 #include <unistd.h>
 
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <algorithm>
@@ -17,6 +18,8 @@
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/integrators/settings.hpp"
+#include "joinery/core/outputs.hpp"
+#include "joinery/integrators/run_outputs.hpp"
 #include "summary.hpp"
 
 namespace joinery::study {
@@ -50,74 +53,28 @@ std::string runFigureNames() { return "steps, evaluations, t, wall_s"; }
 
 std::vector<std::string> runColumns(const Scene& scene) {
   ModelSystem system(scene.model);
-  return CsvRecorder::columns(system.coordinateNames());
+  const OutputChannels channels(scene.model, scene.outputs);
+  return joinery::tableColumns(system.coordinateNames(), TableLayout{false, channels.columns()});
 }
 
-void ColumnStats::add(double t, double x) {
-  if (!std::isfinite(x)) return;
-  if (count == 0 || x < min) min = x, tMin = t;
-  if (count == 0 || x > max) max = x, tMax = t;
-  final = x;
-  sumSquares += x * x;
-  ++count;
-}
-
-std::optional<double> ColumnStats::get(const std::string& stat) const {
-  if (count == 0) return std::nullopt;
-  if (stat == "min") return min;
-  if (stat == "max") return max;
-  if (stat == "t_min") return tMin;
-  if (stat == "t_max") return tMax;
-  if (stat == "final") return final;
-  if (stat == "rms") return std::sqrt(sumSquares / static_cast<double>(count));
-  return std::nullopt;
-}
-
-void SummaryRecorder::begin(const std::vector<std::string>& coordinateNames) {
-  const auto columns = CsvRecorder::columns(coordinateNames);
-  index_.clear();
-  for (const auto& w : wanted_) {
-    const auto it = std::find(columns.begin(), columns.end(), w);
-    if (it == columns.end()) throw InputError("the run has no column '" + w + "'" + didYouMean(w, columns));
-    index_.push_back(static_cast<int>(it - columns.begin()));
+std::optional<double> collectedValue(const Collect& item, const nlohmann::json& summary, const SimulationResult& r) {
+  if (item.column.empty()) {
+    if (item.stat == "steps") return static_cast<double>(r.stats.integrator.steps);
+    if (item.stat == "evaluations") return static_cast<double>(r.stats.integrator.evaluations);
+    if (item.stat == "t") return r.t;
+    if (item.stat == "wall_s") return r.stats.wallSeconds;
+    return std::nullopt;
   }
-  stats_.assign(wanted_.size(), ColumnStats{});
-  row_.assign(columns.size(), 0.0);
-}
-
-void SummaryRecorder::record(const Sample& s) {
-  // the CSV row of CsvRecorder: t, q, v, energy, position_residual, velocity_residual
-  std::size_t k = 0;
-  row_[k++] = s.state.t;
-  for (Eigen::Index i = 0; i < s.state.q.size(); ++i) row_[k++] = s.state.q(i);
-  for (Eigen::Index i = 0; i < s.state.v.size(); ++i) row_[k++] = s.state.v(i);
-  row_[k++] = s.energy ? *s.energy : std::nan("");
-  row_[k++] = s.residuals.position;
-  row_[k++] = s.residuals.velocity;
-  for (std::size_t w = 0; w < index_.size(); ++w) stats_[w].add(s.state.t, row_[static_cast<std::size_t>(index_[w])]);
-}
-
-const ColumnStats& SummaryRecorder::stats(const std::string& column) const {
-  const auto it = std::find(wanted_.begin(), wanted_.end(), column);
-  return stats_[static_cast<std::size_t>(it - wanted_.begin())];
+  const nlohmann::json* v = nullptr;
+  if (item.column == "energy" && item.stat == "max_abs_drift")
+    v = &summary["energy"]["max_abs_drift"];
+  else if (summary["channels"].contains(item.column))
+    v = &summary["channels"][item.column][item.stat];
+  if (!v || !v->is_number()) return std::nullopt;
+  return v->get<double>();
 }
 
 namespace {
-void fillCollected(const Study& study, const SimulationResult& r, const SummaryRecorder& summary, Row& row) {
-  for (const auto& item : study.collect) {
-    std::optional<double> v;
-    if (item.column.empty()) {
-      if (item.stat == "steps") v = static_cast<double>(r.stats.integrator.steps);
-      if (item.stat == "evaluations") v = static_cast<double>(r.stats.integrator.evaluations);
-      if (item.stat == "t") v = r.t;
-      if (item.stat == "wall_s") v = r.stats.wallSeconds;
-    } else {
-      v = summary.stats(item.column).get(item.stat);
-    }
-    row.collected.push_back(v);
-  }
-}
-
 std::string caseCsvPath(const std::string& folder, long index) {
   char name[32];
   std::snprintf(name, sizeof name, "case_%06ld.csv", index);
@@ -134,23 +91,23 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
     SceneOptions sceneOptions;
     sceneOptions.overrides = caseOverrides(study, c);
     const Scene scene = sceneFromJson(study.scene, study.sceneFile, sceneOptions);
-    std::vector<std::string> wanted;
-    for (const auto& item : study.collect)
-      if (!item.column.empty()) wanted.push_back(item.column);
-    SummaryRecorder summary(wanted);
     ModelSystem system(scene.model);
     const SimulationSettings settings = parseSimulationSettings(scene.simulation);
-    SimulationResult r;
-    if (options.csvFolder.empty()) {
-      r = runSimulation(system, settings, summary);
-    } else {
-      CsvRecorder csv(caseCsvPath(options.csvFolder, c.index));
-      TeeRecorder tee(summary, csv);
-      r = runSimulation(system, settings, tee);
-    }
+    const OutputChannels channels(scene.model, scene.outputs);
+    const TableLayout layout{false, channels.columns()};
+    SummaryRecorder summary(layout);
+    std::vector<Recorder*> recorders{&summary};
+    std::optional<CsvRecorder> csv;
+    if (!options.csvFolder.empty()) recorders.push_back(&csv.emplace(caseCsvPath(options.csvFolder, c.index), layout));
+    TeeRecorder tee(recorders);
+    ChannelRecorder rec(system, channels, false, tee);
+    const SimulationResult r = runSimulation(system, settings, rec);
     row.exit = cli::exitCode(r.outcome);
     row.message = r.message;
-    if (r.completed()) fillCollected(study, r, summary, row);
+    if (r.completed()) {
+      const nlohmann::json j = summary.toJson();
+      for (const auto& item : study.collect) row.collected.push_back(collectedValue(item, j, r));
+    }
   } catch (const InputError& e) {
     row.exit = cli::kInvalidInput;
     row.message = e.what();
