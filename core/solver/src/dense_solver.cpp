@@ -95,7 +95,7 @@ struct Svd {
 /// inconsistent). When U S V^T, |X v_i| = s_i or X N = 0 misses by more than 1e-10, the Jacobi
 /// SVD (slower, reliable) is used instead.
 Svd computeSvd(const MatrixXd& X, bool thinU) {
-  const unsigned options = (thinU ? Eigen::ComputeThinU : 0u) | Eigen::ComputeFullV;
+  const unsigned options = (thinU ? static_cast<unsigned>(Eigen::ComputeThinU) : 0u) | static_cast<unsigned>(Eigen::ComputeFullV);
   const Eigen::BDCSVD<MatrixXd> bdc(X, options);
   Svd out{thinU ? bdc.matrixU() : MatrixXd(), bdc.matrixV(), bdc.singularValues()};
   const Eigen::Index p = out.s.size();
