@@ -38,7 +38,7 @@ inline nlohmann::json chainScene(int N, double spin = 0.0) {
           {"joints", joints}};
 }
 
-/// The planar N-four-bar of validation benchmark A02 (tests/integrators/test_systems.hpp):
+/// The planar N-four-bar of validation benchmark A02 (also the tests' test::fourBarModel):
 /// N + 1 cranks pinned to the ground at x = 0..N, joined at their tips by N couplers; 1 m,
 /// 1 kg bars (inertia 1/12), rigid2d bodies and revolute2d joints; loops, redundancy-free
 /// away from the flat singular position. Start: cranks vertical, couplers at y = 1, moving.

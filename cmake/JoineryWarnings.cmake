@@ -16,3 +16,13 @@ if(JOINERY_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# JOINERY_FUZZ: libFuzzer targets in tests/fuzz (clang). The library is compiled with
+# coverage instrumentation (fuzzer-no-link) and the sanitizers; the targets add libFuzzer.
+if(JOINERY_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "JOINERY_FUZZ needs clang (CXX=clang++)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -5,5 +5,6 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${JOINERY_BUILD_DIR:-$root/build}
 jobs=${JOINERY_JOBS:-$(nproc)}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} "$@" >/dev/null
+# warnings are errors in every scripted and CI build (JOINERY_WERROR=OFF after it to override)
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "$@" >/dev/null
 cmake --build "$build" -j "$jobs"

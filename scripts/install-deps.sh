@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev               # bench/ (Google Benchmark)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
+  clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
   # the Python module (apps/python, docs/python.md), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib

@@ -62,17 +62,45 @@ std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& co
   return out;
 }
 
-std::string joinNames(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 template <class T>
 std::vector<std::string> namesOf(const std::vector<const T*>& v) {
   std::vector<std::string> out;
   for (const T* x : v) out.push_back(x->name());
   return out;
+}
+}  // namespace
+
+namespace {
+/// The completion part of the text report: the balances added, or the missing ones.
+void writeCompletion(const CheckReport& r, std::ostringstream& os) {
+  if (r.completionAdded()) {
+    os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
+    for (const auto& b : r.completion.balances)
+      os << "  " << b.joint["name"].get<std::string>() << "  " << toString(b.level) << "  " << b.expression
+         << " = 0" << (b.satisfiedAtState ? "" : "  (violated by the initial state: " + num(b.valueAtState) + ")")
+         << "\n";
+  } else if (!r.completion.balances.empty()) {
+    os << "\nmissing force balances of massless points (w^T (Q + C) = 0 along each undetermined "
+          "direction w; docs/completion.md):\n";
+    for (const auto& b : r.completion.balances) {
+      os << "  w = (";
+      for (std::size_t k = 0; k < b.names.size(); ++k)
+        os << (k ? ", " : "") << b.coefficientTexts[k]
+           << " " << b.names[k];
+      os << "):\n";
+      if (b.completable) {
+        os << "    balance (" << toString(b.level) << " level): " << b.expression << " = 0";
+        if (!b.satisfiedAtState) os << "  (violated by the initial state: " << num(b.valueAtState) << ")";
+        os << "\n    add to \"joints\": " << b.joint.dump() << "\n";
+      } else {
+        os << "    cannot be completed: " << b.reason << "\n";
+      }
+    }
+    if (r.completion.completable())
+      os << "  or let joinery add them: --complete-massless, or \"complete_massless\": true in the scene\n";
+    else if (r.completionRequested)
+      os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
+  }
 }
 }  // namespace
 
@@ -127,34 +155,7 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     os << "rows in conflict: " << joinNames(rows) << "\n";
   }
   for (const auto& m : d.messages) os << "- " << m << "\n";
-  if (r.completionAdded()) {
-    os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
-    for (const auto& b : r.completion.balances)
-      os << "  " << b.joint["name"].get<std::string>() << "  " << toString(b.level) << "  " << b.expression
-         << " = 0" << (b.satisfiedAtState ? "" : "  (violated by the initial state: " + num(b.valueAtState) + ")")
-         << "\n";
-  } else if (!r.completion.balances.empty()) {
-    os << "\nmissing force balances of massless points (w^T (Q + C) = 0 along each undetermined "
-          "direction w; docs/completion.md):\n";
-    for (const auto& b : r.completion.balances) {
-      os << "  w = (";
-      for (std::size_t k = 0; k < b.names.size(); ++k)
-        os << (k ? ", " : "") << b.coefficientTexts[k]
-           << " " << b.names[k];
-      os << "):\n";
-      if (b.completable) {
-        os << "    balance (" << toString(b.level) << " level): " << b.expression << " = 0";
-        if (!b.satisfiedAtState) os << "  (violated by the initial state: " << num(b.valueAtState) << ")";
-        os << "\n    add to \"joints\": " << b.joint.dump() << "\n";
-      } else {
-        os << "    cannot be completed: " << b.reason << "\n";
-      }
-    }
-    if (r.completion.completable())
-      os << "  or let joinery add them: --complete-massless, or \"complete_massless\": true in the scene\n";
-    else if (r.completionRequested)
-      os << "  complete_massless was requested but not every direction has a balance: nothing was added\n";
-  }
+  writeCompletion(r, os);
   os << jointResultsText(r.joints, model.coordinateNames());
   if (withAccelerations) os << "\n" << solutionToText(r.solution, model.coordinateNames());
   return os.str();

@@ -1,5 +1,7 @@
 #include "joinery/bodies/expression_body.hpp"
 
+#include "joinery/core/errors.hpp"
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -20,22 +22,18 @@ ExpressionBody::ExpressionBody(std::string name, std::vector<std::string> coordi
       v0_(std::move(v0)) {
   const std::size_t n = coordinates_.size();
   if (const std::string why = detail::checkCoordinateNames(coordinates_); !why.empty())
-    throw std::invalid_argument("expression body: " + why);
+    throw ModelError("expression body: " + why);
   if (mass_.size() != n * n || force_.size() != n || static_cast<std::size_t>(q0_.size()) != n ||
       static_cast<std::size_t>(v0_.size()) != n)
-    throw std::invalid_argument("expression body: sizes do not match the coordinates");
+    throw ModelError("expression body: sizes do not match the coordinates");
   for (const Expression& m : mass_)
     for (std::size_t i = 0; i < n; ++i)
       if (m.dependsOn(static_cast<int>(1 + n + i)))
-        throw std::invalid_argument("expression body: the mass matrix may not depend on velocities");
+        throw ModelError("expression body: the mass matrix may not depend on velocities");
 }
 
 SymbolTable ExpressionBody::variables(const std::vector<std::string>& coordinates) {
-  SymbolTable table;
-  table.addVariable("t");
-  for (const auto& c : coordinates) table.addVariable(c);
-  for (const auto& c : coordinates) table.addVariable(c + "_dot");
-  return table;
+  return SymbolTable::forState(coordinates);
 }
 
 void ExpressionBody::getInitialState(VecRef q0, VecRef v0) const {

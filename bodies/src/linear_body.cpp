@@ -1,5 +1,7 @@
 #include "joinery/bodies/linear_body.hpp"
 
+#include "joinery/core/errors.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -24,25 +26,21 @@ LinearBody::LinearBody(std::string name, std::vector<std::string> coordinates, M
       v0_(std::move(v0)) {
   const auto n = static_cast<Eigen::Index>(coordinates_.size());
   if (const std::string why = detail::checkCoordinateNames(coordinates_); !why.empty())
-    throw std::invalid_argument("linear: " + why);
+    throw ModelError("linear: " + why);
   if (M_.rows() != n || M_.cols() != n || D_.rows() != n || D_.cols() != n || K_.rows() != n ||
       K_.cols() != n || q0_.size() != n || v0_.size() != n ||
       (!force_.empty() && static_cast<Eigen::Index>(force_.size()) != n))
-    throw std::invalid_argument("linear: matrix or vector sizes do not match the coordinates");
+    throw ModelError("linear: matrix or vector sizes do not match the coordinates");
   if (!M_.allFinite() || !D_.allFinite() || !K_.allFinite())
-    throw std::invalid_argument("linear: matrices must be finite");
+    throw ModelError("linear: matrices must be finite");
   if ((M_ - M_.transpose()).cwiseAbs().maxCoeff() >
       detail::kSymmetryTolerance * M_.cwiseAbs().maxCoeff())
-    throw std::invalid_argument("linear: mass matrix must be symmetric");
+    throw ModelError("linear: mass matrix must be symmetric");
   M_ = 0.5 * (M_ + M_.transpose());
 }
 
 SymbolTable LinearBody::forceSymbols(const std::vector<std::string>& coordinates) {
-  SymbolTable table;
-  table.addVariable("t");
-  for (const auto& c : coordinates) table.addVariable(c);
-  for (const auto& c : coordinates) table.addVariable(c + "_dot");
-  return table;
+  return SymbolTable::forState(coordinates);
 }
 
 void LinearBody::getInitialState(VecRef q0, VecRef v0) const {

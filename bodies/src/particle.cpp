@@ -1,5 +1,7 @@
 #include "joinery/bodies/particle.hpp"
 
+#include "joinery/core/errors.hpp"
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -19,10 +21,10 @@ const char* meaningFor(int dim) { return dim == 1 ? "x" : dim == 2 ? "x, y" : "x
 Particle::Particle(std::string name, int dim, double mass, const VectorXd& position,
                    const VectorXd& velocity)
     : Body(std::move(name)), dim_(dim), mass_(mass), q0_(position), v0_(velocity) {
-  if (dim < 1 || dim > 3) throw std::invalid_argument("particle: dim must be 1, 2 or 3");
-  if (!(mass >= 0.0)) throw std::invalid_argument("particle: mass must be >= 0");
+  if (dim < 1 || dim > 3) throw ModelError("particle: dim must be 1, 2 or 3");
+  if (!(mass >= 0.0)) throw ModelError("particle: mass must be >= 0");
   if (position.size() != dim || velocity.size() != dim)
-    throw std::invalid_argument("particle: position and velocity need dim entries");
+    throw ModelError("particle: position and velocity need dim entries");
 }
 
 const std::vector<std::string>& Particle::coordinateNames() const { return namesFor(dim_); }

@@ -1,5 +1,7 @@
 #include "joinery/bodies/rigid2d.hpp"
 
+#include "joinery/core/errors.hpp"
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -20,8 +22,8 @@ Eigen::Vector2d rotated(double theta, const Vector3d& p) {
 Rigid2d::Rigid2d(std::string name, double mass, double inertia, const Eigen::Vector3d& q0,
                  const Eigen::Vector3d& v0)
     : Body(std::move(name)), mass_(mass), inertia_(inertia), q0_(q0), v0_(v0) {
-  if (!(mass >= 0.0)) throw std::invalid_argument("rigid2d: mass must be >= 0");
-  if (!(inertia >= 0.0)) throw std::invalid_argument("rigid2d: inertia must be >= 0");
+  if (!(mass >= 0.0)) throw ModelError("rigid2d: mass must be >= 0");
+  if (!(inertia >= 0.0)) throw ModelError("rigid2d: inertia must be >= 0");
 }
 
 const std::vector<std::string>& Rigid2d::coordinateNames() const {

@@ -1,5 +1,7 @@
 #include "joinery/bodies/rigid3d.hpp"
 
+#include "joinery/core/errors.hpp"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -33,17 +35,17 @@ Rigid3d::Rigid3d(std::string name, double mass, const Matrix3d& inertia, const V
       velocity_(velocity),
       angularVelocity_(angularVelocity),
       orientation_(orientation) {
-  if (!(mass >= 0.0)) throw std::invalid_argument("rigid3d: mass must be >= 0");
+  if (!(mass >= 0.0)) throw ModelError("rigid3d: mass must be >= 0");
   if (!inertia.allFinite() || (inertia - inertia.transpose()).cwiseAbs().maxCoeff() >
                                   detail::kSymmetryTolerance * inertia.cwiseAbs().maxCoeff())
-    throw std::invalid_argument("rigid3d: inertia must be symmetric");
+    throw ModelError("rigid3d: inertia must be symmetric");
   Eigen::SelfAdjointEigenSolver<Matrix3d> es(inertia, Eigen::EigenvaluesOnly);
   if (es.eigenvalues().minCoeff() < -detail::kPsdTolerance * es.eigenvalues().cwiseAbs().maxCoeff())
-    throw std::invalid_argument("rigid3d: inertia must be positive semi-definite");
+    throw ModelError("rigid3d: inertia must be positive semi-definite");
   inertia_ = 0.5 * (inertia + inertia.transpose());
   const double n = orientation.norm();
   if (!(std::abs(n - 1.0) <= kNormTolerance))
-    throw std::invalid_argument("rigid3d: orientation must be a unit quaternion");
+    throw ModelError("rigid3d: orientation must be a unit quaternion");
   if (std::abs(orientation.squaredNorm() - 1.0) > kRenormalizeThreshold) orientation_ /= n;
 }
 

@@ -67,6 +67,8 @@ double Dopri5Integrator::initialStep(double tLimit) {
   return std::min({100 * std::abs(h), h1, hmax});
 }
 
+// long: one adaptive step in the order of the method (stages, error estimate, acceptance,
+// step-size control, dense-output coefficients), each commented.
 StepResult Dopri5Integrator::advance(double tLimit) {
   StepResult r;
   r.tOld = state_.t;

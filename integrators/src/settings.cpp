@@ -67,12 +67,6 @@ const std::vector<std::string>& settingKeys() {
   return keys;
 }
 
-std::string joinNames(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 /// A name field (integrator, stabilization): a string among `table`'s names.
 template <class E>
 E readChoice(const JsonCursor& f, const char* key, const std::vector<std::pair<E, std::string>>& table) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace joinery {
@@ -163,209 +164,277 @@ SimulationResult runSimulation(DynamicSystem& system, const SimulationSettings& 
   return runSimulation(system, system.initialState(), settings, recorder, progress, options);
 }
 
-SimulationResult runSimulation(DynamicSystem& system, const State& initial,
-                               const SimulationSettings& settings, Recorder& recorder,
-                               const ProgressCallback& progress, const RunOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto wall0 = Clock::now();
-  const int n = system.numCoordinates();
+namespace {
 
-  // ---- settings ----
-  validateSimulationSettings(settings);
-  const IntegratorKind kind = settings.integrator;
-  const Stabilization stab = settings.stabilization;
-  const double t0 = initial.t;
-  const double tEnd = settings.tEnd;
-  if (!std::isfinite(tEnd) || !(tEnd >= t0))
-    badSetting("t_end", "t_end = " + num(tEnd) + " must be finite and not before the initial time " + num(t0));
-  const double dt = settings.outputInterval;
+/// The integrator of `settings` (a new IntegratorKind is constructed here).
+std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const SimulationSettings& settings,
+                                           const RunOptions& options, const Baumgarte& bg) {
+  switch (settings.integrator) {
+    case IntegratorKind::Rk4: return std::make_unique<Rk4Integrator>(system, settings.step, bg);
+    case IntegratorKind::Dopri5: {
+      Dopri5Options o;
+      o.rtol = settings.rtol;
+      o.atol = settings.atol;
+      o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
+      o.minStep = options.minStep;
+      o.maxStep = options.maxStep;
+      return std::make_unique<Dopri5Integrator>(system, o, bg);
+    }
+  }
+  throw SimulationError("unknown integrator kind");
+}
+
+/// One run of runSimulation, in named steps: settings, initial conditions, the step loop
+/// with sampling and drift control, and the way it ends.
+class Run {
+ public:
+  Run(DynamicSystem& system, const SimulationSettings& settings, Recorder& recorder,
+      const ProgressCallback& progress, const RunOptions& options)
+      : system_(system), settings_(settings), recorder_(recorder), progress_(progress), options_(options),
+        wall0_(Clock::now()) {}
+
+  SimulationResult run(const State& initial);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  void checkSettings(const State& initial) const;
+  /// Ends the run with outcome `o` (closes the recorder; a failure to close fails a completed run).
+  SimulationResult& finish(RunOutcome o, std::string message);
+  /// Writes a sample (energy and residuals with it); throws SimulationError for non-finite values.
+  void record(const State& x);
+  /// Drift control of `x` (stabilization `projection`); `count`: an integration state, not a
+  /// sample copy. True when x changed.
+  bool drift(State& x, bool count);
+  void reportProgress(double t);
+  /// The time of output sample i (the last one exactly t_end).
+  double outputTime(long long i) const {
+    const double ti = t0_ + static_cast<double>(i) * settings_.outputInterval;
+    return ti >= settings_.tEnd - 1e-9 * settings_.outputInterval ? settings_.tEnd : ti;
+  }
+  /// The step loop from the consistent initial state `s`; returns the finished result.
+  SimulationResult& integrate(const State& s);
+  /// Samples strictly inside the last step, from the integrator's dense output.
+  void recordInside(double tNew, State& sample);
+  /// Normalization and drift control of the accepted state, then its sample when due.
+  void acceptStep(State& cur);
+  /// Stops the run where the integrator is.
+  SimulationResult& stopAtIntegrator(RunOutcome o, double t, std::string message);
+
+  DynamicSystem& system_;
+  const SimulationSettings& settings_;
+  Recorder& recorder_;
+  const ProgressCallback& progress_;
+  const RunOptions& options_;
+  Clock::time_point wall0_;
+  SimulationResult res_;
+  bool recorderOpen_ = false;
+  double t0_ = 0;
+  Baumgarte bg_;
+  std::unique_ptr<Integrator> integ_;
+  long long outIndex_ = 1;
+  bool outputsDone_ = false;
+  double lastProgress_ = -1;
+  std::optional<double> stopAt_;  ///< set when the recorder asks to stop after a sample
+};
+
+void Run::checkSettings(const State& initial) const {
+  validateSimulationSettings(settings_);
+  const double tEnd = settings_.tEnd;
+  if (!std::isfinite(tEnd) || !(tEnd >= initial.t))
+    badSetting("t_end", "t_end = " + num(tEnd) + " must be finite and not before the initial time " + num(initial.t));
+  // bounded work: a run whose samples or fixed steps would not fit the limits is refused
+  // before it starts (an output_interval of 5e-324 would otherwise never end)
+  const double t0 = initial.t, dt = settings_.outputInterval, span = tEnd - t0;
+  if (span / dt > static_cast<double>(options_.maxSamples))
+    badSetting("output_interval", "output_interval = " + num(dt) + " gives " + num(span / dt) + " samples over [" +
+                                      num(t0) + ", " + num(tEnd) + "]; the limit is " +
+                                      std::to_string(options_.maxSamples) + " (RunOptions::maxSamples)");
+  if (settings_.integrator == IntegratorKind::Rk4 && span / settings_.step > static_cast<double>(options_.maxFixedSteps))
+    badSetting("step", "step = " + num(settings_.step) + " gives " + num(span / settings_.step) + " steps over [" +
+                           num(t0) + ", " + num(tEnd) + "]; the limit is " + std::to_string(options_.maxFixedSteps) +
+                           " (RunOptions::maxFixedSteps)");
+  const int n = system_.numCoordinates();
   if (initial.q.size() != n || initial.v.size() != n)
     throw SimulationError("initial state has " + std::to_string(initial.q.size()) + " coordinates and " +
-                          std::to_string(initial.v.size()) + " velocities; the system has " +
-                          std::to_string(n));
+                          std::to_string(initial.v.size()) + " velocities; the system has " + std::to_string(n));
+}
 
-  SimulationResult res;
-  res.state = initial;
-  res.t = t0;
-  bool recorderOpen = false;
-  const auto finish = [&](RunOutcome o, std::string message) -> SimulationResult& {
-    res.outcome = o;
-    res.message = std::move(message);
-    res.stats.wallSeconds = std::chrono::duration<double>(Clock::now() - wall0).count();
-    if (recorderOpen) {
-      try {
-        recorder.end(res);
-      } catch (const std::exception& e) {
-        if (res.outcome == RunOutcome::Completed) {
-          res.outcome = RunOutcome::Failed;
-          res.message = std::string("closing the output failed: ") + e.what();
-        }
+SimulationResult& Run::finish(RunOutcome o, std::string message) {
+  res_.outcome = o;
+  res_.message = std::move(message);
+  res_.stats.wallSeconds = std::chrono::duration<double>(Clock::now() - wall0_).count();
+  if (recorderOpen_) {
+    try {
+      recorder_.end(res_);
+    } catch (const std::exception& e) {
+      if (res_.outcome == RunOutcome::Completed) {
+        res_.outcome = RunOutcome::Failed;
+        res_.message = std::string("closing the output failed: ") + e.what();
       }
     }
-    if (res.outcome != RunOutcome::Completed)
-      spdlog::debug("simulation ended ({}) at t = {}: {}", toString(res.outcome), res.t, res.message);
-    return res;
-  };
+  }
+  if (res_.outcome != RunOutcome::Completed)
+    spdlog::debug("simulation ended ({}) at t = {}: {}", toString(res_.outcome), res_.t, res_.message);
+  return res_;
+}
 
+void Run::record(const State& x) {
+  if (!finiteState(x)) {
+    std::ostringstream os;
+    os << "non-finite state at t = " << x.t << " (not written)";
+    throw SimulationError(os.str());
+  }
+  std::optional<double> e = system_.calcEnergy(x);
+  if (e && !std::isfinite(*e)) e.reset();
+  ConstraintResiduals r = system_.calcConstraintResiduals(x);
+  if (!std::isfinite(r.position) || !std::isfinite(r.velocity)) {
+    std::ostringstream os;
+    os << "non-finite constraint residual at t = " << x.t << " (not written)";
+    throw SimulationError(os.str());
+  }
+  recorder_.record(Sample{x, e, r});
+  if (recorder_.stopRequested()) stopAt_ = x.t;
+  ++res_.stats.samples;
+  res_.stats.maxPositionResidual = std::max(res_.stats.maxPositionResidual, r.position);
+  res_.stats.maxVelocityResidual = std::max(res_.stats.maxVelocityResidual, r.velocity);
+}
+
+bool Run::drift(State& x, bool count) {
+  if (settings_.stabilization != Stabilization::Projection) return false;
+  const ProjectionReport pp = system_.projectPositions(x, options_.stepProjection);
+  const ProjectionReport pv = system_.projectVelocities(x, options_.stepProjection);
+  const bool changed = pp.iterations > 0 || pv.iterations > 0;
+  if (count && changed) ++res_.stats.projections;
+  if (count && (!pp.converged || !pv.converged)) ++res_.stats.projectionsNotConverged;
+  return changed;
+}
+
+void Run::reportProgress(double t) {
+  if (!progress_) return;
+  const double tEnd = settings_.tEnd;
+  const double f = tEnd > t0_ ? std::clamp((t - t0_) / (tEnd - t0_), 0.0, 1.0) : 1.0;
+  if (f - lastProgress_ >= 1e-3 || (f >= 1.0 && lastProgress_ < 1.0)) {
+    lastProgress_ = f;
+    progress_(f);
+  }
+}
+
+SimulationResult& Run::stopAtIntegrator(RunOutcome o, double t, std::string message) {
+  res_.stats.integrator = integ_->stats();
+  res_.t = t;
+  res_.state = integ_->state();
+  return finish(o, std::move(message));
+}
+
+void Run::recordInside(double tNew, State& sample) {
+  while (!outputsDone_ && !stopAt_ && outputTime(outIndex_) < tNew) {
+    integ_->interpolate(outputTime(outIndex_), sample);
+    system_.normalizeCoordinates(sample.q);
+    if (options_.projectSamples) drift(sample, false);
+    record(sample);
+    if (outputTime(outIndex_) >= settings_.tEnd) outputsDone_ = true;
+    ++outIndex_;
+  }
+}
+
+void Run::acceptStep(State& cur) {
+  cur = integ_->state();
+  const VectorXd& qRaw = integ_->state().q;
+  system_.normalizeCoordinates(cur.q);
+  bool changed = cur.q != qRaw;
+  changed = drift(cur, true) || changed;
+  if (!finiteState(cur)) {
+    std::ostringstream os;
+    os << "non-finite state after the step to t = " << cur.t;
+    throw SimulationError(os.str());
+  }
+  if (changed) integ_->reset(cur);
+  res_.state = cur;
+  res_.t = cur.t;
+  if (!outputsDone_ && !stopAt_ && outputTime(outIndex_) <= cur.t) {
+    record(cur);
+    if (outputTime(outIndex_) >= settings_.tEnd) outputsDone_ = true;
+    ++outIndex_;
+  }
+  reportProgress(cur.t);
+}
+
+SimulationResult& Run::integrate(const State& s) {
+  const double tEnd = settings_.tEnd;
+  const bool dense = integ_->hasDenseOutput();
+  State cur = s;
+  State sample = s;
+  try {
+    recorder_.begin(system_.coordinateNames());
+    recorderOpen_ = true;
+    // the initial state must be well posed before anything is written
+    VectorXd qdd = VectorXd::Zero(system_.numCoordinates());
+    const AccelerationStatus st = system_.calcAccelerations(s, qdd, bg_);
+    if (!st.ok()) {
+      res_.t = s.t;
+      return finish(outcomeOf(st) == RunOutcome::Completed ? RunOutcome::Failed : outcomeOf(st),
+                    describeStop(st, s.t));
+    }
+    record(s);
+    reportProgress(t0_);
+    while (integ_->time() < tEnd && !stopAt_) {
+      if (options_.maxSteps > 0 && integ_->stats().steps >= options_.maxSteps)
+        return stopAtIntegrator(RunOutcome::Failed, integ_->time(),
+                                "step limit of " + std::to_string(options_.maxSteps) + " steps reached at t = " +
+                                    num(integ_->time()));
+      const double target = dense || outputsDone_ ? tEnd : outputTime(outIndex_);
+      const StepResult r = integ_->advance(target);
+      if (!r.ok) return stopAtIntegrator(outcomeOf(r.status), r.t, describeStop(r.status, r.t));
+      if (dense) recordInside(r.tNew, sample);
+      acceptStep(cur);
+    }
+  } catch (const std::exception& e) {
+    res_.stats.integrator = integ_->stats();
+    res_.state = integ_->state();
+    res_.t = std::max(res_.t, integ_->time());
+    return finish(RunOutcome::Failed, e.what());
+  }
+  res_.stats.integrator = integ_->stats();
+  if (stopAt_) {
+    std::ostringstream os;
+    os << "stopped by the recorder after the sample at t = " << *stopAt_;
+    return finish(RunOutcome::Stopped, os.str());
+  }
+  reportProgress(tEnd);
+  return finish(RunOutcome::Completed, "");
+}
+
+SimulationResult Run::run(const State& initial) {
+  checkSettings(initial);
+  res_.state = initial;
+  res_.t = t0_ = initial.t;
+  outputsDone_ = settings_.tEnd <= t0_;
   // ---- initial conditions ----
   State s = initial;
   if (!finiteState(s)) return finish(RunOutcome::Failed, "the initial state is not finite");
   RunOutcome icOutcome = RunOutcome::Completed;
   try {
-    res.initial = makeConsistent(system, s, options, icOutcome);
+    res_.initial = makeConsistent(system_, s, options_, icOutcome);
   } catch (const std::exception& e) {
     return finish(RunOutcome::Failed, std::string("checking the initial conditions failed: ") + e.what());
   }
-  res.state = s;
-  if (icOutcome != RunOutcome::Completed) return finish(icOutcome, res.initial.message);
-  if (!res.initial.message.empty()) spdlog::debug("{}", res.initial.message);
+  res_.state = s;
+  if (icOutcome != RunOutcome::Completed) return finish(icOutcome, res_.initial.message);
+  if (!res_.initial.message.empty()) spdlog::debug("{}", res_.initial.message);
+  // ---- the integrator and the step loop ----
+  bg_ = settings_.stabilization == Stabilization::Baumgarte ? options_.baumgarte : Baumgarte{};
+  integ_ = makeIntegrator(system_, settings_, options_, bg_);
+  integ_->reset(s);
+  return integrate(s);
+}
 
-  const Baumgarte bg = stab == Stabilization::Baumgarte ? options.baumgarte : Baumgarte{};
-  std::unique_ptr<Integrator> integ;
-  if (kind == IntegratorKind::Rk4) {
-    integ = std::make_unique<Rk4Integrator>(system, settings.step, bg);
-  } else {
-    Dopri5Options o;
-    o.rtol = settings.rtol;
-    o.atol = settings.atol;
-    o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
-    o.minStep = options.minStep;
-    o.maxStep = options.maxStep;
-    integ = std::make_unique<Dopri5Integrator>(system, o, bg);
-  }
-  integ->reset(s);
-  const bool dense = integ->hasDenseOutput();
+}  // namespace
 
-  // output times t0 + i dt, the last one exactly t_end
-  const auto outputTime = [&](long long i) {
-    const double ti = t0 + static_cast<double>(i) * dt;
-    return ti >= tEnd - 1e-9 * dt ? tEnd : ti;
-  };
-  long long outIndex = 1;
-  bool outputsDone = tEnd <= t0;
-
-  std::optional<double> stopAt;  // set when the recorder asks to stop after a sample
-  const auto record = [&](const State& x) {
-    if (!finiteState(x)) {
-      std::ostringstream os;
-      os << "non-finite state at t = " << x.t << " (not written)";
-      throw SimulationError(os.str());
-    }
-    std::optional<double> e = system.calcEnergy(x);
-    if (e && !std::isfinite(*e)) e.reset();
-    ConstraintResiduals r = system.calcConstraintResiduals(x);
-    if (!std::isfinite(r.position) || !std::isfinite(r.velocity)) {
-      std::ostringstream os;
-      os << "non-finite constraint residual at t = " << x.t << " (not written)";
-      throw SimulationError(os.str());
-    }
-    recorder.record(Sample{x, e, r});
-    if (recorder.stopRequested()) stopAt = x.t;
-    ++res.stats.samples;
-    res.stats.maxPositionResidual = std::max(res.stats.maxPositionResidual, r.position);
-    res.stats.maxVelocityResidual = std::max(res.stats.maxVelocityResidual, r.velocity);
-  };
-
-  // projection of a state; `count`: an integration state (not a sample copy)
-  const auto drift = [&](State& x, bool count) {
-    if (stab != Stabilization::Projection) return false;
-    const ProjectionReport pp = system.projectPositions(x, options.stepProjection);
-    const ProjectionReport pv = system.projectVelocities(x, options.stepProjection);
-    const bool changed = pp.iterations > 0 || pv.iterations > 0;
-    if (count && changed) ++res.stats.projections;
-    if (count && (!pp.converged || !pv.converged)) ++res.stats.projectionsNotConverged;
-    return changed;
-  };
-
-  double lastProgress = -1;
-  const auto report = [&](double t) {
-    if (!progress) return;
-    const double f = tEnd > t0 ? std::clamp((t - t0) / (tEnd - t0), 0.0, 1.0) : 1.0;
-    if (f - lastProgress >= 1e-3 || (f >= 1.0 && lastProgress < 1.0)) {
-      lastProgress = f;
-      progress(f);
-    }
-  };
-
-  State cur = s;
-  State sample = s;
-  try {
-    recorder.begin(system.coordinateNames());
-    recorderOpen = true;
-    // the initial state must be well posed before anything is written
-    {
-      VectorXd qdd = VectorXd::Zero(n);
-      const AccelerationStatus st = system.calcAccelerations(s, qdd, bg);
-      if (!st.ok()) {
-        res.t = s.t;
-        return finish(outcomeOf(st) == RunOutcome::Completed ? RunOutcome::Failed : outcomeOf(st),
-                      describeStop(st, s.t));
-      }
-    }
-    record(s);
-    report(t0);
-    while (integ->time() < tEnd && !stopAt) {
-      if (options.maxSteps > 0 && integ->stats().steps >= options.maxSteps) {
-        res.stats.integrator = integ->stats();
-        res.t = integ->time();
-        res.state = integ->state();
-        return finish(RunOutcome::Failed, "step limit of " + std::to_string(options.maxSteps) +
-                                              " steps reached at t = " + num(integ->time()));
-      }
-      const double target = dense || outputsDone ? tEnd : outputTime(outIndex);
-      const StepResult r = integ->advance(target);
-      if (!r.ok) {
-        res.stats.integrator = integ->stats();
-        res.t = r.t;
-        res.state = integ->state();
-        return finish(outcomeOf(r.status), describeStop(r.status, r.t));
-      }
-      // samples strictly inside the step, from the dense output of the raw step
-      if (dense) {
-        while (!outputsDone && !stopAt && outputTime(outIndex) < r.tNew) {
-          integ->interpolate(outputTime(outIndex), sample);
-          system.normalizeCoordinates(sample.q);
-          if (options.projectSamples) drift(sample, false);
-          record(sample);
-          if (outputTime(outIndex) >= tEnd) outputsDone = true;
-          ++outIndex;
-        }
-      }
-      // normalization and drift control of the accepted state
-      cur = integ->state();
-      const VectorXd& qRaw = integ->state().q;
-      system.normalizeCoordinates(cur.q);
-      bool changed = cur.q != qRaw;
-      changed = drift(cur, true) || changed;
-      if (!finiteState(cur)) {
-        std::ostringstream os;
-        os << "non-finite state after the step to t = " << cur.t;
-        throw SimulationError(os.str());
-      }
-      if (changed) integ->reset(cur);
-      res.state = cur;
-      res.t = cur.t;
-      if (!outputsDone && !stopAt && outputTime(outIndex) <= cur.t) {
-        record(cur);
-        if (outputTime(outIndex) >= tEnd) outputsDone = true;
-        ++outIndex;
-      }
-      report(cur.t);
-    }
-  } catch (const std::exception& e) {
-    res.stats.integrator = integ->stats();
-    res.state = integ->state();
-    res.t = std::max(res.t, integ->time());
-    return finish(RunOutcome::Failed, e.what());
-  }
-  res.stats.integrator = integ->stats();
-  if (stopAt) {
-    std::ostringstream os;
-    os << "stopped by the recorder after the sample at t = " << *stopAt;
-    return finish(RunOutcome::Stopped, os.str());
-  }
-  report(tEnd);
-  return finish(RunOutcome::Completed, "");
+SimulationResult runSimulation(DynamicSystem& system, const State& initial,
+                               const SimulationSettings& settings, Recorder& recorder,
+                               const ProgressCallback& progress, const RunOptions& options) {
+  return Run(system, settings, recorder, progress, options).run(initial);
 }
 
 }  // namespace joinery

@@ -3,15 +3,11 @@
 #include <cctype>
 #include <regex>
 
+#include "joinery/core/format.hpp"
+
 namespace joinery::detail {
 
 namespace {
-
-std::string joinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 std::string describeBody(const Body& body) {
   return "body '" + body.name() + "' (" + std::string(body.typeName()) + ")";

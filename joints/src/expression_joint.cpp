@@ -215,6 +215,8 @@ class ExpressionJoint final : public Constraint {
   nlohmann::json source_;
 };
 
+// long: reads the joint's three row lists (position, velocity, acceleration) with the
+// check of each field where it is read.
 std::unique_ptr<Constraint> makeExpressionJoint(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "position", "velocity", "acceleration", "nonideal"});
   ExpressionJointInput in;

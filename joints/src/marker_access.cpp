@@ -7,7 +7,8 @@ namespace joinery::detail {
 
 namespace {
 
-// Sum of the velocities of the coordinates of a state (local vectors are not materialised).
+// The value of a term's coordinate (coordinateValue) or of its velocity (velocityValue) in a
+// local state (local vectors are not materialised).
 double coordinateValue(const LocalState& s, const LinearTerm& term) {
   return s.bodies[static_cast<std::size_t>(term.body)].q[term.coordinate];
 }

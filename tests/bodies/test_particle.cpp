@@ -127,9 +127,9 @@ TEST_CASE("particle factory errors name the path and the expectation", "[bodies]
 }
 
 TEST_CASE("particle constructor rejects invalid arguments", "[bodies][particle]") {
-  CHECK_THROWS_AS(Particle("p", 0, 1.0, Eigen::VectorXd(0), Eigen::VectorXd(0)), std::invalid_argument);
+  CHECK_THROWS_AS(Particle("p", 0, 1.0, Eigen::VectorXd(0), Eigen::VectorXd(0)), joinery::ModelError);
   CHECK_THROWS_AS(Particle("p", 2, -1.0, Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero()),
-                  std::invalid_argument);
+                  joinery::ModelError);
   CHECK_THROWS_AS(Particle("p", 2, 1.0, Eigen::Vector3d::Zero(), Eigen::Vector2d::Zero()),
-                  std::invalid_argument);
+                  joinery::ModelError);
 }

@@ -110,7 +110,7 @@ TEST_CASE("The N-four-bar's horizontal position: rank A drops, the model stays w
 TEST_CASE("Fast path and dense solver agree on the accelerations", "[integrators][A02]") {
   const test::TestModel model = test::fourBarModel(2);
   ModelSystemOptions denseOnly;
-  denseOnly.fastPath = false;
+  denseOnly.path = EvaluationPath::Dense;
   ModelSystem dense(model.model, denseOnly);
   ModelSystem fast(model.model);
   // states along a short run (off the initial, symmetric configuration)

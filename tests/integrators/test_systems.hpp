@@ -11,6 +11,7 @@
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/model.hpp"
 #include "test_context.hpp"
+#include "../../bench/chain_model.hpp"
 
 namespace joinery::test {
 
@@ -116,37 +117,15 @@ inline TestModel pendulumModel(double x0 = -1.0, double y0 = 0.0, double vx0 = 0
   return buildModel(bodies, joints, Vector3d(0, -9.81, 0));
 }
 
-/// A02 N-four-bar: N+1 cranks pinned to the ground at x = 0..N, joined at their tips by N
+/// A02 N-four-bar (bench::fourBarScene): N+1 cranks pinned to the ground at x = 0..N, joined at their tips by N
 /// couplers; 1 m, 1 kg uniform bars (inertia 1/12 about the centre). Each bar's own x axis runs
 /// along the bar, its points are (-0.5, 0) and (0.5, 0). Start: cranks vertical (angle pi/2),
 /// couplers horizontal at y = 1; the tip B0 of the first crank moves at +1 m/s in x
 /// (cranks turn at -1 rad/s, couplers translate).
 inline TestModel fourBarModel(int N) {
-  const double pi = std::acos(-1.0);
-  nlohmann::json bodies = nlohmann::json::array();
-  nlohmann::json joints = nlohmann::json::array();
-  for (int i = 0; i <= N; ++i)
-    bodies.push_back({{"name", "crank" + std::to_string(i)}, {"type", "rigid2d"}, {"mass", 1},
-                      {"inertia", 1.0 / 12}, {"position", {i, 0.5}}, {"angle", pi / 2},
-                      {"velocity", {0.5, 0}}, {"angular_velocity", -1}});
-  for (int i = 0; i < N; ++i)
-    bodies.push_back({{"name", "coupler" + std::to_string(i)}, {"type", "rigid2d"}, {"mass", 1},
-                      {"inertia", 1.0 / 12}, {"position", {i + 0.5, 1}}, {"angle", 0},
-                      {"velocity", {1, 0}}, {"angular_velocity", 0}});
-  for (int i = 0; i <= N; ++i) {
-    const std::string c = "crank" + std::to_string(i);
-    joints.push_back({{"name", "pin" + std::to_string(i)}, {"type", "revolute2d"}, {"body1", "ground"},
-                      {"point1", {i, 0}}, {"body2", c}, {"point2", {-0.5, 0}}});
-    if (i < N)
-      joints.push_back({{"name", "left" + std::to_string(i)}, {"type", "revolute2d"}, {"body1", c},
-                        {"point1", {0.5, 0}}, {"body2", "coupler" + std::to_string(i)},
-                        {"point2", {-0.5, 0}}});
-    if (i > 0)
-      joints.push_back({{"name", "right" + std::to_string(i - 1)}, {"type", "revolute2d"},
-                        {"body1", "coupler" + std::to_string(i - 1)}, {"point1", {0.5, 0}},
-                        {"body2", c}, {"point2", {0.5, 0}}});
-  }
-  return buildModel(bodies, joints, Vector3d(0, -9.81, 0));
+  // one definition of the A02 model, shared with the benchmarks (bench/chain_model.hpp)
+  const nlohmann::json scene = bench::fourBarScene(N);
+  return buildModel(scene.at("bodies"), scene.at("joints"), Vector3d(0, -9.81, 0));
 }
 
 }  // namespace joinery::test

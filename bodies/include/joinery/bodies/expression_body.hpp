@@ -22,7 +22,7 @@ class ExpressionBody final : public Body {
  public:
   /// @param massMatrix n*n expressions, row-major, parsed over variables(coordinates) and not
   /// depending on velocities; @param force n expressions over variables(coordinates).
-  /// @throws std::invalid_argument on invalid sizes or names.
+  /// @throws ModelError on invalid sizes or names.
   ExpressionBody(std::string name, std::vector<std::string> coordinates,
                  std::vector<Expression> massMatrix, std::vector<Expression> force, VectorXd q0,
                  VectorXd v0);

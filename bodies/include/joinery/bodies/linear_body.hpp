@@ -22,7 +22,7 @@ class LinearBody final : public Body {
  public:
   /// @param coordinates unique identifiers (not `t`, `pi`, or `<other>_dot`).
   /// @param M, D, K n x n; M symmetric PSD. @param force empty (zero) or n expressions parsed
-  /// over forceSymbols(coordinates). @throws std::invalid_argument on invalid values.
+  /// over forceSymbols(coordinates). @throws ModelError on invalid values.
   LinearBody(std::string name, std::vector<std::string> coordinates, MatrixXd M, MatrixXd D,
              MatrixXd K, std::vector<Expression> force, VectorXd q0, VectorXd v0);
 

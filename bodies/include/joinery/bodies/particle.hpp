@@ -20,7 +20,7 @@ namespace joinery {
 class Particle final : public Body, public PointMarker {
  public:
   /// @param dim 1, 2 or 3; @param mass kg, >= 0; @param position, velocity world frame, `dim` entries.
-  /// @throws std::invalid_argument on a bad dim, negative mass or wrong vector sizes.
+  /// @throws ModelError on a bad dim, negative mass or wrong vector sizes.
   Particle(std::string name, int dim, double mass, const VectorXd& position, const VectorXd& velocity);
 
   int dim() const noexcept { return dim_; }

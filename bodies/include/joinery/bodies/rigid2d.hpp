@@ -23,7 +23,7 @@ namespace joinery {
 class Rigid2d final : public Body, public PointMarker, public FrameMarker {
  public:
   /// @param mass kg (>= 0); @param inertia kg m^2 about the centre of mass (>= 0);
-  /// @param q0 (x, y, theta); @param v0 (vx, vy, omega). @throws std::invalid_argument.
+  /// @param q0 (x, y, theta); @param v0 (vx, vy, omega). @throws ModelError.
   Rigid2d(std::string name, double mass, double inertia, const Eigen::Vector3d& q0,
           const Eigen::Vector3d& v0);
 

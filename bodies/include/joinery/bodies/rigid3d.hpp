@@ -36,7 +36,7 @@ class Rigid3d final : public Body, public PointMarker, public FrameMarker {
   /// (kg m^2, symmetric positive semi-definite); @param position world (m);
   /// @param orientation unit quaternion (renormalized; |e| must be within 1e-6 of 1);
   /// @param velocity of the centre of mass (world, m/s); @param angularVelocity world (rad/s).
-  /// @throws std::invalid_argument on invalid values.
+  /// @throws ModelError on invalid values.
   Rigid3d(std::string name, double mass, const Matrix3d& inertia, const Vector3d& position,
           const Eigen::Vector4d& orientation, const Vector3d& velocity,
           const Vector3d& angularVelocity);

@@ -51,6 +51,11 @@ struct RunOptions {
   double initialStep = 0;
   /// Accepted steps allowed before the run fails (0: unlimited).
   long long maxSteps = 0;
+  /// Most samples a run may write, (t_end - t0) / output_interval; more is invalid input
+  /// before the run starts (docs/scene-format.md, "Limits").
+  long long maxSamples = 10'000'000;
+  /// Most steps a fixed-step (rk4) run may take, (t_end - t0) / step; more is invalid input.
+  long long maxFixedSteps = 100'000'000;
   /// Stabilization `projection`: samples taken from dense output inside a step are
   /// projected onto the constraints too (the integration state is not affected).
   bool projectSamples = true;

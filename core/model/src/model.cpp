@@ -1,0 +1,512 @@
+#include "joinery/core/model.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "joinery/core/assert.hpp"
+#include "joinery/core/errors.hpp"
+#include "joinery/core/ground.hpp"
+
+namespace joinery {
+
+// ---- ownership -------------------------------------------------------------------------
+
+struct ModelBuilder::Impl {
+  std::shared_ptr<GroundBody> ground = std::make_shared<GroundBody>();
+  std::vector<BodyPtr> bodies;
+  std::vector<ConstraintPtr> constraints;
+  std::vector<ForceElementPtr> forces;
+  Vector3d gravity = Vector3d::Zero();
+  std::map<std::string, const Body*> byName;
+  std::set<std::string> elementNames;
+};
+
+struct Model::Owned {
+  std::shared_ptr<GroundBody> ground;  // shared with the builder it came from
+  std::vector<BodyPtr> bodies;
+  std::vector<ConstraintPtr> constraints;
+  std::vector<ForceElementPtr> forces;
+  std::map<const Body*, int> slotIndex;
+  std::map<std::string, const Body*> byName;
+  // per constraint / force: the global slot of each of its bodies, in order
+  std::vector<std::vector<BodySlot>> constraintSlots, forceSlots;
+  // per row block: index into constraints (or -1 for internal)
+  std::vector<int> blockConstraint;
+  BodySlot groundSlot;
+};
+
+ModelBuilder::ModelBuilder() : impl_(std::make_unique<Impl>()) {
+  impl_->byName["ground"] = impl_->ground.get();
+}
+ModelBuilder::~ModelBuilder() = default;
+ModelBuilder::ModelBuilder(ModelBuilder&&) noexcept = default;
+ModelBuilder& ModelBuilder::operator=(ModelBuilder&&) noexcept = default;
+
+const Body& ModelBuilder::ground() const { return *impl_->ground; }
+
+const Body& ModelBuilder::addBody(BodyPtr body) {
+  if (!body) throw ModelError("addBody: null body");
+  const std::string& name = body->name();
+  if (impl_->byName.count(name))
+    throw ModelError(name == "ground" ? "'ground' is the fixed world body and may not be declared"
+                                      : "duplicate body name '" + name + "'");
+  const Body& ref = *body;
+  impl_->byName[name] = &ref;
+  impl_->bodies.push_back(std::move(body));
+  return ref;
+}
+
+const Constraint& ModelBuilder::addConstraint(ConstraintPtr c) {
+  if (!c) throw ModelError("addConstraint: null constraint");
+  if (!impl_->elementNames.insert(c->name()).second)
+    throw ModelError("duplicate joint/force name '" + c->name() + "'");
+  const Constraint& ref = *c;
+  impl_->constraints.push_back(std::move(c));
+  return ref;
+}
+
+const ForceElement& ModelBuilder::addForce(ForceElementPtr f) {
+  if (!f) throw ModelError("addForce: null force element");
+  if (!impl_->elementNames.insert(f->name()).second)
+    throw ModelError("duplicate joint/force name '" + f->name() + "'");
+  const ForceElement& ref = *f;
+  impl_->forces.push_back(std::move(f));
+  return ref;
+}
+
+void ModelBuilder::setGravity(const Vector3d& g) { impl_->gravity = g; }
+
+const Body* ModelBuilder::findBody(const std::string& name) const {
+  auto it = impl_->byName.find(name);
+  return it == impl_->byName.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> ModelBuilder::bodyNames() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : impl_->byName) out.push_back(k);
+  return out;
+}
+
+// long: assembles the layout in one pass (slots, row blocks, names, local index maps) with
+// the checks of each step next to it.
+Model ModelBuilder::build() {
+  Model model;
+  Model::Owned& o = *model.owned_;
+  // joints point at the builder's ground: the model shares it
+  o.ground = impl_->ground;
+  o.bodies = std::move(impl_->bodies);
+  o.constraints = std::move(impl_->constraints);
+  o.forces = std::move(impl_->forces);
+  model.gravity_ = impl_->gravity;
+  const Body* groundPtr = o.ground.get();
+  o.byName["ground"] = groundPtr;
+
+  int offset = 0;
+  for (std::size_t i = 0; i < o.bodies.size(); ++i) {
+    const Body* b = o.bodies[i].get();
+    BodySlot s{b, offset, b->numCoordinates()};
+    o.slotIndex[b] = static_cast<int>(i);
+    o.byName[b->name()] = b;
+    model.slots_.push_back(s);
+    for (const auto& c : b->coordinateNames()) {
+      model.coordNames_.push_back(b->name() + "." + c);
+      model.coordBody_.push_back(static_cast<int>(i));
+    }
+    offset += s.size;
+  }
+  model.n_ = offset;
+  o.groundSlot = BodySlot{groundPtr, 0, 0};
+
+  auto slotFor = [&](const Body* b, const std::string& who) -> BodySlot {
+    if (b == groundPtr || (b && b->isGround())) return BodySlot{b, 0, 0};
+    auto it = o.slotIndex.find(b);
+    if (it == o.slotIndex.end())
+      throw ModelError(who + " refers to body '" + (b ? b->name() : std::string("<null>")) +
+                       "' which is not part of this model");
+    return model.slots_[static_cast<std::size_t>(it->second)];
+  };
+
+  int row = 0;
+  for (std::size_t j = 0; j < o.constraints.size(); ++j) {
+    const Constraint& c = *o.constraints[j];
+    std::vector<BodySlot> slots;
+    for (const Body* b : c.bodies()) slots.push_back(slotFor(b, "joint '" + c.name() + "'"));
+    o.constraintSlots.push_back(std::move(slots));
+    RowBlock rb;
+    rb.constraint = &c;
+    rb.row = row;
+    rb.size = c.numRows();
+    rb.name = c.name();
+    model.rows_.push_back(rb);
+    o.blockConstraint.push_back(static_cast<int>(j));
+    {
+      std::vector<int> idx;
+      for (const BodySlot& sl : o.constraintSlots.back()) {
+        auto it = o.slotIndex.find(sl.body);
+        idx.push_back(it == o.slotIndex.end() ? -1 : it->second);
+      }
+      model.rowBodies_.push_back(std::move(idx));
+    }
+    for (int k = 0; k < rb.size; ++k) model.rowNames_.push_back(c.name() + "[" + std::to_string(k) + "]");
+    row += rb.size;
+    if (c.nonideal()) model.hasNonideal_ = true;
+  }
+  for (const auto& bp : o.bodies) {
+    const int k = bp->numInternalConstraints();
+    if (k == 0) continue;
+    RowBlock rb;
+    rb.body = bp.get();
+    rb.row = row;
+    rb.size = k;
+    rb.name = bp->name() + ".norm";
+    model.rows_.push_back(rb);
+    o.blockConstraint.push_back(-1);
+    model.rowBodies_.push_back({o.slotIndex.at(bp.get())});
+    for (int i = 0; i < k; ++i)
+      model.rowNames_.push_back(bp->name() + ".norm" + (k > 1 ? "[" + std::to_string(i) + "]" : ""));
+    row += k;
+  }
+  model.m_ = row;
+  for (const auto& f : o.forces) {
+    std::vector<BodySlot> slots;
+    for (const Body* b : f->bodies()) slots.push_back(slotFor(b, "force '" + f->name() + "'"));
+    o.forceSlots.push_back(std::move(slots));
+  }
+  // the builder starts afresh (with a new ground)
+  impl_ = std::make_unique<Impl>();
+  impl_->byName["ground"] = impl_->ground.get();
+  spdlog::debug("assembled model: {} bodies, {} coordinates, {} constraint rows",
+                model.slots_.size(), model.n_, model.m_);
+  return model;
+}
+
+// ---- Model ------------------------------------------------------------------------------
+
+Model::Model() : owned_(std::make_unique<Owned>()) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+const Body& Model::ground() const { return *owned_->ground; }
+
+const BodySlot& Model::slotOf(const Body& b) const {
+  if (b.isGround()) return owned_->groundSlot;
+  auto it = owned_->slotIndex.find(&b);
+  if (it == owned_->slotIndex.end())
+    throw ModelError("body '" + b.name() + "' is not part of this model");
+  return slots_[static_cast<std::size_t>(it->second)];
+}
+
+std::vector<const Body*> Model::bodies() const {
+  std::vector<const Body*> out;
+  for (const auto& s : slots_) out.push_back(s.body);
+  return out;
+}
+std::vector<const Constraint*> Model::constraints() const {
+  std::vector<const Constraint*> out;
+  for (const auto& c : owned_->constraints) out.push_back(c.get());
+  return out;
+}
+std::vector<const ForceElement*> Model::forces() const {
+  std::vector<const ForceElement*> out;
+  for (const auto& f : owned_->forces) out.push_back(f.get());
+  return out;
+}
+
+const Body* Model::findBody(const std::string& name) const {
+  auto it = owned_->byName.find(name);
+  return it == owned_->byName.end() ? nullptr : it->second;
+}
+
+const Body& Model::bodyOfCoordinate(int i) const {
+  return *slots_.at(static_cast<std::size_t>(coordBody_.at(static_cast<std::size_t>(i)))).body;
+}
+
+State Model::initialState() const {
+  State s;
+  s.t = 0;
+  s.q = VectorXd::Zero(n_);
+  s.v = VectorXd::Zero(n_);
+  for (const auto& sl : slots_) sl.body->getInitialState(s.q.segment(sl.offset, sl.size), s.v.segment(sl.offset, sl.size));
+  return s;
+}
+
+ModelWorkspace Model::makeWorkspace() const { return makeWorkspace(true); }
+
+ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
+  ModelWorkspace ws;
+  ws.dense_ = denseMatrices;
+  if (denseMatrices) {
+    ws.M = MatrixXd::Zero(n_, n_);
+    ws.A = MatrixXd::Zero(m_, n_);
+  }
+  ws.Q = VectorXd::Zero(n_);
+  for (const auto& sl : slots_) ws.bodyM_.push_back(MatrixXd::Zero(sl.size, sl.size));
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    int cols = 0;
+    for (int bi : rowBodies_[r]) cols += bi < 0 ? 0 : slots_[static_cast<std::size_t>(bi)].size;
+    ws.rowA_.push_back(MatrixXd::Zero(rows_[r].size, cols));
+  }
+  ws.b = VectorXd::Zero(m_);
+  ws.C = VectorXd::Zero(n_);
+  for (std::size_t j = 0; j < owned_->constraints.size(); ++j) {
+    const Constraint& c = *owned_->constraints[j];
+    ModelWorkspace::Local l;
+    l.views.resize(c.bodies().size());
+    const int nl = c.numLocalCoordinates();
+    if (denseMatrices) {  // the dense evaluation's per-constraint storage (the block one writes rowA_)
+      l.A = MatrixXd::Zero(c.numRows(), nl);
+      l.b = VectorXd::Zero(c.numRows());
+    }
+    if (denseMatrices || c.nonideal()) l.vec = VectorXd::Zero(nl);  // calcNonidealWork
+    if (c.nonideal()) {  // calcNonidealWork re-evaluates the local rows
+      l.A = MatrixXd::Zero(c.numRows(), nl);
+      l.b = VectorXd::Zero(c.numRows());
+      l.g = VectorXd::Zero(nl);
+    }
+    ws.constraints_.push_back(std::move(l));
+  }
+  for (const auto& f : owned_->forces) {
+    ModelWorkspace::Local l;
+    l.views.resize(f->bodies().size());
+    l.vec = VectorXd::Zero(f->numLocalCoordinates());
+    ws.forces_.push_back(std::move(l));
+  }
+  return ws;
+}
+
+namespace {
+void fill(const State& s, std::vector<BodyStateView>& views, const std::vector<BodySlot>& slots) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    views[i].body = slots[i].body;
+    views[i].q = s.q.data() + slots[i].offset;
+    views[i].v = s.v.data() + slots[i].offset;
+    views[i].n = slots[i].size;
+  }
+}
+}  // namespace
+
+void Model::calcMassAndForces(const State& s, ModelWorkspace& ws) const {
+  ws.M.setZero();
+  ws.Q.setZero();
+  for (const auto& sl : slots_) {
+    if (sl.size == 0) continue;
+    const auto q = s.q.segment(sl.offset, sl.size);
+    const auto v = s.v.segment(sl.offset, sl.size);
+    sl.body->calcMassMatrix(s.t, q, ws.M.block(sl.offset, sl.offset, sl.size, sl.size));
+    sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
+    sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
+  }
+  addElementForces(s, ws);
+}
+
+void Model::addElementForces(const State& s, ModelWorkspace& ws) const {
+  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    auto& l = ws.forces_[j];
+    const auto& slots = owned_->forceSlots[j];
+    fill(s, l.views, slots);
+    l.vec.setZero();
+    owned_->forces[j]->addForces(LocalState{s.t, l.views}, l.vec);
+    int k = 0;
+    for (const auto& sl : slots) {
+      ws.Q.segment(sl.offset, sl.size) += l.vec.segment(k, sl.size);
+      k += sl.size;
+    }
+  }
+}
+
+void Model::calcConstraints(const State& s, ModelWorkspace& ws) const {
+  if (!ws.hasDenseMatrices())
+    throw ModelError("calcConstraints needs a workspace with dense matrices (makeWorkspace(true))");
+  ws.A.setZero();
+  ws.b.setZero();
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const RowBlock& rb = rows_[r];
+    const int j = owned_->blockConstraint[r];
+    if (j < 0) {
+      const BodySlot& sl = slotOf(*rb.body);
+      rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
+                                       s.v.segment(sl.offset, sl.size),
+                                       ws.A.block(rb.row, sl.offset, rb.size, sl.size),
+                                       ws.b.segment(rb.row, rb.size));
+      continue;
+    }
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    const auto& slots = owned_->constraintSlots[static_cast<std::size_t>(j)];
+    fill(s, l.views, slots);
+    l.A.setZero();
+    l.b.setZero();
+    rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, l.A, l.b);
+    int k = 0;
+    for (const auto& sl : slots) {
+      ws.A.block(rb.row, sl.offset, rb.size, sl.size) += l.A.middleCols(k, sl.size);
+      k += sl.size;
+    }
+    ws.b.segment(rb.row, rb.size) = l.b;
+  }
+}
+
+void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
+  JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
+  JOINERY_ASSERT(ws.bodyM_.size() == slots_.size(), "workspace made for another model");
+  ws.Q.setZero();
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const BodySlot& sl = slots_[i];
+    if (sl.size == 0) continue;
+    const auto q = s.q.segment(sl.offset, sl.size);
+    const auto v = s.v.segment(sl.offset, sl.size);
+    sl.body->calcMassMatrix(s.t, q, ws.bodyM_[i]);
+    sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
+    sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
+  }
+  addElementForces(s, ws);
+}
+
+void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
+  JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
+  JOINERY_ASSERT(ws.rowA_.size() == rows_.size() && ws.b.size() == m_, "workspace made for another model");
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const RowBlock& rb = rows_[r];
+    const int j = owned_->blockConstraint[r];
+    MatrixXd& Ar = ws.rowA_[r];
+    if (j < 0) {
+      const BodySlot& sl = slots_[static_cast<std::size_t>(rowBodies_[r][0])];
+      Ar.setZero();
+      ws.b.segment(rb.row, rb.size).setZero();
+      rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
+                                       s.v.segment(sl.offset, sl.size), Ar,
+                                       ws.b.segment(rb.row, rb.size));
+      continue;
+    }
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
+    Ar.setZero();
+    ws.b.segment(rb.row, rb.size).setZero();
+    // the local layout of the rows is the concatenation of the bodies' coordinates (ground: none)
+    rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, Ar, ws.b.segment(rb.row, rb.size));
+  }
+}
+
+void Model::calcPositionErrors(const State& s, ModelWorkspace& ws, VecRef phi) const {
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const RowBlock& rb = rows_[r];
+    const int j = owned_->blockConstraint[r];
+    if (j < 0) {
+      const BodySlot& sl = slotOf(*rb.body);
+      rb.body->calcInternalPositionError(s.t, s.q.segment(sl.offset, sl.size), phi.segment(rb.row, rb.size));
+      continue;
+    }
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
+    if (rb.constraint->level() == ConstraintLevel::Position)
+      rb.constraint->calcPositionError(LocalState{s.t, l.views}, phi.segment(rb.row, rb.size));
+    else
+      phi.segment(rb.row, rb.size).setZero();
+  }
+}
+
+void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) const {
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const RowBlock& rb = rows_[r];
+    const int j = owned_->blockConstraint[r];
+    if (j < 0) {
+      // internal constraints are scleronomic: psi = A_int q' (rows into the block storage)
+      const BodySlot& sl = slotOf(*rb.body);
+      MatrixXd& Ab = ws.rowA_[r];
+      Ab.setZero();
+      rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
+                                       s.v.segment(sl.offset, sl.size), Ab,
+                                       ws.b.segment(rb.row, rb.size));
+      psi.segment(rb.row, rb.size).noalias() = Ab * s.v.segment(sl.offset, sl.size);
+      continue;
+    }
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
+    rb.constraint->calcVelocityError(LocalState{s.t, l.views}, psi.segment(rb.row, rb.size));
+  }
+}
+
+void Model::calcNonidealWork(const State& s, ModelWorkspace& ws, const VectorXd& lambdaIdeal) const {
+  ws.C.setZero();
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const int j = owned_->blockConstraint[r];
+    if (j < 0 || !rows_[r].constraint->nonideal()) continue;
+    const Constraint& c = *rows_[r].constraint;
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    const auto& slots = owned_->constraintSlots[static_cast<std::size_t>(j)];
+    fill(s, l.views, slots);
+    const LocalState ls{s.t, l.views};
+    l.A.setZero();
+    l.b.setZero();
+    c.calcAccelerationRows(ls, l.A, l.b);
+    l.g.noalias() = l.A.transpose() * lambdaIdeal.segment(rows_[r].row, rows_[r].size);
+    calcJointNonidealWork(c, ls, slots, l.g, l.vec);
+    int k = 0;
+    for (const auto& sl : slots) {
+      ws.C.segment(sl.offset, sl.size) += l.vec.segment(k, sl.size);
+      k += sl.size;
+    }
+  }
+}
+
+void calcJointNonidealWork(const Constraint& c, const LocalState& ls, const std::vector<BodySlot>& slots,
+                           const VectorXd& gIdeal, VecRef C) {
+  C.setZero();
+  if (!c.nonideal()) return;
+  // Fi = |A_j^T lambda_j| over the global coordinates: a body listed twice sums its blocks
+  double f2 = 0;
+  int col = 0;
+  for (std::size_t t = 0; t < slots.size(); ++t) {
+    const int nq = slots[t].size;
+    bool first = true;
+    for (std::size_t u = 0; u < t; ++u) first = first && slots[u].body != slots[t].body;
+    if (first && nq > 0) {
+      for (int i = 0; i < nq; ++i) {
+        double sum = gIdeal(col + i);
+        int c2 = col + nq;
+        for (std::size_t u = t + 1; u < slots.size(); ++u) {
+          if (slots[u].body == slots[t].body) sum += gIdeal(c2 + i);
+          c2 += slots[u].size;
+        }
+        f2 += sum * sum;
+      }
+    }
+    col += nq;
+  }
+  c.nonideal()->calcWork(c, ls, IdealForce{std::sqrt(f2), gIdeal.data()}, C);
+}
+
+double Model::calcKineticEnergy(const State& s) const {
+  double T = 0;
+  for (const auto& sl : slots_)
+    T += sl.body->calcKineticEnergy(s.t, s.q.segment(sl.offset, sl.size), s.v.segment(sl.offset, sl.size));
+  return T;
+}
+
+double Model::calcPotentialEnergy(const State& s) const {
+  double V = 0;
+  for (const auto& sl : slots_) {
+    const auto q = s.q.segment(sl.offset, sl.size);
+    V += sl.body->calcGravityPotential(q, gravity_) + sl.body->calcPotentialEnergy(s.t, q);
+  }
+  // force elements: views built on the fly (not a hot path)
+  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    const auto& slots = owned_->forceSlots[j];
+    std::vector<BodyStateView> views(slots.size());
+    fill(s, views, slots);
+    V += owned_->forces[j]->calcPotentialEnergy(LocalState{s.t, views});
+  }
+  return V;
+}
+
+void Model::normalizeCoordinates(VecRef q) const {
+  for (const auto& sl : slots_)
+    if (sl.body->numInternalConstraints() > 0) sl.body->normalizeCoordinates(q.segment(sl.offset, sl.size));
+}
+
+}  // namespace joinery

@@ -1,0 +1,70 @@
+#pragma once
+/// @file scene.hpp
+/// The scene loader: reads a scene file (format version 1, docs/scene-format.md), resolves
+/// parameters, includes, components and instances, creates every body, joint and force
+/// through the type registries and assembles the Model. It never runs a solver: massless
+/// completion is the explicit step of scene_completion.hpp, and the `simulation` settings
+/// are validated by the integrators (integrators/settings.hpp).
+///
+/// Every problem with the input throws InputError naming the file, the JSON path (RFC 6901
+/// pointer such as `/instances/2/parameters/L`), the value found and what was expected.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "joinery/core/completion.hpp"
+#include "joinery/core/errors.hpp"
+#include "joinery/core/model.hpp"
+#include "joinery/core/scene_section.hpp"
+
+namespace joinery {
+
+/// A loaded scene.
+struct Scene {
+  std::string name;  ///< the scene's `name` (may be empty)
+  std::string file;  ///< the file it was read from (as given)
+  Model model;
+  /// The `simulation` object as written (null when absent), with its file, JSON path and the
+  /// global parameters its numbers may use. The integrators interpret and validate it:
+  /// parseSimulationSettings (integrators/settings.hpp).
+  SceneSection simulation;
+  /// The flattened scene: every instance expanded, names qualified (`l1.rod`), ports replaced
+  /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
+  /// (no parameters needed, no includes, components or instances) that loads into the same model.
+  nlohmann::json resolved;
+  /// True when massless points are to be completed (scene field `complete_massless` or
+  /// SceneOptions::completeMassless). Loading only records the request; the completion is
+  /// the explicit step completeMasslessPoints() (scene_completion.hpp).
+  bool completeMassless = false;
+  /// What completeMasslessPoints() found at the initial state: the balances it added (all
+  /// completable; then `model` and `resolved` include their joints), or the directions it
+  /// could not complete (then nothing was added). Empty before that step, when not
+  /// requested or when the model was not ill posed.
+  CompletionAnalysis completion;
+};
+
+/// Options of loading a scene that are not in the file.
+struct SceneOptions {
+  /// Request the completion of massless points (as the scene field `complete_massless`:
+  /// true does); completeMasslessPoints() then adds the balances (docs/completion.md).
+  bool completeMassless = false;
+  /// Confine included libraries to a folder: every include must resolve, symbolic links
+  /// followed, inside `includeRoot` (when empty: the folder of the scene file). Off by default,
+  /// because the format allows relative paths such as `../lib/links.json`; included files are
+  /// always limited in size and never quoted in errors (docs/scene-format.md, "Limits").
+  bool confineIncludes = false;
+  std::string includeRoot;
+};
+
+/// Reads and loads a scene file. Includes are resolved relative to the file's directory.
+/// @throws InputError for any problem with the input (never another exception type for bad input).
+Scene loadScene(const std::string& path);
+Scene loadScene(const std::string& path, const SceneOptions& options);
+
+/// Loads a scene from parsed JSON. `file` names the source in error messages and is the base
+/// for relative `include` paths (its directory; the working directory when empty).
+/// @throws InputError
+Scene sceneFromJson(const nlohmann::json& document, const std::string& file);
+Scene sceneFromJson(const nlohmann::json& document, const std::string& file, const SceneOptions& options);
+
+}  // namespace joinery

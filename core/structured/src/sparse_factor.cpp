@@ -1,0 +1,249 @@
+// Structured path, numeric part 1: assembly of the regularized KKT blocks and their
+// block LDL^T factorization (sparse_path.hpp explains the equations).
+#include "sparse_path.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "joinery/core/assert.hpp"
+#include "sparse_kernels.hpp"
+
+namespace joinery::detail {
+
+// long: the hot assembly loop over the planned jobs (one switch per job kind), kept in one
+// function so that the compiler sees the whole loop.
+void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMask, double rho,
+                        double delta) {
+  const Model& model = *model_;
+  const auto& rows = model.rowBlocks();
+  // row scaling to unit norm (zero rows, within round-off of the largest, stay zero); the norms
+  // accumulate column by column (the rows are column-major)
+  double maxRow = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto k = static_cast<int>(Ar.rows()), nc = static_cast<int>(Ar.cols());
+    double* sc = rowScale_.data() + rows[r].row;
+    for (int i = 0; i < k; ++i) sc[i] = 0.0;
+    const double* a = Ar.data();
+    for (int c = 0; c < nc; ++c, a += k)
+      for (int i = 0; i < k; ++i) sc[i] += a[i] * a[i];
+    for (int i = 0; i < k; ++i) {
+      sc[i] = std::sqrt(sc[i]);
+      maxRow = std::max(maxRow, sc[i]);
+    }
+  }
+  for (Eigen::Index i = 0; i < rowScale_.size(); ++i) {
+    const double nr = rowScale_(i);
+    rowScale_(i) = (maxRow > 0 && nr > zeroRow_ * maxRow) ? 1.0 / nr : 0.0;
+    if (rowMask && !(*rowMask)[static_cast<std::size_t>(i)]) rowScale_(i) = 0.0;
+  }
+  // the blocks, in storage order (analyze() made the jobs)
+  for (const AsmJob& job : jobs_) {
+    double* T = val_.data() + job.target;
+    switch (job.kind) {
+      case AsmJob::BodyDiagonal: {  // M_b, the internal rows, rho As_i^T As_i, -delta
+        const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
+        const int s = nd.size();
+        std::fill_n(T, s * s, 0.0);
+        const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+        withCoords(nd.nq, [&](auto NQC) {
+          constexpr int NQ = decltype(NQC)::value;
+          const int nq = NQ > 0 ? NQ : nd.nq;
+          const double* mb = Mb.data();
+          for (int c = 0; c < nq; ++c)
+            for (int r = c; r < nq; ++r) T[r + c * s] = mb[r + c * nq];  // lower triangle is read
+          if (nd.internalBlock < 0) return;
+          const MatrixXd& Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
+          const int ni = nd.nr;
+          for (int i = 0; i < ni; ++i) {
+            const double sci = rowScale_(nd.rowOffset + i);
+            for (int c = 0; c < nq; ++c) {
+              const double a = sci * Ai(i, c);
+              T[(nq + i) + c * s] = a;
+              if (a == 0) continue;
+              const double w = rho * a;
+              for (int r = c; r < nq; ++r) T[r + c * s] += w * sci * Ai(i, r);
+            }
+            T[(nq + i) * (s + 1)] = -delta;
+          }
+        });
+        break;
+      }
+      case AsmJob::RowDiagonal: {
+        const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
+        const int s = nd.size();
+        std::fill_n(T, s * s, 0.0);
+        for (int i = 0; i < s; ++i) T[i * (s + 1)] = -delta;
+        break;
+      }
+      case AsmJob::RowBlockOfBody:    // block (row node, body node): sr x (nq + nr), ld = sr
+      case AsmJob::BodyBlockOfRow: {  // block (body node, row node): (nq + nr) x sr, ld = nq + nr
+        const Node& rnd = nodes_[static_cast<std::size_t>(job.node)];
+        const Node& bnd = nodes_[static_cast<std::size_t>(job.other)];
+        const int sr = rnd.size(), sb = bnd.size();
+        if (job.zero) std::fill_n(T, sr * sb, 0.0);
+        const MatrixXd& Ar = ws.rowBlockRows(static_cast<std::size_t>(rnd.index));
+        const double* sc = rowScale_.data() + rnd.rowOffset;
+        const auto ldA = static_cast<int>(Ar.rows());
+        const double* a0 = Ar.data() + static_cast<std::ptrdiff_t>(job.col) * ldA;
+        withCoords(bnd.nq, [&](auto NQC) {
+          constexpr int NQ = decltype(NQC)::value;
+          const int nq = NQ > 0 ? NQ : bnd.nq;
+          if (job.kind == AsmJob::RowBlockOfBody) {
+            for (int c = 0; c < nq; ++c)
+              for (int i = 0; i < sr; ++i) T[i + c * sr] += sc[i] * a0[i + c * ldA];
+          } else {
+            for (int i = 0; i < sr; ++i)
+              for (int c = 0; c < nq; ++c) T[c + i * sb] += sc[i] * a0[i + c * ldA];
+          }
+        });
+        break;
+      }
+      case AsmJob::Zero: {
+        const int si = nodes_[static_cast<std::size_t>(job.other)].size();
+        const int sk = nodes_[static_cast<std::size_t>(job.node)].size();
+        std::fill_n(T, si * sk, 0.0);
+        break;
+      }
+    }
+  }
+  // penalized joint rows (the rows of bodies whose own metric is singular): rho As^T As into the
+  // blocks of their bodies
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const int rn = rowNode_[r];
+    if (!penalized_[r] || rn < 0 || nodes_[static_cast<std::size_t>(rn)].body) continue;
+    const Node& rnd = nodes_[static_cast<std::size_t>(rn)];
+    const int sr = rnd.size();
+    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto& bodies = model.rowBlockBodies(r);
+    int col = 0;
+    for (std::size_t t = 0; t < bodies.size(); ++t) {
+      if (bodies[t] < 0) continue;
+      const int bn = bodyNode_[static_cast<std::size_t>(bodies[t])];
+      const Node& bnd = nodes_[static_cast<std::size_t>(bn)];
+      int col2 = 0;
+      for (std::size_t t2 = 0; t2 < bodies.size(); ++t2) {
+        if (bodies[t2] < 0) continue;
+        const int bn2 = bodyNode_[static_cast<std::size_t>(bodies[t2])];
+        const Node& bnd2 = nodes_[static_cast<std::size_t>(bn2)];
+        double* T = nullptr;
+        int ld = 0;
+        if (bn2 == bn) {
+          T = val_.data() + bnd.diag;
+          ld = bnd.size();
+        } else if (bnd.pos > bnd2.pos) {
+          T = val_.data() + blockOf(bn2, bn);
+          ld = bnd.size();
+        }
+        if (T) {
+          // T(a, c) += rho sum_i As(i, col + a) As(i, col2 + c)
+          for (int c = 0; c < bnd2.nq; ++c)
+            for (int i = 0; i < sr; ++i) {
+              const double sc = rowScale_(rnd.rowOffset + i);
+              const double w = rho * sc * sc * Ar(i, col2 + c);
+              if (w == 0) continue;
+              for (int a = 0; a < bnd.nq; ++a) T[a + c * ld] += w * Ar(i, col + a);
+            }
+        }
+        col2 += bnd2.nq;
+      }
+      col += bnd.nq;
+    }
+  }
+}
+
+// long: the hot block LDL^T loop (pivot, column solve, Schur updates per node), kept whole
+// for the compiler; the kernels are in sparse_kernels.hpp.
+int BlockKkt::factorize(double rho, double delta, int& released, int& dependent, double* z) {
+  released = 0;
+  dependent = 0;
+  int failed = 0;
+  std::fill(compFailed_.begin(), compFailed_.end(), 0);
+  const double minCoordPivot = pivotTol_ * rho;
+  // static pivoting: a row pivot above -tau (a row dependent, or nearly so, on the rows
+  // eliminated before it) is replaced by -tau; the refinement in iterate() then meets the
+  // rows exactly where they are consistent and releases them where they are not
+  const double tau = delta;
+  for (std::size_t p = 0; p < order_.size(); ++p) {
+    const Node& nd = nodes_[static_cast<std::size_t>(order_[p])];
+    const auto comp = static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(order_[p])]);
+    if (compFailed_[comp]) continue;  // the rest of a failed component is not factorized
+    const int s = nd.size();
+    double* D = val_.data() + nd.diag;
+    double* dinv = dinv_.data() + nd.varOffset;
+    double* dp = dpiv_.data() + nd.varOffset;
+    const int ncoord = nd.body ? nd.nq : 0;
+    bool ok = true;
+    withSize(s, [&](auto SC) {
+      constexpr int S = decltype(SC)::value;
+      // in-place LDL^T of the (updated) diagonal block
+      ok = ldltDiagonal<S>(D, s, ncoord, minCoordPivot, tau, dp, dinv, released, dependent);
+      if (!ok) return;
+      if (nd.numLater == 0) {
+        if (z) unitLowerSolve<S>(D, s, z + nd.varOffset);
+        return;
+      }
+      const Later* later = later_.data() + nd.firstLater;
+      // B'_i = B_i L^-T for every later neighbour, stacked in the scratch (ld = ldS)
+      int ldS = 0;
+      for (int l = 0; l < nd.numLater; ++l) ldS += nodes_[static_cast<std::size_t>(later[l].node)].size();
+      double* Sc = scratch_.data();
+      for (int l = 0; l < nd.numLater; ++l) {
+        const int si = nodes_[static_cast<std::size_t>(later[l].node)].size();
+        withSize(si, [&](auto SIC) {
+          lowerSolveRows<S, decltype(SIC)::value>(val_.data() + later[l].block, s, si, D,
+                                                  Sc + later[l].scratchRow, ldS);
+        });
+      }
+      // Schur updates: block(i, j) -= B'_i D^-1 B'_j^T
+      for (int u = updFirst_[p]; u < updFirst_[p + 1]; ++u) {
+        const Update& up = updates_[static_cast<std::size_t>(u)];
+        const Later& la = later_[static_cast<std::size_t>(up.a)];
+        const Later& lb = later_[static_cast<std::size_t>(up.b)];
+        const int si = nodes_[static_cast<std::size_t>(la.node)].size();
+        const int sj = nodes_[static_cast<std::size_t>(lb.node)].size();
+        if (up.a == up.b) {  // a diagonal block: its lower triangle
+          withSize(si, [&](auto SIC) {
+            constexpr int SI = decltype(SIC)::value;
+            schurUpdate<S, SI, SI, true>(val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + la.scratchRow,
+                                         ldS, dinv, s, si, si);
+          });
+        } else {
+          withSize(si, [&](auto SIC) {
+            withSize(sj, [&](auto SJC) {
+              schurUpdate<S, decltype(SIC)::value, decltype(SJC)::value, false>(
+                  val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + lb.scratchRow, ldS, dinv, s, si, sj);
+            });
+          });
+        }
+      }
+      // L_ik = B'_i D^-1
+      for (int l = 0; l < nd.numLater; ++l) {
+        const int si = nodes_[static_cast<std::size_t>(later[l].node)].size();
+        withSize(si, [&](auto SIC) {
+          scaleColumns<S, decltype(SIC)::value>(val_.data() + later[l].block, Sc + later[l].scratchRow, ldS,
+                                                dinv, s, si);
+        });
+      }
+      // forward substitution of the right-hand side, fused: zk <- L_kk^-1 zk, zi -= L_ik zk
+      if (z) {
+        double* zk = z + nd.varOffset;
+        unitLowerSolve<S>(D, s, zk);
+        for (int l = 0; l < nd.numLater; ++l) {
+          const Node& ni = nodes_[static_cast<std::size_t>(later[l].node)];
+          withSize(ni.size(), [&](auto SIC) {
+            subtractProduct<S, decltype(SIC)::value>(val_.data() + later[l].block, s, ni.size(), zk,
+                                                     z + ni.varOffset);
+          });
+        }
+      }
+    });
+    if (!ok) {
+      compFailed_[comp] = 1;
+      ++failed;
+    }
+  }
+  return failed;
+}
+
+}  // namespace joinery::detail

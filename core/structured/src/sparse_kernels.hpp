@@ -1,0 +1,156 @@
+#pragma once
+// Private to the structured path: the dense kernels on the blocks of BlockKkt (LDL^T of a
+// diagonal block, triangular solves, Schur updates), specialised at compile time for the
+// common block sizes. Shared by sparse_factor.cpp and sparse_solve.cpp.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+namespace joinery::detail {
+/// Calls f(std::integral_constant<int, N>) for the common coordinate counts of a body (rigid2d 3,
+/// rigid3d 7), f(integral_constant<int, 0>) (run-time count) otherwise.
+template <class F>
+inline void withCoords(int n, F&& f) {
+  switch (n) {
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 7: f(std::integral_constant<int, 7>{}); break;
+    default: f(std::integral_constant<int, 0>{}); break;
+  }
+}
+
+// Kernels of the block LDL^T with the block sizes as template parameters (0: run-time size).
+// The common nodes have fixed sizes (rigid3d: 7 coordinates + 1 internal row = 8; a spherical
+// joint: 3 rows; rigid2d: 3; revolute2d: 2), and with the sizes known at compile time the
+// compiler unrolls and vectorizes the short loops that dominate a structured evaluation.
+template <int N>
+inline int fixedOr(int n) {
+  return N > 0 ? N : n;
+}
+
+/// Calls f(std::integral_constant<int, S>) for the common sizes, f(integral_constant<int, 0>)
+/// (run-time size) otherwise.
+template <class F>
+inline void withSize(int s, F&& f) {
+  switch (s) {
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    default: f(std::integral_constant<int, 0>{}); break;
+  }
+}
+
+/// In-place LDL^T of the s x s diagonal block D (column-major; L unit lower in the strict lower
+/// triangle). Coordinate pivots (the first ncoord) must exceed minCoordPivot; a row pivot above
+/// -tau is replaced by -tau and counted. False: a non-finite or non-positive coordinate pivot.
+template <int S>
+inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double tau, double* dp,
+                  double* dinv, int& released, int& dependent) {
+  const int s = fixedOr<S>(sRun);
+  for (int j = 0; j < s; ++j) {
+    // w_t = L(j, t) d_t, kept in the (otherwise unused) upper triangle: D(t, j)
+    double* __restrict__ w = D + j * s;
+    const double* __restrict__ Lj = D + j;  // L(j, t) = Lj[t * s]
+    double dj = D[j + j * s];
+    for (int t = 0; t < j; ++t) {
+      w[t] = Lj[t * s] * dp[t];
+      dj -= Lj[t * s] * w[t];
+    }
+    if (!std::isfinite(dj)) return false;
+    if (j < ncoord) {
+      if (!(dj > minCoordPivot)) return false;
+    } else if (!(dj <= -tau)) {
+      // |pivot| within 1e-2 tau of zero: the row depends on earlier ones to round-off (a
+      // redundant row); between that and tau: nearly dependent (near a singular position)
+      if (!(dj <= -1e-2 * tau)) ++dependent;
+      dj = -tau;
+      ++released;
+    }
+    dp[j] = dj;
+    dinv[j] = 1.0 / dj;
+    // L(i, j) = (D(i, j) - sum_t L(i, t) w_t) / d_j
+    for (int i = j + 1; i < s; ++i) {
+      double v = D[i + j * s];
+      for (int t = 0; t < j; ++t) v -= D[i + t * s] * w[t];
+      D[i + j * s] = v * dinv[j];
+    }
+  }
+  return true;
+}
+
+/// B' = B L^-T for one later neighbour: B (si x s, column-major) into Sc (ld = ldS).
+template <int S, int SI>
+void lowerSolveRows(const double* __restrict__ B, int sRun, int siRun, const double* __restrict__ D,
+                    double* __restrict__ Sc, int ldS) {
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j) {
+    double* out = Sc + j * ldS;
+    for (int r = 0; r < si; ++r) out[r] = B[r + j * si];
+    for (int t = 0; t < j; ++t) {
+      const double l = D[j + t * s];
+      if (l == 0) continue;
+      const double* prev = Sc + t * ldS;
+      for (int r = 0; r < si; ++r) out[r] -= prev[r] * l;
+    }
+  }
+}
+
+/// T (si x sj, ld) -= A D^-1 B^T with A = rows of one neighbour, B of another (both in the
+/// scratch, ld = ldS).
+/// Lower: a diagonal block (A = B), whose lower triangle alone is read (r >= c).
+template <int S, int SI, int SJ, bool Lower>
+void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* B, int ldS,
+                 const double* __restrict__ dinv, int sRun, int siRun, int sjRun) {
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun), sj = fixedOr<SJ>(sjRun);
+  for (int c = 0; c < sj; ++c) {
+    double* __restrict__ Tc = T + c * ld;
+    for (int t = 0; t < s; ++t) {
+      const double w = B[c + t * ldS] * dinv[t];
+      const double* At = A + t * ldS;
+      for (int r = Lower ? c : 0; r < si; ++r) Tc[r] -= At[r] * w;
+    }
+  }
+}
+
+/// L_ik = B' D^-1 (si x s) from the scratch.
+template <int S, int SI>
+void scaleColumns(double* __restrict__ B, const double* __restrict__ Sc, int ldS, const double* __restrict__ dinv,
+                  int sRun, int siRun) {
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j)
+    for (int r = 0; r < si; ++r) B[r + j * si] = Sc[r + j * ldS] * dinv[j];
+}
+
+/// Forward substitution of one node: zk <- L_kk^-1 zk, then zi -= L_ik zk for a neighbour.
+template <int S>
+void unitLowerSolve(const double* D, int sRun, double* zk) {
+  const int s = fixedOr<S>(sRun);
+  for (int j = 1; j < s; ++j)
+    for (int t = 0; t < j; ++t) zk[j] -= D[j + t * s] * zk[t];
+}
+template <int S>
+void unitUpperSolve(const double* D, int sRun, double* zk) {  // L_kk^T zk = zk
+  const int s = fixedOr<S>(sRun);
+  for (int j = s - 2; j >= 0; --j)
+    for (int t = j + 1; t < s; ++t) zk[j] -= D[t + j * s] * zk[t];
+}
+template <int S, int SI>
+void subtractProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zk,
+                     double* __restrict__ zi) {  // zi -= L zk
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j) {
+    const double w = zk[j];
+    for (int r = 0; r < si; ++r) zi[r] -= L[r + j * si] * w;
+  }
+}
+template <int S, int SI>
+void subtractTransposedProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zi,
+                               double* __restrict__ zk) {  // zk -= L^T zi
+  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  for (int j = 0; j < s; ++j) {
+    double v = 0;
+    for (int r = 0; r < si; ++r) v += L[r + j * si] * zi[r];
+    zk[j] -= v;
+  }
+}
+
+}  // namespace joinery::detail

@@ -1,0 +1,287 @@
+// Structured path, numeric part 2: the solves with the factor, the residual and the
+// iterated refinement (sparse_path.hpp explains the equations).
+#include "sparse_path.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "joinery/core/assert.hpp"
+#include "sparse_kernels.hpp"
+
+namespace joinery::detail {
+
+void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
+  JOINERY_ASSERT(z.size() == model_->numCoordinates() + model_->numConstraintRows(), "KKT vector of the wrong size");
+  double* zd = z.data();
+  for (std::size_t p = 0; !forwardDone && p < order_.size(); ++p) {  // forward: L w = z
+    const int k = order_[p];
+    if (anyFailed_ && compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(k)])]) continue;
+    const Node& nd = nodes_[static_cast<std::size_t>(k)];
+    const int s = nd.size();
+    const double* D = val_.data() + nd.diag;
+    double* zk = zd + nd.varOffset;
+    withSize(s, [&](auto SC) {
+      constexpr int S = decltype(SC)::value;
+      unitLowerSolve<S>(D, s, zk);
+      for (int l = 0; l < nd.numLater; ++l) {
+        const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
+        const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
+        const int si = ni.size();
+        withSize(si, [&](auto SIC) {
+          subtractProduct<S, decltype(SIC)::value>(val_.data() + la.block, s, si, zk, zd + ni.varOffset);
+        });
+      }
+    });
+  }
+  if (anyFailed_) {  // a failed component's variables are not solved: zero (x = 0, y = 0)
+    for (const Node& nd : nodes_)
+      if (compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(&nd - nodes_.data())])])
+        for (int j = 0; j < nd.size(); ++j) zd[nd.varOffset + j] = 0.0;
+  }
+  for (int i = 0; i < totalVars_; ++i) zd[i] *= dinv_[static_cast<std::size_t>(i)];
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // backward: L^T x = w
+    const Node& nd = nodes_[static_cast<std::size_t>(*it)];
+    if (anyFailed_ && compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(*it)])]) continue;
+    const int s = nd.size();
+    const double* D = val_.data() + nd.diag;
+    double* zk = zd + nd.varOffset;
+    withSize(s, [&](auto SC) {
+      constexpr int S = decltype(SC)::value;
+      for (int l = 0; l < nd.numLater; ++l) {
+        const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
+        const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
+        const int si = ni.size();
+        withSize(si, [&](auto SIC) {
+          subtractTransposedProduct<S, decltype(SIC)::value>(val_.data() + la.block, s, si, zd + ni.varOffset, zk);
+        });
+      }
+      unitUpperSolve<S>(D, s, zk);
+    });
+  }
+}
+
+SparseOutcome BlockKkt::solve(const ModelWorkspace& ws, const VectorXd& b, double regularization,
+                              int maxIterations, VecRef x) {
+  JOINERY_ASSERT(analyzed_, "BlockKkt::solve before analyze");
+  JOINERY_ASSERT(b.size() == model_->numConstraintRows() && x.size() == model_->numCoordinates(),
+                 "right side or answer of the wrong size");
+  // factor() and iterate() with the first forward substitution done during the factorization
+  // (one pass over the factor less)
+  SparseOutcome out = factor(ws, nullptr, regularization, &ws.Q, &b);
+  if (out.solvable) iterate(ws, &ws.Q, b, maxIterations, x, out, true);
+  return out;
+}
+
+SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>* rowMask,
+                               double regularization, const VectorXd* q, const VectorXd* b) {
+  SparseOutcome out;
+  double rho = 0;
+  for (const Node& nd : nodes_)
+    if (nd.body) {
+      const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+      for (Eigen::Index i = 0; i < Mb.rows(); ++i) rho = std::max(rho, std::abs(Mb(i, i)));
+    }
+  if (!(rho > 0) || !std::isfinite(rho)) rho = 1;
+  const double delta = regularization / rho;
+  lastRho_ = rho;
+  lastDelta_ = delta;
+  assemble(ws, rowMask, rho, 0.0);
+  double* z = nullptr;
+  if (b) {  // the right-hand side [q; bs] in elimination order, forward-substituted below
+    loadRhs(q, *b);
+    z = z_.data();
+  }
+  int released = 0, dependent = 0;
+  out.failedComponents = factorize(rho, delta, released, dependent, z);
+  out.dependent = dependent;
+  anyFailed_ = out.failedComponents > 0;
+  out.factorized = out.failedComponents == 0;
+  out.solvable = out.failedComponents < numComps_;
+  out.released = released;
+  return out;
+}
+
+void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const {
+  const Model& model = *model_;
+  const auto& rows = model.rowBlocks();
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto& bodies = model.rowBlockBodies(r);
+    for (int i = 0; i < rows[r].size; ++i) {
+      double v = 0;
+      int col = 0;
+      for (int bi : bodies) {
+        if (bi < 0) continue;
+        const BodySlot& sl = model.bodySlots()[static_cast<std::size_t>(bi)];
+        for (int c = 0; c < sl.size; ++c) v += Ar(i, col + c) * x(sl.offset + c);
+        col += sl.size;
+      }
+      u(rows[r].row + i) = rowScale_(rows[r].row + i) * v;
+    }
+  }
+}
+
+void BlockKkt::residual(const ModelWorkspace& ws, const VectorXd* q) {
+  // r_y = bs - As x, r_x = q - M x - As^T (y + rho [P] As x)
+  const Model& model = *model_;
+  const auto& rows = model.rowBlocks();
+  const int m = model.numConstraintRows();
+  applyAs(ws, xk_, res_);
+    for (int i = 0; i < m; ++i) {
+      const double u = res_(i);
+      res_(i) = bs_(i) - u;
+      mu_(i) = y_(i);
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (penalized_[r])
+        for (int i = 0; i < rows[r].size; ++i) {
+          const int g = rows[r].row + i;
+          mu_(g) += lastRho_ * (bs_(g) - res_(g));
+        }
+    if (q) rx_ = *q; else rx_.setZero();
+    for (const Node& nd : nodes_) {
+      if (!nd.body) continue;
+      const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+      for (int c = 0; c < nd.nq; ++c) {
+        const double xc = xk_(nd.qOffset + c);
+        if (xc == 0) continue;
+        for (int r = 0; r < nd.nq; ++r) rx_(nd.qOffset + r) -= Mb(r, c) * xc;
+      }
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const MatrixXd& Ar = ws.rowBlockRows(r);
+      const auto& bodies = model.rowBlockBodies(r);
+      for (int i = 0; i < rows[r].size; ++i) {
+        const int g = rows[r].row + i;
+        const double w = rowScale_(g) * mu_(g);
+        if (w == 0) continue;
+        int col = 0;
+        for (int bi : bodies) {
+          if (bi < 0) continue;
+          const BodySlot& sl = model.bodySlots()[static_cast<std::size_t>(bi)];
+          for (int c = 0; c < sl.size; ++c) rx_(sl.offset + c) -= Ar(i, col + c) * w;
+          col += sl.size;
+        }
+      }
+    }
+}
+
+void BlockKkt::loadRhs(const VectorXd* q, const VectorXd& b) {
+  const int m = model_->numConstraintRows();
+  for (int i = 0; i < m; ++i) bs_(i) = rowScale_(i) * b(i);
+  for (const Node& nd : nodes_) {
+    double* zk = z_.data() + nd.varOffset;
+    if (nd.body)
+      for (int c = 0; c < nd.nq; ++c) zk[c] = q ? (*q)(nd.qOffset + c) : 0.0;
+    const int r0 = nd.body ? nd.nq : 0;
+    for (int i = 0; i < nd.nr; ++i) zk[r0 + i] = bs_(nd.rowOffset + i);
+  }
+}
+
+// long: the iterated refinement loop (residual, right side, solve, convergence and
+// release bookkeeping) of one solve, kept whole for the compiler.
+void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const VectorXd& b,
+                       int maxIterations, VecRef x, SparseOutcome& out, bool forwardDone) {
+  // Iterative refinement of the unregularized system [W As^T; As 0] [x; y] = [q; bs] on the
+  // factorization (exact where no pivot was replaced; there, 1 solve)
+  const Model& model = *model_;
+  const int m = model.numConstraintRows();
+  for (int i = 0; i < m; ++i) bs_(i) = rowScale_(i) * b(i);
+  out.rhsNorm = bs_.norm();
+  const double qNorm = q ? q->norm() : 0.0;
+  y_.setZero();
+  xk_.setZero();
+  const int iters = std::max(2, maxIterations + 1);
+  for (int it = 1; it <= iters; ++it) {
+    if (it == 1) {  // x = 0, y = 0: the residual is the right-hand side
+      if (!forwardDone) {
+        res_ = bs_;
+        if (q) rx_ = *q; else rx_.setZero();
+      }
+    } else {
+      residual(ws, q);
+      if (anyFailed_) {  // a failed component's residual is not this solve's to reduce
+        for (int i = 0; i < m; ++i)
+          if (compFailed_[static_cast<std::size_t>(rowComp_[static_cast<std::size_t>(i)])]) res_(i) = 0.0;
+        for (const Node& nd : nodes_)
+          if (nd.body && compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(&nd - nodes_.data())])])
+            for (int c = 0; c < nd.nq; ++c) rx_(nd.qOffset + c) = 0.0;
+      }
+      double ry = 0, rxn = 0;
+      for (int i = 0; i < m; ++i) ry = std::max(ry, std::abs(res_(i)));
+      for (Eigen::Index i = 0; i < rx_.size(); ++i) rxn = std::max(rxn, std::abs(rx_(i)));
+      // converged to round-off (relative to the right-hand sides)
+      if (ry <= 1e-14 * std::max(1.0, out.rhsNorm) && rxn <= 1e-14 * std::max(1.0, qNorm)) break;
+      if (it == iters) break;
+    }
+    const bool fused = forwardDone && it == 1;  // z_ holds the forward-substituted [q; bs]
+    if (!fused)
+      for (const Node& nd : nodes_) {
+        double* zk = z_.data() + nd.varOffset;
+        if (nd.body)
+          for (int c = 0; c < nd.nq; ++c) zk[c] = rx_(nd.qOffset + c);
+        const int r0 = nd.body ? nd.nq : 0;
+        for (int i = 0; i < nd.nr; ++i) zk[r0 + i] = res_(nd.rowOffset + i);
+      }
+    solveInPlace(z_, fused);
+    for (const Node& nd : nodes_) {
+      const double* zk = z_.data() + nd.varOffset;
+      if (nd.body)
+        for (int c = 0; c < nd.nq; ++c) xk_(nd.qOffset + c) += zk[c];
+      const int r0 = nd.body ? nd.nq : 0;
+      for (int i = 0; i < nd.nr; ++i) y_(nd.rowOffset + i) += zk[r0 + i];
+    }
+    out.iterations = it;
+    // no pivot replaced: the factorization is that of the system itself (backward stable for
+    // this quasi-definite matrix), one solve is the answer
+    if (out.released == 0) break;
+  }
+  x = xk_;
+  // residual As x - bs, explicitly, per component (a failed component's rows are left out: the
+  // dense solver answers for it)
+  applyAs(ws, xk_, res_);
+  res_ -= bs_;
+  std::fill(compResidual_.begin(), compResidual_.end(), 0.0);
+  std::fill(compRhs_.begin(), compRhs_.end(), 0.0);
+  std::fill(compX_.begin(), compX_.end(), 0.0);
+  for (int i = 0; i < m; ++i) {
+    const auto c = static_cast<std::size_t>(rowComp_[static_cast<std::size_t>(i)]);
+    compResidual_[c] += res_(i) * res_(i);
+    compRhs_[c] += bs_(i) * bs_(i);
+  }
+  for (std::size_t k = 0; k < nodes_.size(); ++k) {
+    const Node& nd = nodes_[k];
+    if (!nd.body) continue;
+    double x2 = 0;
+    for (int c = 0; c < nd.nq; ++c) x2 += xk_(nd.qOffset + c) * xk_(nd.qOffset + c);
+    compX_[static_cast<std::size_t>(nodeComp_[k])] += x2;
+  }
+  double r2 = 0, b2 = 0, x2 = 0;
+  for (std::size_t c = 0; c < compResidual_.size(); ++c) {
+    if (compFailed_[c]) continue;
+    r2 += compResidual_[c];
+    b2 += compRhs_[c];
+    x2 += compX_[c];
+    compResidual_[c] = std::sqrt(compResidual_[c]);
+    compRhs_[c] = std::sqrt(compRhs_[c]);
+    compX_[c] = std::sqrt(compX_[c]);
+  }
+  out.residual = std::sqrt(r2);
+  out.rhsNorm = std::sqrt(b2);
+  out.scale = out.rhsNorm + kResidualScaleX * std::sqrt(x2);
+  out.finite = x.allFinite() && std::isfinite(out.residual);
+}
+
+void BlockKkt::lastMultipliers(VecRef lambda) const {
+  // W x + As^T y = Q with W = M + rho As_P^T As_P and As_P x = bs_P at convergence:
+  // M x = Q + As^T (-y - rho [P] bs), and A^T lambda = As^T mu gives lambda_i = s_i mu_i.
+  const auto& rows = model_->rowBlocks();
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (int i = 0; i < rows[r].size; ++i) {
+      const int g = rows[r].row + i;
+      const double mu = -y_(g) - (penalized_[r] ? lastRho_ * bs_(g) : 0.0);  // (As x = bs)
+      lambda(g) = rowScale_(g) * mu;
+    }
+}
+
+}  // namespace joinery::detail

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a while.
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]      (default 60; CI runs a short pass)
+# Corpora start from the bundled scenes and their expressions and grow in build-fuzz/corpus/.
+# A crash, leak or timeout leaves its input in build-fuzz/findings/ and makes the script
+# fail; every finding becomes a regression test (tests/hostile). Figures: docs/fuzzing.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+build=${JOINERY_FUZZ_BUILD_DIR:-$root/build-fuzz}
+jobs=${JOINERY_JOBS:-$(nproc)}
+CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOINERY_FUZZ=ON \
+  -DJOINERY_BUILD_TESTS=OFF -DJOINERY_BUILD_BENCH=OFF -DJOINERY_BUILD_APPS=OFF \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" >/dev/null
+cmake --build "$build" -j "$jobs" --target fuzz_scene fuzz_expression
+
+corpus=$build/corpus
+mkdir -p "$corpus/scene" "$corpus/expression" "$build/findings"
+# seeds: every bundled scene, and every string of them (most are expressions)
+find "$root/examples" "$root/tests" -name '*.json' -size -200k -exec cp -n {} "$corpus/scene/" \; 2>/dev/null || true
+/usr/bin/env python3 - "$root" "$corpus/expression" <<'PY'
+import glob, hashlib, json, os, sys
+root, out = sys.argv[1], sys.argv[2]
+def walk(x):
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, dict):
+        for v in x.values(): yield from walk(v)
+    elif isinstance(x, list):
+        for v in x: yield from walk(v)
+for f in glob.glob(os.path.join(root, "examples", "**", "*.json"), recursive=True):
+    try:
+        doc = json.load(open(f))
+    except Exception:
+        continue
+    for s in walk(doc):
+        if 0 < len(s) < 2000:
+            open(os.path.join(out, hashlib.sha1(s.encode()).hexdigest()), "w").write(s)
+PY
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+status=0
+for target in fuzz_scene fuzz_expression; do
+  dir=$corpus/${target#fuzz_}
+  echo "== $target: $seconds s, corpus $(ls "$dir" | wc -l) inputs"
+  if ! "$build/tests/fuzz/$target" "$dir" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+       -max_len=65536 -artifact_prefix="$build/findings/$target-" -print_final_stats=1 \
+       >"$build/$target.log" 2>&1; then
+    status=1
+    echo "$target: FINDING (see $build/findings and $build/$target.log)"
+  fi
+  grep -E "^stat::(number_of_executed_units|peak_rss_mb)|cov: " "$build/$target.log" | tail -3
+done
+exit $status

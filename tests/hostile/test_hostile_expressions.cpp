@@ -1,0 +1,149 @@
+// Expressions and parameters an attacker writes: each ends in an ExpressionError or
+// InputError naming the limit, never in a stack overflow, an exact big-number computation
+// that runs for hours, or a quadratic look-up (issue 22).
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "joinery/core/errors.hpp"
+#include "joinery/core/expression.hpp"
+#include "joinery/core/scene.hpp"
+
+using joinery::Expression;
+using joinery::ExpressionError;
+using joinery::ExpressionLimits;
+using joinery::SymbolTable;
+
+namespace {
+SymbolTable table() {
+  SymbolTable t;
+  t.addVariable("x");
+  t.addVariable("t");
+  return t;
+}
+
+// The detail of the error the text raises ("" when it parses).
+std::string errorOf(const std::string& text) {
+  try {
+    (void)Expression::parse(text, table());
+  } catch (const ExpressionError& e) {
+    return e.detail();
+  }
+  return "";
+}
+
+std::string nest(const std::string& open, const std::string& inner, const std::string& close, int n) {
+  std::string s;
+  s.reserve((open.size() + close.size()) * static_cast<std::size_t>(n) + inner.size());
+  for (int i = 0; i < n; ++i) s += open;
+  s += inner;
+  for (int i = 0; i < n; ++i) s += close;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("hostile: deep nesting is an error naming the limit, not a stack overflow", "[hostile]") {
+  // these crashed every command with SIGSEGV (recursive descent without a bound)
+  const std::string limit = "nested more than " + std::to_string(ExpressionLimits::maxDepth) + " levels";
+  CHECK(errorOf(nest("sin(", "x", ")", 1900)).find(limit) != std::string::npos);
+  CHECK(errorOf(nest("(", "x", ")", 3000)).find(limit) != std::string::npos);
+  CHECK(errorOf(std::string(3000, '-') + "x").find(limit) != std::string::npos);
+  CHECK(errorOf(nest("exp(sin(", "x", "))", 900)).find(limit) != std::string::npos);
+  // at the limit itself expressions still work: 400 nested calls evaluate like <cmath>
+  const Expression e = Expression::parse(nest("sin(", "x", ")", 400), table());
+  double expected = 0.5;
+  for (int i = 0; i < 400; ++i) expected = std::sin(expected);
+  const double vars[2] = {0.5, 0.0};
+  CHECK(e.evaluate(vars) == Approx(expected).epsilon(1e-14));
+}
+
+TEST_CASE("hostile: a too long expression is refused before any work", "[hostile]") {
+  // 24 000 characters of log(2+sin(...)): symbolic differentiation ran for hours
+  const std::string text = nest("log(2+sin(", "x", "))", 1200);
+  REQUIRE(text.size() > ExpressionLimits::maxLength);
+  CHECK(errorOf(text).find("characters long; the limit is " + std::to_string(ExpressionLimits::maxLength)) !=
+        std::string::npos);
+  // 100 000 parentheses are refused by length too, whatever their depth
+  CHECK(errorOf(nest("(", "x", ")", 50000)).find("characters long") != std::string::npos);
+}
+
+TEST_CASE("hostile: numeric power towers are folded in floating point; overflow is an error", "[hostile]") {
+  // each of these ran for minutes to hours in exact arithmetic, or ended in
+  // "GNU MP: Cannot allocate memory" and SIGABRT
+  for (const char* text : {"2^2^2^2^2^2", "9^9^9", "2^(2^40)", "(1+1/1000)^(10^12)", "(-2)^2^2^2^2^2",
+                           "10^10^10", "x + 10^10^10"}) {
+    INFO(text);
+    CHECK(errorOf(text).find("overflows") != std::string::npos);
+  }
+  // what fits a double still evaluates, exactly where it is exact
+  const double vars[2] = {0.0, 0.0};
+  CHECK(Expression::parse("2^2^2^2", table()).evaluate(vars) == 65536.0);
+  CHECK(Expression::parse("(1+1/1000)^1000", table()).evaluate(vars) ==
+        Approx(std::pow(1.001, 1000)).epsilon(1e-14));
+  CHECK(Expression::parse("2^-1000", table()).evaluate(vars) == std::ldexp(1.0, -1000));
+  CHECK(Expression::parse("3 * (1/3)", table()).evaluate(vars) == 1.0);  // small rationals stay exact
+  // and a number literal past the double range is an error too
+  CHECK(errorOf(std::string(400, '9')).find("overflows") != std::string::npos);
+  // outside a function's domain stays NaN at evaluation (unchanged behaviour)
+  CHECK(std::isnan(Expression::parse("(-8)^(1/3)", table()).evaluate(vars)));
+}
+
+TEST_CASE("hostile: a derivative that would blow up is refused", "[hostile]") {
+  // a product of many sin(t + i): its derivative has n^2 factors
+  std::string product = "sin(t+1)";
+  for (int i = 2; product.size() < ExpressionLimits::maxLength - 16; ++i) product += "*sin(t+" + std::to_string(i) + ")";
+  SymbolTable tt = table();
+  const Expression e = Expression::parse(product, tt);
+  const int tSlot = tt.findVariable("t");
+  try {
+    (void)e.derivative(tSlot);
+    FAIL("no error");
+  } catch (const ExpressionError& err) {
+    CHECK(err.detail().find("its derivative has more than " + std::to_string(ExpressionLimits::maxNodes)) !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("hostile: 100 000 chained parameters load in linear time", "[hostile]") {
+  // p_i = p_(i-1) + 1: the quadratic look-ups made this run for hours
+  nlohmann::json params = nlohmann::json::object();
+  const int n = 100000;
+  params["p0"] = 1;
+  for (int i = 1; i < n; ++i) params["p" + std::to_string(i)] = "p" + std::to_string(i - 1) + " + 1";
+  nlohmann::json scene = {{"joinery", 1},
+                          {"parameters", params},
+                          {"bodies", {{{"name", "b"}, {"type", "particle"}, {"dim", 1}, {"mass", "p99999"}}}}};
+  const auto start = std::chrono::steady_clock::now();
+  const joinery::Scene s = joinery::sceneFromJson(scene, "chain.json");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(s.resolved["bodies"][0]["mass"].get<double>() == Approx(100000.0));
+  // not a timing test: a guard against the quadratic regression (hours), generous for sanitizers
+  CHECK(seconds < 60);
+}
+
+TEST_CASE("hostile: a power tower of parameters overflows with the parameter's path", "[hostile]") {
+  nlohmann::json scene = {{"joinery", 1},
+                          {"parameters", {{"a", 9}, {"b", "a^a"}, {"c", "b^b"}}},
+                          {"bodies", {{{"name", "b"}, {"type", "particle"}, {"dim", 1}, {"mass", 1}}}}};
+  try {
+    (void)joinery::sceneFromJson(scene, "tower.json");
+    FAIL("no error");
+  } catch (const joinery::InputError& e) {
+    CHECK(e.jsonPath() == "/parameters/c");
+    CHECK(e.detail().find("overflows") != std::string::npos);
+  }
+}
+
+TEST_CASE("hostile: error messages are escaped and bounded", "[hostile]") {
+  const joinery::InputError e("unknown body '\x1b[2J\x1b[31mred\r'", "scene.json", "/joints/0/body1");
+  const std::string what = e.what();
+  CHECK(what.find('\x1b') == std::string::npos);
+  CHECK(what.find('\r') == std::string::npos);
+  CHECK(what.find("\\x1b[2J") != std::string::npos);
+  const joinery::InputError big("value " + std::string(1 << 20, 'x'), "scene.json", "/parameters/k");
+  CHECK(std::string(big.what()).size() < 2200);
+  CHECK(std::string(big.what()).find("characters left out") != std::string::npos);
+  CHECK(std::string(big.what()).rfind("scene.json: at /parameters/k: value ", 0) == 0);
+}

@@ -1,0 +1,116 @@
+// Files and run settings an attacker writes (issue 22): one strict JSON reader for scenes
+// and matrix problems, bounded includes that are never quoted, bounded runs, escaped output.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "joinery/core/errors.hpp"
+#include "joinery/core/scene.hpp"
+#include "run_command.hpp"
+
+using joinery::test::runCommand;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kExe = JOINERY_EXE;
+
+fs::path tempDir() {
+  const fs::path d = fs::temp_directory_path() / "joinery_test_hostile";
+  fs::create_directories(d / "inner");
+  return d;
+}
+
+std::string write(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
+
+const char* kParticle = R"("bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1}])";
+}  // namespace
+
+TEST_CASE("hostile: a matrix problem with a duplicate key is invalid input, like a scene", "[hostile]") {
+  const auto file = write(tempDir() / "dup.json", R"({"joinery": 1, "joinery": 1, "coordinates": ["x"],
+      "M": [[1]], "Q": [0]})");
+  const auto r = runCommand(kExe + " solve " + file);
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("joinery") != std::string::npos);
+  CHECK(r.output.find("/joinery") != std::string::npos);  // the JSON path of the second key
+}
+
+TEST_CASE("hostile: a sample interval that would never end is refused before the run", "[hostile]") {
+  for (const char* interval : {"1e-9", "5e-324"}) {
+    INFO(interval);
+    const auto file = write(tempDir() / "interval.json", std::string(R"({"joinery": 1, )") + kParticle +
+                                                            R"(, "simulation": {"t_end": 1, "output_interval": )" +
+                                                            interval + "}}");
+    const fs::path out = tempDir() / "interval.csv";
+    const auto r = runCommand(kExe + " simulate " + file + " -o " + out.string());
+    CHECK(r.exitCode == 2);
+    CHECK(r.output.find("/simulation/output_interval") != std::string::npos);
+    CHECK(r.output.find("the limit is") != std::string::npos);
+  }
+}
+
+TEST_CASE("hostile: includes are bounded, must be regular files, and are never quoted", "[hostile]") {
+  const fs::path d = tempDir();
+  // a device: reading /dev/zero never ends
+  auto scene = write(d / "dev.json", std::string(R"({"joinery": 1, "include": ["/dev/zero"], )") + kParticle + "}");
+  auto r = runCommand(kExe + " check " + scene);
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("not a regular file") != std::string::npos);
+  // a file that is not JSON: the error names the file and position, not what it holds
+  write(d / "secret.txt", "root:SECRET-PASSWORD-HASH:19000:0:99999:7:::\n");
+  scene = write(d / "secret.json", std::string(R"({"joinery": 1, "include": ["secret.txt"], )") + kParticle + "}");
+  r = runCommand(kExe + " check " + scene);
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("secret.txt") != std::string::npos);
+  CHECK(r.output.find("SECRET") == std::string::npos);
+  CHECK(r.output.find("root") == std::string::npos);
+  // larger than the include limit (16 MiB): refused without parsing
+  {
+    std::ofstream big(d / "big.json", std::ios::binary);
+    big << R"({"joinery": 1, "components": {}, "description": ")" << std::string(17u << 20, 'a') << "\"}";
+  }
+  scene = write(d / "big_scene.json", std::string(R"({"joinery": 1, "include": ["big.json"], )") + kParticle + "}");
+  r = runCommand(kExe + " check " + scene);
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("the limit is 16777216 bytes") != std::string::npos);
+  fs::remove(d / "big.json");
+}
+
+TEST_CASE("hostile: includes can be confined to the scene's folder", "[hostile]") {
+  const fs::path d = tempDir();
+  write(d / "lib.json", R"({"joinery": 1, "components": {}})");
+  const auto scene = nlohmann::json::parse(std::string(R"({"joinery": 1, "include": ["../lib.json"], )") + kParticle + "}");
+  const std::string file = (d / "inner" / "scene.json").string();
+  CHECK_NOTHROW(joinery::sceneFromJson(scene, file));  // the format allows ../ by default
+  joinery::SceneOptions confined;
+  confined.confineIncludes = true;
+  try {
+    (void)joinery::sceneFromJson(scene, file, confined);
+    FAIL("no error");
+  } catch (const joinery::InputError& e) {
+    CHECK(e.jsonPath() == "/include/0");
+    CHECK(e.detail().find("outside") != std::string::npos);
+  }
+  // a symbolic link inside the folder that points out of it is followed, and refused
+  std::error_code ec;
+  fs::remove(d / "inner" / "link.json", ec);
+  fs::create_symlink(d / "lib.json", d / "inner" / "link.json", ec);
+  if (!ec) {
+    const auto viaLink = nlohmann::json::parse(std::string(R"({"joinery": 1, "include": ["link.json"], )") + kParticle + "}");
+    CHECK_THROWS_AS(joinery::sceneFromJson(viaLink, file, confined), joinery::InputError);
+  }
+}
+
+TEST_CASE("hostile: escape sequences in a scene never reach the terminal raw", "[hostile]") {
+  const auto scene = write(tempDir() / "escape.json", R"({"joinery": 1, "bodies": [{"name": "p", "type": "particle",
+      "dim": 1, "mass": 1}], "joints": [{"name": "j", "type": "revolute2d", "body1": "\u001b[2J\u001b[31mevil",
+      "point1": [0, 0], "body2": "p", "point2": [0, 0]}]})");
+  const auto r = runCommand(kExe + " check " + scene);
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find('\x1b') == std::string::npos);
+  CHECK(r.output.find("\\x1b[2J") != std::string::npos);
+}
