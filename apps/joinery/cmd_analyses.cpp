@@ -8,6 +8,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "report.hpp"
 #include "joinery/analyses/analyses.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/scene.hpp"
@@ -76,9 +77,18 @@ void writeJson(const std::string& path, const nlohmann::json& j) {
   if (!f) throw InputError("could not write the output file", path);
 }
 
+/// The scene with the command's `--set` overrides, loaded and checked as every scene command
+/// loads it (settings validated: bad input is exit 2 before anything runs).
+Scene loadSceneWithOverrides(const std::string& file, const Args& args) {
+  SceneOptions options;
+  options.overrides = overridesFrom(args);
+  return loadSceneForCommand(file, options).scene;
+}
+
 Args parseAnalysisArgs(const std::vector<std::string>& argv, std::vector<OptionSpec>& specs) {
   specs.push_back({"--json", "", false, "print the result as JSON"});
   specs.push_back({"--output", "-o", true, "also write the JSON result to this file"});
+  specs.push_back(setOption());
   return parseArgs(argv, specs);
 }
 
@@ -93,7 +103,7 @@ int runEquilibrium(const std::vector<std::string>& argv) {
   }
   applyLogLevel(args);
   const std::string file = requireScene(args, "equilibrium");
-  const Scene scene = loadScene(file);
+  const Scene scene = loadSceneWithOverrides(file, args);
   const EquilibriumResult r = findEquilibrium(scene.model, scene.model.initialState());
   const nlohmann::json j = equilibriumJson(scene.model, r);
   if (auto out = args.get("--output")) writeJson(*out, j);
@@ -134,7 +144,7 @@ int runModes(const std::vector<std::string>& argv) {
     }
   }
   const std::string file = requireScene(args, "modes");
-  const Scene scene = loadScene(file);
+  const Scene scene = loadSceneWithOverrides(file, args);
   State s = scene.model.initialState();
   if (at == "equilibrium") {
     const EquilibriumResult eq = findEquilibrium(scene.model, s);
