@@ -59,7 +59,7 @@ struct SceneOptions {
   /// because the format allows relative paths such as `../lib/links.json`; included files are
   /// always limited in size and never quoted in errors (docs/scene-format.md, "Limits").
   bool confineIncludes = false;
-  std::string includeRoot;
+  std::string includeRoot{};
   /// Parameter overrides (`--set`, overrides.hpp), applied in order; an unknown name is an
   /// InputError with a suggestion. The resolved scene records them under `"overrides"`.
   std::vector<Override> overrides{};  // {}: SceneOptions{true} stays warning-free
