@@ -50,7 +50,7 @@ OptionSpec completeMasslessOption() {
 }
 
 namespace {
-std::string num(double v) { return formatNumber(v, 6); }
+std::string num(double v) { return formatNumber(v == 0 ? 0.0 : v, 6); }  // -0 prints as 0
 
 }  // namespace
 
