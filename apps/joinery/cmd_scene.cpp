@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
@@ -18,6 +19,7 @@
 #include "joinery/integrators/simulation.hpp"
 #include "exit_status.hpp"
 #include "report.hpp"
+#include "run_files.hpp"
 
 namespace joinery::cli {
 
@@ -127,17 +129,14 @@ int runGraph(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "graph");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"graph needs -o OUT.dot"};
+  refuseOutputOverInput(*out, "-o", {file});
   SceneOptions sceneOptions;
   sceneOptions.overrides = overridesFrom(args);
   const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
   const Scene& scene = loaded.scene;
   const GraphAnalysis g = analyzeGraph(scene.model);
   const std::string dot = toGraphvizDot(scene.model, g);
-  std::ofstream f(*out);
-  if (!f) throw InputError("cannot open the output file for writing", *out);
-  f << dot;
-  f.close();
-  if (!f) throw InputError("could not write the output file", *out);
+  writeFileAtomically(*out, dot, "output file");
   std::cout << "wrote " << *out << ": " << g.numBodies << " bodies, " << scene.model.constraints().size()
             << " joints, " << g.numLoops() << " independent loop(s)\n";
   return kOk;
@@ -166,11 +165,18 @@ std::string tableFormat(const Args& args, const std::string& out) {
 }
 
 void writeSummaryFile(const std::string& path, const nlohmann::json& j) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot open the summary file for writing", path);
-  f << j.dump(2) << "\n";
-  f.close();
-  if (!f) throw InputError("could not write the summary file", path);
+  writeFileAtomically(path, j.dump(2) + "\n", "summary file");
+}
+
+/// The run's table file: kept (renamed into place) when the run wrote a sample, else removed
+/// and an existing file left as it was. Returns what to tell the user about it.
+std::string settleTable(OutputFile& file, const SimulationResult& r) {
+  if (r.stats.samples > 0) {
+    file.commit();
+    return r.completed() ? "" : std::to_string(r.stats.samples) + " sample(s) written so far kept in " + file.path();
+  }
+  file.discard();
+  return "no sample was written; " + file.path() + " was not touched";
 }
 
 }  // namespace
@@ -197,6 +203,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   const std::string format = tableFormat(args, *out);
   const auto summaryPath = args.get("--summary");
   if (summaryPath && summaryPath->empty()) throw UsageError{"--summary needs a file name"};
+  refuseOutputOverInput(*out, "-o", {file});
+  if (summaryPath) refuseOutputOverInput(*summaryPath, "--summary", {file, *out});
   const bool toStdout = *out == "-";
   std::ostream& report = toStdout ? std::cerr : std::cout;
   SceneOptions sceneOptions;
@@ -215,11 +223,15 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   RunOptions options;
   if (args.has("--strict")) options.initialConditions = InitialConditionMode::Strict;
+  installInterruptHandlers();
+  options.interrupt = interruptFlag();
 
   ModelSystem system(scene.model);
   const OutputChannels channels(scene.model, scene.outputs);
   const TableLayout layout{args.has("--accelerations"), channels.columns()};
-  std::unique_ptr<Recorder> table = makeTableRecorder(*out, format, layout);
+  std::optional<OutputFile> tableFile;
+  if (!toStdout) tableFile.emplace(*out);
+  std::unique_ptr<Recorder> table = makeTableRecorder(toStdout ? *out : tableFile->writePath(), format, layout);
   SummaryRecorder summary(layout);
   TeeRecorder both({table.get(), &summary});
   ChannelRecorder recorder(system, channels, layout.accelerations, both);
@@ -228,6 +240,7 @@ int runSimulate(const std::vector<std::string>& argv) {
       runSimulation(system, settings, recorder, [&bar](double f) { bar.update(f); }, options);
   bar.finish();
   table.reset();  // closes the file before the report
+  const std::string kept = tableFile ? settleTable(*tableFile, r) : "";
 
   if (!r.initial.message.empty() && r.initial.projected) std::cerr << "note: " << r.initial.message << "\n";
   report << "joinery simulate " << file << " -> " << (toStdout ? "standard output" : *out) << "\n";
@@ -246,7 +259,12 @@ int runSimulate(const std::vector<std::string>& argv) {
     writeSummaryFile(*summaryPath, summary.toJson());
     report << "  summary: " << *summaryPath << "\n";
   }
-  if (!r.completed()) std::cerr << "joinery simulate: " << r.message << "\n";
+  if (const int sig = interruptSignal(); sig != 0 && r.outcome == RunOutcome::Stopped) {
+    std::cerr << "joinery simulate: " << signalName(sig) << " received: " << r.message
+              << (kept.empty() ? "" : "; " + kept) << "\n";
+    return 128 + sig;  // the shell's status of a process ended by that signal
+  }
+  if (!r.completed()) std::cerr << "joinery simulate: " << r.message << (kept.empty() ? "" : " (" + kept + ")") << "\n";
   return exitCode(r.outcome);
 }
 

@@ -26,7 +26,7 @@ const char* kUsage =
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
-    "             6 validation check failed\n";
+    "             6 validation check failed, 143/130 stopped by SIGTERM/SIGINT (simulate, study)\n";
 }
 
 int main(int argc, char** argv) {

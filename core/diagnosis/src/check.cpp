@@ -3,8 +3,10 @@
 
 #include <set>
 
+#include "joinery/core/errors.hpp"
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/matrix_problem.hpp"
+#include "joinery/core/model_system.hpp"
 
 namespace joinery {
 
@@ -53,16 +55,74 @@ void addElements(const Model& model, const std::vector<JointResult>& results, nl
   j["forces"] = forces;
 }
 
+/// The structured diagnosis of a large model at `s` (model_system.hpp, EvaluationPath::
+/// Structured): when the block elimination over the body-joint graph factorizes every
+/// component with positive coordinate pivots ([M; A] of full rank), releases no row (none
+/// redundant) and meets A q'' = b, the model is well posed, and the accelerations and
+/// multipliers are that solve's, in O(n) memory. Otherwise nothing: the dense solver decides.
+bool structuredCheck(const Model& model, const State& s, Solution& sol, JointMultipliers& mult) {
+  ModelSystem system(model);
+  if (system.resolvedPath() != EvaluationPath::Structured) return false;
+  const int n = model.numCoordinates(), m = model.numConstraintRows();
+  VectorXd qdd = VectorXd::Zero(n);
+  const AccelerationStatus st = system.calcAccelerations(s, qdd, Baumgarte{});
+  if (!st.ok() || !st.structured || st.released != 0 || st.redundant != 0 || st.denseComponents != 0 ||
+      st.leastSquares || !system.calcMultipliers(s, mult) || system.hasDenseMatrices())
+    return false;
+  // the constraint force M q'' - Q, body by body
+  ModelWorkspace ws = model.makeWorkspace(false);
+  model.calcBodyBlocks(s, ws);
+  sol.qdd = qdd;
+  sol.forceIdeal = -ws.Q;
+  const auto& slots = model.bodySlots();
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    if (slots[i].size > 0)
+      sol.forceIdeal.segment(slots[i].offset, slots[i].size) +=
+          ws.bodyMass(i) * qdd.segment(slots[i].offset, slots[i].size);
+  sol.forceNonideal = VectorXd::Zero(n);
+  Diagnosis& d = sol.diagnosis;
+  d.n = n;
+  d.m = m;
+  d.rankA = m;
+  d.rankMA = n;
+  d.redundant = 0;
+  d.fullRank = d.consistent = d.wellPosed = true;
+  d.status = Posedness::WellPosed;
+  d.nullBasis = Eigen::MatrixXd(n, 0);
+  return true;
+}
+
+/// Bytes the dense diagnosis of an n x n model with m rows needs, roughly: the SVDs of the
+/// (n + m) x n matrix [M; A] and of A, their factors and copies (about eight of that size).
+double denseDiagnosisBytes(const Model& model) {
+  const double n = model.numCoordinates(), m = model.numConstraintRows();
+  return 8.0 * 8.0 * (n + m) * n;
+}
+
 }  // namespace
 
-CheckReport checkModel(const Model& model) {
+CheckReport checkModel(const Model& model, const CheckOptions& options) {
   CheckReport r;
   r.model = &model;
   r.graph = analyzeGraph(model);
-  ModelWorkspace ws = model.makeWorkspace();
   const State s = model.initialState();
   JointMultipliers mult;
-  r.solution = solveJointMultipliers(model, s, ws, mult);
+  const bool large = model.numCoordinates() >= options.structuredFrom;
+  if (large && structuredCheck(model, s, r.solution, mult)) {
+    r.path = CheckPath::Structured;
+  } else {
+    const double bytes = denseDiagnosisBytes(model);
+    if (bytes > options.maxDenseBytes)
+      throw ModelError("the model has " + std::to_string(model.numCoordinates()) + " coordinates and " +
+                       std::to_string(model.numConstraintRows()) +
+                       " constraint rows and is not well posed through its structure; its dense diagnosis "
+                       "would need about " + std::to_string(static_cast<long long>(bytes / 1e6)) +
+                       " MB (the limit is " + std::to_string(static_cast<long long>(options.maxDenseBytes / 1e6)) +
+                       " MB, CheckOptions::maxDenseBytes)");
+    ModelWorkspace ws = model.makeWorkspace();
+    r.solution = solveJointMultipliers(model, s, ws, mult);
+    r.path = CheckPath::Dense;
+  }
   JointResultsWorkspace jws(model);
   r.joints = jws.makeResults();
   calcJointResults(model, s, mult, jws, r.joints);
@@ -72,8 +132,8 @@ CheckReport checkModel(const Model& model) {
   return r;
 }
 
-CheckReport checkScene(const Scene& scene) {
-  CheckReport r = checkModel(scene.model);
+CheckReport checkScene(const Scene& scene, const CheckOptions& options) {
+  CheckReport r = checkModel(scene.model, options);
   r.sceneName = scene.name;
   r.file = scene.file;
   r.completionRequested = scene.completeMassless;
@@ -86,6 +146,7 @@ nlohmann::json toJson(const CheckReport& r) {
   nlohmann::json j = solutionToJson(r.solution, model.coordinateNames());
   j["scene"] = r.sceneName;
   j["file"] = r.file;
+  j["diagnosis_path"] = r.path == CheckPath::Structured ? "structured" : "dense";
   addElements(model, r.joints, j);
   j["mobility_count"] = r.graph.calcMobilityCount();
   if (auto mr = r.graph.calcMobilityFromRank()) j["mobility_rank"] = *mr;

@@ -14,6 +14,7 @@
 ///
 /// (the CLI maps r.outcome to its exit status).
 
+#include <csignal>
 #include <functional>
 #include <optional>
 #include <string>
@@ -59,6 +60,10 @@ struct RunOptions {
   /// Stabilization `projection`: samples taken from dense output inside a step are
   /// projected onto the constraints too (the integration state is not affected).
   bool projectSamples = true;
+  /// When set, read after every accepted step: a nonzero value ends the run there with
+  /// RunOutcome::Stopped (the samples so far are kept; the recorder's end() closes them). Meant
+  /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/interrupt.hpp).
+  const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 
 /// How a run ended (the CLI maps each to its exit status: apps/joinery/exit_status.hpp).

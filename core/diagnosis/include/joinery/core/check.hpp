@@ -18,6 +18,23 @@
 
 namespace joinery {
 
+/// How the well-posedness of a checked model was decided.
+enum class CheckPath {
+  Dense,      ///< the dense reference solver: the full rank diagnosis (small or failing models)
+  Structured  ///< the block elimination over the body-joint graph (large well-posed models)
+};
+
+/// Options of checkModel().
+struct CheckOptions {
+  /// Models with at least this many coordinates are checked through the structured path first
+  /// (O(n) time and memory on chains and trees); the dense diagnosis (O((n + m) n^2) time,
+  /// O((n + m) n) memory) decides only when that path cannot show the model well posed.
+  int structuredFrom = 300;
+  /// A dense diagnosis estimated to need more memory than this is refused with a ModelError
+  /// giving the estimate (instead of running out of memory).
+  double maxDenseBytes = 4e9;
+};
+
 /// Everything `check` knows about a model at its initial state. `model` points to the
 /// checked model (and the graph into it): keep the model alive as long as the report.
 struct CheckReport {
@@ -25,7 +42,10 @@ struct CheckReport {
   std::string sceneName;  ///< the scene's `name` (empty for a bare model)
   std::string file;       ///< the scene file (empty for a bare model)
   GraphAnalysis graph;
-  Solution solution;      ///< the dense solve at the initial state, with the diagnosis
+  Solution solution;      ///< the solve at the initial state, with the diagnosis
+  /// Structured: a well-posed model with no redundant row (the diagnosis has rank A = m,
+  /// rank [M; A] = n and no messages). Dense: the full rank diagnosis.
+  CheckPath path = CheckPath::Dense;
   /// Force balances of the massless directions at the initial state (completion.hpp): the
   /// scene's own record when completion was requested, else computed for an ill-posed model.
   CompletionAnalysis completion;
@@ -37,13 +57,14 @@ struct CheckReport {
   bool completionAdded() const noexcept { return completionRequested && completion.completable(); }
 };
 
-/// Checks a model at its initial state.
-CheckReport checkModel(const Model& model);
+/// Checks a model at its initial state. @throws ModelError when the model is too large for
+/// the dense diagnosis it needs (CheckOptions::maxDenseBytes).
+CheckReport checkModel(const Model& model, const CheckOptions& options = {});
 /// Checks a loaded (and, when requested, completed: completeMasslessPoints) scene.
-CheckReport checkScene(const Scene& scene);
+CheckReport checkScene(const Scene& scene, const CheckOptions& options = {});
 
 /// The report as JSON (the output of `joinery check --json`): the solution and diagnosis
-/// (solutionToJson), scene, file, bodies, joints (name -> results and description,
+/// (solutionToJson), scene, file, diagnosis_path ("dense" or "structured"), bodies, joints (name -> results and description,
 /// docs/results.md), forces, mobility, components, loops,
 /// loose bodies, indeterminate bodies and the completion.
 nlohmann::json toJson(const CheckReport& report);
