@@ -176,6 +176,7 @@ std::string settleTable(OutputFile& file, const SimulationResult& r) {
     return r.completed() ? "" : std::to_string(r.stats.samples) + " sample(s) written so far kept in " + file.path();
   }
   file.discard();
+  if (file.writePath() == file.path()) return "";  // a device or pipe, written in place
   return "no sample was written; " + file.path() + " was not touched";
 }
 

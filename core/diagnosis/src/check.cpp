@@ -1,7 +1,9 @@
 // The check report as a library call (check.hpp).
 #include "joinery/core/check.hpp"
 
+#include <cmath>
 #include <set>
+#include <spdlog/spdlog.h>
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/forward_dynamics.hpp"
@@ -61,20 +63,40 @@ void addElements(const Model& model, const std::vector<JointResult>& results, nl
 /// redundant) and meets A q'' = b, the model is well posed, and the accelerations and
 /// multipliers are that solve's, in O(n) memory. Otherwise nothing: the dense solver decides.
 bool structuredCheck(const Model& model, const State& s, Solution& sol, JointMultipliers& mult) {
-  ModelSystem system(model);
+  ModelSystemOptions options;
+  options.denseFallback = false;  // the dense diagnosis below, after its cost is weighed
+  ModelSystem system(model, options);
   if (system.resolvedPath() != EvaluationPath::Structured) return false;
   const int n = model.numCoordinates(), m = model.numConstraintRows();
   VectorXd qdd = VectorXd::Zero(n);
   const AccelerationStatus st = system.calcAccelerations(s, qdd, Baumgarte{});
-  if (!st.ok() || !st.structured || st.released != 0 || st.redundant != 0 || st.denseComponents != 0 ||
-      st.leastSquares || !system.calcMultipliers(s, mult) || system.hasDenseMatrices())
-    return false;
-  // the constraint force M q'' - Q, body by body
+  // structuredEvaluations(): the structured path answered (st.structured alone is also set
+  // when its residual test handed the whole model to the dense solver)
+  const bool ok = st.ok() && st.structured && system.structuredEvaluations() == 1 && st.released == 0 && st.redundant == 0 && st.denseComponents == 0 &&
+                  !st.leastSquares && system.calcMultipliers(s, mult);
+  spdlog::debug("check: structured path {} (ok {}, structured {}, released {}, redundant {}, dense components {})",
+                ok ? "decides" : "cannot decide", st.ok(), st.structured, st.released, st.redundant, st.denseComponents);
+  if (!ok) return false;
+  // the constraint force M q'' - Q, body by body, and the residual A q'' - b, block by block
   ModelWorkspace ws = model.makeWorkspace(false);
   model.calcBodyBlocks(s, ws);
+  model.calcRowBlocks(s, ws);
+  const auto& slots = model.bodySlots();
+  double residual2 = 0;
+  for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) {
+    const RowBlock& rb = model.rowBlocks()[r];
+    VectorXd res = -ws.b.segment(rb.row, rb.size);
+    int col = 0;
+    for (const int body : model.rowBlockBodies(r)) {
+      if (body < 0) continue;  // the ground has no coordinates
+      const BodySlot& sl = slots[static_cast<std::size_t>(body)];
+      res += ws.rowBlockRows(r).middleCols(col, sl.size) * qdd.segment(sl.offset, sl.size);
+      col += sl.size;
+    }
+    residual2 += res.squaredNorm();
+  }
   sol.qdd = qdd;
   sol.forceIdeal = -ws.Q;
-  const auto& slots = model.bodySlots();
   for (std::size_t i = 0; i < slots.size(); ++i)
     if (slots[i].size > 0)
       sol.forceIdeal.segment(slots[i].offset, slots[i].size) +=
@@ -88,6 +110,7 @@ bool structuredCheck(const Model& model, const State& s, Solution& sol, JointMul
   d.redundant = 0;
   d.fullRank = d.consistent = d.wellPosed = true;
   d.status = Posedness::WellPosed;
+  d.residual = std::sqrt(residual2);
   d.nullBasis = Eigen::MatrixXd(n, 0);
   return true;
 }

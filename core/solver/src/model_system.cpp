@@ -188,6 +188,12 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
       }
       return st;
     }
+    if (!options_.denseFallback) {  // undecided: the caller weighs the dense cost
+      st = AccelerationStatus{};
+      st.posedness = Posedness::IllPosed;
+      st.message = "the structured path cannot decide this state";
+      return st;
+    }
     ensureDense();
     model_.calcMassAndForces(s, ws_);
     model_.calcConstraints(s, ws_);
