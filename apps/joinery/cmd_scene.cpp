@@ -180,6 +180,18 @@ std::string settleTable(OutputFile& file, const SimulationResult& r) {
   return "no sample was written; " + file.path() + " was not touched";
 }
 
+/// The last word of a run on stderr and its exit status: 128 + the signal for a run
+/// SIGTERM/SIGINT stopped (the shell's status of a process that signal ended).
+int endOfRun(const SimulationResult& r, const std::string& kept) {
+  if (const int sig = interruptSignal(); sig != 0 && r.outcome == RunOutcome::Stopped) {
+    std::cerr << "joinery simulate: " << signalName(sig) << " received: " << r.message
+              << (kept.empty() ? "" : "; " + kept) << "\n";
+    return 128 + sig;
+  }
+  if (!r.completed()) std::cerr << "joinery simulate: " << r.message << (kept.empty() ? "" : " (" + kept + ")") << "\n";
+  return exitCode(r.outcome);
+}
+
 }  // namespace
 
 int runSimulate(const std::vector<std::string>& argv) {
@@ -260,13 +272,7 @@ int runSimulate(const std::vector<std::string>& argv) {
     writeSummaryFile(*summaryPath, summary.toJson());
     report << "  summary: " << *summaryPath << "\n";
   }
-  if (const int sig = interruptSignal(); sig != 0 && r.outcome == RunOutcome::Stopped) {
-    std::cerr << "joinery simulate: " << signalName(sig) << " received: " << r.message
-              << (kept.empty() ? "" : "; " + kept) << "\n";
-    return 128 + sig;  // the shell's status of a process ended by that signal
-  }
-  if (!r.completed()) std::cerr << "joinery simulate: " << r.message << (kept.empty() ? "" : " (" + kept + ")") << "\n";
-  return exitCode(r.outcome);
+  return endOfRun(r, kept);
 }
 
 }  // namespace joinery::cli
