@@ -9,9 +9,11 @@
 // Jacobian of q''), --reuse X (radau5's Jacobian reuse threshold, 0: default).
 // One JSON line per run on stdout: model, k/ne, integrator, tol, error, evaluations (calls of
 // calcAccelerations, jacobian_evaluations of them in Jacobians), force_evaluations (Q alone), steps,
-// rejected, wall_s, outcome; a05 also s_err (largest |s - published reference| at 0.1 s steps).
+// rejected, wall_s, cpu_s (median of --repeat runs, default 3), outcome; a05 also s_err (largest |s - published reference| at 0.1 s steps).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -93,6 +95,7 @@ json beamScene(int ne) {
 struct Run {
   SimulationResult r;
   MemoryRecorder rec;
+  double cpu = 0;  // process CPU seconds of runSimulation
 };
 
 /// `integ`: dopri5, radau5 (the force-linearization Newton matrix) or radau5-fd (the
@@ -110,7 +113,9 @@ Run run(const Model& model, const std::string& integ, double tol, double T, doub
   set.step = 1e-5;
   set.outputInterval = 0.01;
   Run out;
+  const std::clock_t c0 = std::clock();
   out.r = runSimulation(sys, set, out.rec, {}, opt);
+  out.cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   return out;
 }
 
@@ -172,7 +177,15 @@ int main(int argc, char** argv) {
   for (const std::string& integ : integrators)
     for (double tol : tols) {
       if (integ == "dopri5" && arg(a, "--skip-dopri5", "0") == "1") continue;
-      const Run x = run(scene.model, integ, tol, T, reuse);
+      // --repeat R (default 3): the CPU time is the median of R identical runs (the
+      // evaluation counts do not change between them)
+      const int repeat = std::stoi(arg(a, "--repeat", "3"));
+      std::vector<double> cpus;
+      Run x = run(scene.model, integ, tol, T, reuse);
+      cpus.push_back(x.cpu);
+      for (int r = 1; r < repeat; ++r) cpus.push_back(run(scene.model, integ, tol, T, reuse).cpu);
+      std::sort(cpus.begin(), cpus.end());
+      const double cpuMedian = cpus[cpus.size() / 2];
       double err = 0;
       for (std::size_t i = 0; i < std::min(x.rec.size(), ref.rec.size()); ++i)
         err = std::max(err, (x.rec.q[i] - ref.rec.q[i]).cwiseAbs().maxCoeff());
@@ -180,7 +193,7 @@ int main(int argc, char** argv) {
                 {"evaluations", x.r.stats.integrator.evaluations},
                 {"jacobian_evaluations", x.r.stats.integrator.jacobianEvaluations},
                 {"force_evaluations", x.r.stats.integrator.forceEvaluations}, {"steps", x.r.stats.integrator.steps},
-                {"rejected", x.r.stats.integrator.rejected}, {"wall_s", x.r.stats.wallSeconds},
+                {"rejected", x.r.stats.integrator.rejected}, {"wall_s", x.r.stats.wallSeconds}, {"cpu_s", cpuMedian},
                 {"outcome", toString(x.r.outcome)}, {"n", scene.model.numCoordinates()}};
       if (model == "chain") j["k"] = k, j["N"] = N;
       if (model == "beam") j["ne"] = ne;

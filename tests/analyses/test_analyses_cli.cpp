@@ -133,11 +133,11 @@ TEST_CASE("joinery equilibrium -o: the scene at rest in equilibrium, simulated i
   CHECK(bodies[0]["angle"].get<double>() == Approx(-pi / 2 + std::atan(F / (1.5 * m * g))).epsilon(1e-9));
   CHECK(bodies[1]["angle"].get<double>() == Approx(-pi / 2 + std::atan(2 * F / (m * g))).epsilon(1e-9));
   CHECK(bodies[1]["angular_velocity"].get<double>() == 0.0);
-  CHECK(bodies[0]["angle"].get<double>() == Approx(eq["q"]["upper.angle"].get<double>()).epsilon(1e-14));
+  CHECK(bodies[0]["angle"].get<double>() == Approx(eq["q"]["upper.theta"].get<double>()).epsilon(1e-14));
   // loaded again: already in equilibrium
   const auto again = runJson("equilibrium " + out + " --json", 0);
   CHECK(again["residual"].get<double>() < 1e-8);
-  CHECK(again["q"]["lower.angle"].get<double>() == Approx(eq["q"]["lower.angle"].get<double>()).margin(1e-10));
+  CHECK(again["q"]["lower.theta"].get<double>() == Approx(eq["q"]["lower.theta"].get<double>()).margin(1e-10));
   const auto r = joinery::test::runCommand(kExe + " simulate " + out + " -o " + csv + " --t-end 1 --accelerations");
   INFO(r.output);
   REQUIRE(r.exitCode == 0);
