@@ -268,7 +268,8 @@ int Radau5Integrator::newton(double t, double h, AccelerationStatus& failure, do
   const auto& k = coefficients();
   const double N = static_cast<double>(2 * n_);
   faccon_ = std::pow(std::max(faccon_, kUround), 0.8);
-  theta_ = std::abs(opt_.jacobianReuse);
+  // a step that converges in one iteration keeps the matrix (theta at the threshold)
+  theta_ = std::abs(kkt_ ? opt_.linearizedJacobianReuse : opt_.jacobianReuse);
   double dynold = 1, thqold = 1;
   newtonShrink_ = 0.5;
   for (int newt = 0;; ++newt) {
