@@ -31,7 +31,7 @@ if [ -x "$S" ]; then
   for k in 1e4 1e6 1e8 1e9; do
     "$B" --model chain --k "$k" --N 4 --T 1 --write-scene "$TMP/chain.json"
     "$BUILD/apps/joinery" simulate "$TMP/chain.json" -o "$TMP/ref.csv" \
-      --set simulation.rtol=1e-11 --set simulation.atol=1e-11 2>/dev/null
+      --set simulation.rtol=1e-11 --set simulation.atol=1e-11 > /dev/null 2>&1
     for acc in 1e-3 1e-4 1e-5 1e-6 1e-7 1e-8; do
       for rep in 1 2 3; do  # three runs: the summary takes the median CPU time
         "$S" --k "$k" --N 4 --T 1 --accuracy "$acc" --ref "$TMP/ref.csv" --integrator cpodes || true
