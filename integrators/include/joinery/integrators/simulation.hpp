@@ -60,9 +60,14 @@ struct RunOptions {
   /// Stabilization `projection`: samples taken from dense output inside a step are
   /// projected onto the constraints too (the integration state is not affected).
   bool projectSamples = true;
+  /// radau5 (issue 18): build the Newton matrix from the system's force linearization when it
+  /// has one (false: finite differences of q'', 2n evaluations per Jacobian); the Jacobian
+  /// reuse thresholds (<= 0: Radau5Options' defaults).
+  bool forceLinearization = true;
+  double jacobianReuse = 0;
   /// When set, read after every accepted step: a nonzero value ends the run there with
   /// RunOutcome::Stopped (the samples so far are kept; the recorder's end() closes them). Meant
-  /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/interrupt.hpp).
+  /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/run_files.hpp).
   const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 
