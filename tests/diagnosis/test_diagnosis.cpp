@@ -8,6 +8,7 @@
 
 #include "joinery/core/assembly.hpp"
 #include "joinery/core/check.hpp"
+#include "joinery/core/plausibility.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/core/scene_completion.hpp"
 
@@ -131,9 +132,13 @@ TEST_CASE("plausibility: planar z, millimetres and a driver with no finite start
   w = warnings("millimetre_lengths.json");
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::StartsWith("the lengths look like millimetres (median 250)"));
-  w = warnings("driver_not_smooth.json");
+  // theta = sqrt(t) has an infinite speed at t = 0: nothing can be evaluated there, so the
+  // warning becomes the error (invalid input), in the same words
+  w = plausibilityWarnings(loadScene(mistake("driver_not_smooth.json")));
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::StartsWith("motor: the prescribed motion is not twice differentiable at t = 0"));
+  CHECK_THROWS_WITH(checkScene(loadScene(mistake("driver_not_smooth.json"))),
+                    Catch::Contains("motor: the prescribed motion is not twice differentiable at t = 0"));
   CHECK_THROWS_WITH(loadScene(mistake("negative_free_length.json")), Catch::Contains("/forces/0/free_length"));
 }
 
