@@ -136,14 +136,20 @@ void writeFindings(const CheckReport& r, std::ostringstream& os) {
   if (!r.locked.empty()) os << "locked: " << r.locked << "\n";
   for (const auto& c : r.causes) os << "cause: " << c << "\n";
   for (const auto& w : r.warnings) os << "warning: " << w << "\n";
-  if (!r.conflict.searched && r.status() == Posedness::Inconsistent && r.conflict.message.empty() &&
-      r.model->numCoordinates() > kCulpritMaxCoordinates)
+  if (r.status() == Posedness::Inconsistent && r.conflict.message.empty() &&
+      (r.model->numCoordinates() > kCulpritMaxCoordinates ||
+       static_cast<int>(r.model->rowBlocks().size()) > kCulpritMaxJoints))
     os << "(the search for the conflicting joints by name runs on models of up to " << kCulpritMaxCoordinates
        << " coordinates and " << kCulpritMaxJoints << " joints)\n";
 }
 
 /// The completion part of the text report: the balances added, or the missing ones.
 void writeCompletion(const CheckReport& r, std::ostringstream& os) {
+  // no force acts along any undetermined motion: no balance can help (the causes say what does)
+  const auto& dirs = r.solution.diagnosis.indeterminate;
+  if (!r.completionAdded() && !dirs.empty() &&
+      std::all_of(dirs.begin(), dirs.end(), [](const IndeterminateDirection& d) { return d.noForce; }))
+    return;
   if (r.completionAdded()) {
     os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
     for (const auto& b : r.completion.balances)

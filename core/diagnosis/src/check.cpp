@@ -71,7 +71,7 @@ void addFindings(const Model& model, const State& s, CheckReport& r) {
         r.assembly.positionAfter.empty() ? ConstraintLevel::Velocity : ConstraintLevel::Position;
     r.conflict = findConflictingJoints(model, r.assembly.state, level);
   }
-  if (d.consistent && d.redundant > 0) r.redundancy = findRedundantJoints(model, s, d);
+  if (d.consistent && d.redundant > 0 && r.assembly.assembled) r.redundancy = findRedundantJoints(model, s, d);
   if (r.assembly.assembled) r.locked = describeLockedVelocities(model, r.assembly);
 }
 
