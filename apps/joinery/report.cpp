@@ -29,9 +29,7 @@ int runSceneReport(const std::string& file, bool json, bool withAccelerations, c
   if (json) {
     nlohmann::json j = toJson(r);
     if (loaded.scene.resolved.contains("overrides")) j["overrides"] = loaded.scene.resolved["overrides"];  // --set
-    std::cout << j.dump(2) << "\n";
-    if (const std::string h = r.headline(); !h.empty())
-      std::cerr << "joinery " << cmd << ": " << severityOf(r) << ": " << h << "\n";
+    std::cout << j.dump(2) << "\n";  // the first finding is its "headline"
   } else {
     std::cout << checkReportToText(r, withAccelerations);
   }
