@@ -10,6 +10,8 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "joinery/core/assembly.hpp"  // issue 19
+#include "joinery/core/findings.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/graph.hpp"
@@ -77,7 +79,11 @@ const char* kCheckHelp =
     "and for ill-posed models what is undetermined and how to fix it: the missing force\n"
     "balance of each massless direction, printed as an expression joint to paste, or added\n"
     "with --complete-massless.\n\n"
-    "exit status: 0 well posed, 3 ill posed, 4 inconsistent constraints, 2 invalid input\n\noptions:\n";
+    "The first line names what to change: the joints the initial state violates (and the\n"
+    "least-squares assembly), joints that contradict each other, a locked mechanism, a body\n"
+    "with zero inertia about a named axis, plausibility warnings (docs/diagnosis.md).\n\n"
+    "exit status: 0 well posed, 3 ill posed, 4 inconsistent constraints or a mechanism that\n"
+    "cannot be assembled, 2 invalid input (or a warning under --strict)\n\noptions:\n";
 const char* kGraphHelp =
     "usage: joinery graph SCENE -o OUT.dot\n\n"
     "Writes the body-joint graph in Graphviz DOT (render with: dot -Tsvg OUT.dot -o OUT.svg).\n"
@@ -104,6 +110,7 @@ int runCheck(const std::vector<std::string>& argv) {
   specs.push_back({"--json", "", false, "print the report as JSON"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
+  specs.push_back(strictOption());  // issue 19
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kCheckHelp << formatOptions(specs);
@@ -113,7 +120,7 @@ int runCheck(const std::vector<std::string>& argv) {
   SceneOptions options;
   options.completeMassless = args.has("--complete-massless");
   options.overrides = overridesFrom(args);
-  return runSceneReport(requireOneFile(args, "check"), args.has("--json"), false, options);
+  return runSceneReport(requireOneFile(args, "check"), args.has("--json"), false, options, args.has("--strict"));
 }
 
 int runGraph(const std::vector<std::string>& argv) {
@@ -256,6 +263,10 @@ int runSimulate(const std::vector<std::string>& argv) {
   const std::string kept = tableFile ? settleTable(*tableFile, r) : "";
 
   if (!r.initial.message.empty() && r.initial.projected) std::cerr << "note: " << r.initial.message << "\n";
+  // issue 19: a locked mechanism whose given velocities the projection removed is said, never silent
+  std::string locked;
+  if (r.initial.velocityCorrection > 0) locked = describeLockedVelocities(scene.model, assembleInitialState(scene.model));
+  if (!locked.empty()) std::cerr << "warning: " << locked << "\n";
   report << "joinery simulate " << file << " -> " << (toStdout ? "standard output" : *out) << "\n";
   report << "  outcome: " << toString(r.outcome) << " at t = " << r.t << " (t_end " << settings.tEnd << ")\n";
   report << "  integrator " << toString(settings.integrator) << ", stabilization " << toString(settings.stabilization) << ": "
@@ -271,8 +282,14 @@ int runSimulate(const std::vector<std::string>& argv) {
     report << "  energy: initial " << summary.energyInitial() << " (after the initial conditions were made "
            << "consistent), final " << summary.energyFinal() << ", max |drift| " << summary.energyMaxDrift() << "\n";
   if (!channels.empty()) report << "  " << channels.columns().size() << " output channel column(s)\n";
+  if (!locked.empty()) report << "  warning: " << locked << "\n";
   if (summaryPath) {
-    writeSummaryFile(*summaryPath, summary.toJson());
+    nlohmann::json sj = summary.toJson();
+    sj["initial_conditions"] = {{"projected", r.initial.projected}, {"message", r.initial.message},
+                                {"position_correction", r.initial.positionCorrection},
+                                {"velocity_correction", r.initial.velocityCorrection},
+                                {"locked", locked}};  // issue 19
+    writeSummaryFile(*summaryPath, sj);
     report << "  summary: " << *summaryPath << "\n";
   }
   return endOfRun(r, kept);

@@ -9,6 +9,7 @@
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model_system.hpp"
+#include "joinery/core/plausibility.hpp"
 
 namespace joinery {
 
@@ -29,6 +30,11 @@ std::vector<std::string> namesOf(const std::vector<const T*>& v) {
   std::vector<std::string> out;
   for (const T* x : v) out.push_back(x->name());
   return out;
+}
+
+nlohmann::json culpritsToJson(const Culprits& c) {
+  return {{"searched", c.searched}, {"joints", c.joints},       {"also_restoring", c.alsoRestoring},
+          {"rows", c.rows},         {"coordinates", c.coordinates}, {"message", c.message}};
 }
 
 /// The bodies, joints (with their results, docs/results.md) and forces of the model.
@@ -122,13 +128,31 @@ double denseDiagnosisBytes(const Model& model) {
   return 8.0 * 8.0 * (n + m) * n;
 }
 
+/// Assembly, culprits by name and the locked-mechanism finding (findings.hpp).
+void addFindings(const Model& model, const State& s, CheckReport& r) {
+  const Diagnosis& d = r.solution.diagnosis;
+  if (!d.consistent) {
+    r.conflict = findConflictingJoints(model, s);
+  } else if (!r.assembly.assembled) {
+    const ConstraintLevel level =
+        r.assembly.positionAfter.empty() ? ConstraintLevel::Velocity : ConstraintLevel::Position;
+    r.conflict = findConflictingJoints(model, r.assembly.state, level);
+  }
+  if (d.consistent && d.redundant > 0 && r.assembly.assembled) r.redundancy = findRedundantJoints(model, s, d);
+  if (r.assembly.assembled) r.locked = describeLockedVelocities(model, r.assembly);
+}
+
 }  // namespace
 
 CheckReport checkModel(const Model& model, const CheckOptions& options) {
   CheckReport r;
   r.model = &model;
   r.graph = analyzeGraph(model);
-  const State s = model.initialState();
+  // the diagnosis is made where a simulation starts: the assembled state when the given one
+  // violates a joint and the assembly succeeds, the given state otherwise
+  r.assembly = assembleInitialState(model);
+  r.atAssembledState = r.assembly.needed() && r.assembly.assembled;
+  const State s = r.atAssembledState ? r.assembly.state : r.assembly.given;
   JointMultipliers mult;
   const bool large = model.numCoordinates() >= options.structuredFrom;
   if (large && structuredCheck(model, s, r.solution, mult)) {
@@ -150,13 +174,48 @@ CheckReport checkModel(const Model& model, const CheckOptions& options) {
   r.joints = jws.makeResults();
   calcJointResults(model, s, mult, jws, r.joints);
   r.graph.setConstraintRank(r.solution.diagnosis.rankA);
-  if (r.solution.diagnosis.status == Posedness::IllPosed)
-    r.completion = analyzeMasslessBalances(model, s, r.solution.diagnosis);
+  const Diagnosis& d = r.solution.diagnosis;
+  if (d.status == Posedness::IllPosed) {
+    r.completion = analyzeMasslessBalances(model, s, d);
+    r.causes = describeIndeterminacy(model, s, d);
+  }
+  addFindings(model, s, r);
   return r;
 }
 
+Posedness CheckReport::status() const noexcept {
+  if (!assembly.assembled) return Posedness::Inconsistent;
+  return solution.diagnosis.status;
+}
+
+std::string CheckReport::headline() const {
+  const Diagnosis& d = solution.diagnosis;
+  if (!assembly.assembled)
+    return conflict.joints.empty() ? assemblySummary(assembly) : conflict.message;
+  if (!d.consistent) return conflict.message.empty() ? d.messages.front() : conflict.message;
+  if (d.status == Posedness::IllPosed) {
+    if (!causes.empty()) return causes.front();
+    return d.messages.empty() ? "the accelerations are not unique" : d.messages.front();
+  }
+  if (!locked.empty()) return locked;
+  if (assembly.needed()) return assemblySummary(assembly);
+  if (!warnings.empty()) return warnings.front();
+  return "";
+}
+
 CheckReport checkScene(const Scene& scene, const CheckOptions& options) {
-  CheckReport r = checkModel(scene.model, options);
+  std::vector<std::string> warnings = plausibilityWarnings(scene);
+  CheckReport r;
+  try {
+    r = checkModel(scene.model, options);
+  } catch (const NonFiniteError& e) {
+    // a driver with no finite speed or acceleration at t = 0: say which, in its words
+    for (const auto& w : warnings)
+      if (w.find("not twice differentiable") != std::string::npos)
+        throw InputError(w + " (" + e.what() + ")", scene.file);
+    throw;
+  }
+  r.warnings = std::move(warnings);
   r.sceneName = scene.name;
   r.file = scene.file;
   r.completionRequested = scene.completeMassless;
@@ -180,6 +239,15 @@ nlohmann::json toJson(const CheckReport& r) {
   j["free_floating"] = namesOf(r.graph.freeFloating);
   j["unattached"] = namesOf(r.graph.unattached);
   j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
+  j["status"] = toString(r.status());
+  j["headline"] = r.headline();
+  j["assembly"] = assemblyToJson(r.assembly);
+  j["diagnosed_at"] = r.atAssembledState ? "assembled" : "initial";
+  j["conflict"] = culpritsToJson(r.conflict);
+  j["redundancy"] = culpritsToJson(r.redundancy);
+  j["locked"] = r.locked;
+  j["causes"] = r.causes;
+  j["warnings"] = r.warnings;
   j["completion"] = {{"requested", r.completionRequested},
                      {"added", r.completionAdded()},
                      {"balances", completionToJson(r.completion)}};

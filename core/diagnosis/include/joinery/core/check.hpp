@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "joinery/core/assembly.hpp"
 #include "joinery/core/completion.hpp"
+#include "joinery/core/findings.hpp"
 #include "joinery/core/dense_solver.hpp"
 #include "joinery/core/graph.hpp"
 #include "joinery/core/joint_results.hpp"
@@ -42,7 +44,7 @@ struct CheckReport {
   std::string sceneName;  ///< the scene's `name` (empty for a bare model)
   std::string file;       ///< the scene file (empty for a bare model)
   GraphAnalysis graph;
-  Solution solution;      ///< the solve at the initial state, with the diagnosis
+  Solution solution;      ///< the solve at the (assembled) initial state, with the diagnosis
   /// Structured: a well-posed model with no redundant row (the diagnosis has rank A = m,
   /// rank [M; A] = n and no messages). Dense: the full rank diagnosis.
   CheckPath path = CheckPath::Dense;
@@ -53,6 +55,23 @@ struct CheckReport {
   /// Per-joint results at the initial state (joint_results.hpp), Model::constraints() order:
   /// the force and torque each joint applies to its bodies, tension, effort, uniqueness.
   std::vector<JointResult> joints;
+  /// The initial state against the constraints, and its assembly (assembly.hpp).
+  AssemblyReport assembly;
+  /// True when `solution`, `joints` and the findings are at the assembled state (the given
+  /// initial state violates a joint and could be assembled); false: at the given state.
+  bool atAssembledState = false;
+  /// Inconsistent constraints (at acceleration level, or at velocity / position level when the
+  /// assembly fails): the joints that contradict each other, by name (findings.hpp).
+  Culprits conflict;
+  Culprits redundancy;  ///< redundant rows: the joints that repeat each other
+  std::string locked;   ///< "the mechanism is locked by ...; the given velocity ... is removed"
+  std::vector<std::string> causes;    ///< plain causes of undetermined motions, what to change
+  std::vector<std::string> warnings;  ///< plausibility warnings (checkScene; plausibility.hpp)
+  /// The verdict with the assembly: a mechanism that cannot be assembled is Inconsistent.
+  Posedness status() const noexcept;
+  /// The finding that comes first, cause first; its first line says what to change (empty
+  /// for a well-posed, assembled model with no warning).
+  std::string headline() const;
   /// True when the model already holds the balances of `completion` (they were added).
   bool completionAdded() const noexcept { return completionRequested && completion.completable(); }
 };
