@@ -1,4 +1,4 @@
-// Tests of the expression language (core/expression/src/expression.cpp): values against <cmath>,
+// Tests of the expression language (core/expression/src/): values against <cmath>,
 // precedence, exact derivatives (closed forms and finite differences), qualified names,
 // error messages by content, and allocation-free evaluation.
 
