@@ -8,9 +8,7 @@
 
 namespace joinery {
 
-namespace {
-
-std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& coords) {
+std::vector<std::string> bodiesOfCoordinates(const Model& model, const std::vector<int>& coords) {
   std::set<std::string> seen;
   std::vector<std::string> out;
   for (int i : coords) {
@@ -20,12 +18,7 @@ std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& co
   return out;
 }
 
-template <class T>
-std::vector<std::string> namesOf(const std::vector<const T*>& v) {
-  std::vector<std::string> out;
-  for (const T* x : v) out.push_back(x->name());
-  return out;
-}
+namespace {
 
 /// The bodies, joints (with their results, docs/results.md) and forces of the model.
 void addElements(const Model& model, const std::vector<JointResult>& results, nlohmann::json& j) {
@@ -95,7 +88,7 @@ nlohmann::json toJson(const CheckReport& r) {
   j["loops"] = loops;
   j["free_floating"] = namesOf(r.graph.freeFloating);
   j["unattached"] = namesOf(r.graph.unattached);
-  j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
+  j["indeterminate_bodies"] = bodiesOfCoordinates(model, r.solution.diagnosis.indeterminateCoordinates);
   j["completion"] = {{"requested", r.completionRequested},
                      {"added", r.completionAdded()},
                      {"balances", completionToJson(r.completion)}};
