@@ -312,12 +312,6 @@ bool collectAffine(const GiNaC::ex& form, const SymbolSet& symbols, ExpressionIm
 
 }  // namespace
 
-std::string formatDouble(double v) {
-  std::array<char, 32> buf{};
-  const auto res = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  return std::string(buf.data(), res.ptr);
-}
-
 // Builds the impl for a GiNaC form (caller holds the GiNaC lock). `text` is the source (empty
 // for a derivative, whose printed form then appears in errors).
 std::shared_ptr<const ExpressionImpl> makeImpl(const GiNaC::ex& form,
@@ -351,7 +345,7 @@ std::shared_ptr<const ExpressionImpl> makeImpl(const GiNaC::ex& form,
 std::shared_ptr<const ExpressionImpl> makeConstant(double value) {
   auto impl = std::make_shared<ExpressionImpl>();
   impl->program.push_back(Instr{Op::Const, 0, value});
-  impl->text = formatDouble(value);
+  impl->text = formatExact(value);
   return impl;
 }
 

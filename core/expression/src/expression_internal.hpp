@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "joinery/core/expression.hpp"
+#include "joinery/core/format.hpp"
 
 // ---- GiNaC functions the language needs with real-variable semantics ------------------------
 // GiNaC's own abs() differentiates to x/abs(x) (NaN at 0) and it has no sign/min/max, so these
@@ -182,9 +183,6 @@ struct SymbolSet {
     return nullptr;
   }
 };
-
-/// Shortest text that reads back as exactly `v`.
-std::string formatDouble(double v);
 
 /// One term c * x of an affine expression.
 struct AffineTerm {

@@ -305,7 +305,7 @@ class Parser {
     if (!n.is_real() || !n.is_rational()) return e;  // complex (sqrt(-1): NaN when evaluated) or a double  // already a floating-point number
     if (n.numer().int_length() <= 64 && n.denom().int_length() <= 64) return e;
     if (static_cast<long>(n.numer().int_length()) - static_cast<long>(n.denom().int_length()) > 1025) {
-      fail("constant subexpression overflows: not a finite number (beyond +-" + formatDouble(std::numeric_limits<double>::max()) + ")", pos);
+      fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
     }
     return numberEx(n.to_double(), pos);
   }
@@ -328,7 +328,7 @@ class Parser {
 
   GiNaC::ex numberEx(double v, std::size_t pos) const {
     if (!std::isfinite(v)) {
-      fail("constant subexpression overflows: not a finite number (beyond +-" + formatDouble(std::numeric_limits<double>::max()) + ")", pos);
+      fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
     }
     // cln does not hold subnormal doubles; they are flushed to zero
     if (std::fabs(v) < std::numeric_limits<double>::min()) return 0;
@@ -353,7 +353,7 @@ class Parser {
     if (table_.hasConstant(n)) {
       const double value = table_.constant(n);
       if (!std::isfinite(value)) {
-        fail("the parameter '" + n + "' is not finite (" + formatDouble(value) + ")", t.pos);
+        fail("the parameter '" + n + "' is not finite (" + formatExact(value) + ")", t.pos);
       }
       return numberEx(value, t.pos);
     }

@@ -120,7 +120,7 @@ struct ForPrinting : GiNaC::map_function {
       } catch (const std::exception&) {
         return x;
       }
-      const GiNaC::symbol s(formatDouble(std::fabs(v)));
+      const GiNaC::symbol s(formatExact(std::fabs(v)));
       return v < 0 ? -s : GiNaC::ex(s);
     }
     return x.map(*this);
