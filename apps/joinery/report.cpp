@@ -84,25 +84,6 @@ std::string num(double v) { return formatNumber(v == 0 ? 0.0 : v, 6); }  // -0 p
 }  // namespace
 
 namespace {
-std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& coords) {
-  std::set<std::string> seen;
-  std::vector<std::string> out;
-  for (int i : coords) {
-    const std::string& n = model.bodyOfCoordinate(i).name();
-    if (seen.insert(n).second) out.push_back(n);
-  }
-  return out;
-}
-
-template <class T>
-std::vector<std::string> namesOf(const std::vector<const T*>& v) {
-  std::vector<std::string> out;
-  for (const T* x : v) out.push_back(x->name());
-  return out;
-}
-}  // namespace
-
-namespace {
 void writeResiduals(const char* title, const std::vector<JointResidual>& v, std::ostringstream& os) {
   if (v.empty()) return;
   os << title << "\n";
@@ -230,7 +211,7 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
   if (!d.indeterminateCoordinates.empty()) {
     std::vector<std::string> coords;
     for (int i : d.indeterminateCoordinates) coords.push_back(model.coordinateNames()[static_cast<std::size_t>(i)]);
-    os << "undetermined: bodies " << joinNames(bodiesOf(model, d.indeterminateCoordinates))
+    os << "undetermined: bodies " << joinNames(bodiesOfCoordinates(model, d.indeterminateCoordinates))
        << "; coordinates " << joinNames(coords) << "\n";
   }
   if (!d.inconsistentRows.empty()) {

@@ -1,3 +1,4 @@
+#include <joinery/analyses/analyses.hpp>  // installed with the joinery::analyses target
 #include <joinery/core/dense_solver.hpp>
 #include <iostream>
 int main() {

@@ -400,6 +400,8 @@ StepResult Radau5Integrator::accept(double t, double h, double err, double fac, 
   return r;
 }
 
+// long: one step in the order of the method (Jacobian, Newton iteration, error estimate,
+// acceptance, step-size control), each commented.
 StepResult Radau5Integrator::advance(double tLimit) {
   StepResult r;
   r.tOld = state_.t;

@@ -7,7 +7,7 @@
 
 #include "body_checks.hpp"
 #include "joinery/core/registry.hpp"
-#include "malloc_counter.hpp"
+#include "allocation_counter.hpp"
 #include "test_context.hpp"
 
 using namespace joinery;

@@ -1,4 +1,4 @@
-// Tests of the expression language (core/expression/src/expression.cpp): values against <cmath>,
+// Tests of the expression language (core/expression/src/): values against <cmath>,
 // precedence, exact derivatives (closed forms and finite differences), qualified names,
 // error messages by content, and allocation-free evaluation.
 
@@ -16,81 +16,10 @@
 
 #include "joinery/core/expression.hpp"
 
-// ---- allocation counter ---------------------------------------------------------------------
-// Global replacements of operator new/delete that count calls. Counting is switched on only
-// between two points of a test, so Catch2's own allocations do not interfere.
-namespace {
-std::atomic<bool> gCounting{false};
-std::atomic<long> gAllocations{0};
+// The allocation counter of the tests (tests/support/allocation_counter.cpp).
+#include "allocation_counter.hpp"
 
-void* countedAlloc(std::size_t size) {
-  if (gCounting.load(std::memory_order_relaxed))
-    gAllocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-
-void* countedAlignedAlloc(std::size_t size, std::align_val_t align) {
-  if (gCounting.load(std::memory_order_relaxed))
-    gAllocations.fetch_add(1, std::memory_order_relaxed);
-  const std::size_t a = static_cast<std::size_t>(align);
-  const std::size_t rounded = (size + a - 1) / a * a;
-  if (void* p = std::aligned_alloc(a, rounded == 0 ? a : rounded)) return p;
-  throw std::bad_alloc();
-}
-
-/// Counts the allocations made while it is alive.
-class AllocationCounter {
- public:
-  AllocationCounter() {
-    gAllocations = 0;
-    gCounting = true;
-  }
-  ~AllocationCounter() { gCounting = false; }
-  long count() const { return gAllocations.load(); }
-};
-}  // namespace
-
-void* operator new(std::size_t size) { return countedAlloc(size); }
-void* operator new[](std::size_t size) { return countedAlloc(size); }
-void* operator new(std::size_t size, std::align_val_t align) {
-  return countedAlignedAlloc(size, align);
-}
-void* operator new[](std::size_t size, std::align_val_t align) {
-  return countedAlignedAlloc(size, align);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return countedAlloc(size);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
-  return operator new(size, tag);
-}
-void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
-  try {
-    return countedAlignedAlloc(size, align);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t& tag) noexcept {
-  return operator new(size, align, tag);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+using AllocationCounter = joinery::test::ScopedAllocationCount;
 
 using joinery::Expression;
 using joinery::ExpressionError;

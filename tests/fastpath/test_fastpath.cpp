@@ -21,9 +21,9 @@
 #include "sparse_path.hpp"
 
 // The allocation counter (replaced global operator new/delete) lives in its own file,
-// tests/joints/allocation_counter.cpp, shared with test_joints: defined next to inlined
+// tests/support/allocation_counter.cpp, shared with the other tests: defined next to inlined
 // allocator code, the replacements made ASan report alloc-dealloc mismatches.
-#include "../joints/allocation_counter.hpp"
+#include "allocation_counter.hpp"
 
 namespace joinery {
 namespace {

@@ -7,7 +7,7 @@
 #include "joinery/core/model_system.hpp"
 #include "joinery/integrators/radau5.hpp"
 #include "joinery/integrators/simulation.hpp"
-#include "../joints/allocation_counter.hpp"
+#include "allocation_counter.hpp"
 #include "test_systems.hpp"
 
 namespace joinery {

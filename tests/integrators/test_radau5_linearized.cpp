@@ -9,7 +9,7 @@
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/radau5.hpp"
 #include "joinery/integrators/simulation.hpp"
-#include "../joints/allocation_counter.hpp"
+#include "allocation_counter.hpp"
 
 namespace joinery {
 namespace {

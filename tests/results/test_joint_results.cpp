@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #ifdef JOINERY_COUNT_ALLOCATIONS
-#include "../joints/allocation_counter.hpp"
+#include "allocation_counter.hpp"
 #endif
 #include "results_support.hpp"
 

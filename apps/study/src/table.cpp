@@ -9,20 +9,15 @@
 #include <sstream>
 
 #include "joinery/core/errors.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/study/study.hpp"
 
 namespace joinery::study {
 
 namespace {
 
-std::string formatDouble(double x) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back to x
-  return std::string(buf, r.ptr);
-}
-
 std::string formatValue(const nlohmann::json& v) {
-  if (v.is_number()) return formatDouble(v.get<double>());
+  if (v.is_number()) return formatExact(v.get<double>());
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }
@@ -134,7 +129,7 @@ std::string csvHeader(const Study& study) { return joinLine(tableColumns(study))
 std::string csvLine(const Row& row) {
   std::vector<std::string> f{std::to_string(row.caseIndex)};
   for (const auto& v : row.values) f.push_back(formatValue(v));
-  for (const auto& v : row.collected) f.push_back(v ? formatDouble(*v) : "");
+  for (const auto& v : row.collected) f.push_back(v ? formatExact(*v) : "");
   f.push_back(std::to_string(row.exit));
   f.push_back(row.message);
   return joinLine(f);

@@ -220,6 +220,8 @@ void JsonCursor::rejectUnknownKeys(const std::vector<std::string>& allowed) cons
   }
 }
 
+// long: the file checks (kind, size, empty), then parsing with the error of each failure where
+// it is found (nesting depth, syntax, numbers out of range, the JSON path of a strict read).
 nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& options) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))

@@ -13,9 +13,7 @@
 
 namespace joinery {
 
-namespace {
-
-std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& coords) {
+std::vector<std::string> bodiesOfCoordinates(const Model& model, const std::vector<int>& coords) {
   std::set<std::string> seen;
   std::vector<std::string> out;
   for (int i : coords) {
@@ -25,12 +23,7 @@ std::vector<std::string> bodiesOf(const Model& model, const std::vector<int>& co
   return out;
 }
 
-template <class T>
-std::vector<std::string> namesOf(const std::vector<const T*>& v) {
-  std::vector<std::string> out;
-  for (const T* x : v) out.push_back(x->name());
-  return out;
-}
+namespace {
 
 nlohmann::json culpritsToJson(const Culprits& c) {
   return {{"searched", c.searched}, {"joints", c.joints},       {"also_restoring", c.alsoRestoring},
@@ -238,7 +231,7 @@ nlohmann::json toJson(const CheckReport& r) {
   j["loops"] = loops;
   j["free_floating"] = namesOf(r.graph.freeFloating);
   j["unattached"] = namesOf(r.graph.unattached);
-  j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
+  j["indeterminate_bodies"] = bodiesOfCoordinates(model, r.solution.diagnosis.indeterminateCoordinates);
   j["status"] = toString(r.status());
   j["headline"] = r.headline();
   j["assembly"] = assemblyToJson(r.assembly);

@@ -1,15 +1,12 @@
-// ModelSystem's projector: drift control of positions and velocities by Gauss–Newton steps of
-// least W-norm (docs/integrators.md, "Drift control"), through the structured path when it
-// serves the model and the dense metric otherwise; and the constraint residuals.
+// ModelSystem's projector (model_system_parts.hpp): drift control of positions and velocities
+// by Gauss–Newton steps of least W-norm (docs/integrators.md, "Drift control"), through the
+// structured path when it serves the model and the dense metric otherwise.
 #include <algorithm>
 #include <cmath>
 
-#include "model_system_buffers.hpp"
+#include "model_system_parts.hpp"
 
-namespace joinery {
-
-using detail::maxAbsRows;
-using detail::MetricSolve;
+namespace joinery::detail {
 
 namespace {
 
@@ -27,18 +24,6 @@ void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& 
     rhs(kk) = -s * r(rows[k]);
   }
 }
-
-}  // namespace
-
-ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions& opt) {
-  return project(s, opt, true);
-}
-
-ProjectionReport ModelSystem::projectVelocities(State& s, const ProjectionOptions& opt) {
-  return project(s, opt, false);
-}
-
-namespace {
 
 /// How a Gauss-Newton projection loop ended.
 struct GaussNewton {
@@ -71,105 +56,126 @@ GaussNewton gaussNewton(VectorXd& x, const VectorXd& dx, VectorXd& bestX, double
   return out;
 }
 
+/// The coordinates a run projects: positions s.q, or velocities s.v.
+VectorXd& coordinates(Projector::Run& run) { return run.positions ? run.s.q : run.s.v; }
+
 }  // namespace
 
-ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bool positions) {
+void Projector::setup(const SystemContext& ctx) {
+  const int n = ctx.model.numCoordinates();
+  const int m = ctx.model.numConstraintRows();
+  for (const RowBlock& rb : ctx.model.rowBlocks()) {
+    const ConstraintLevel level = rb.constraint ? rb.constraint->level() : ConstraintLevel::Position;
+    for (int k = 0; k < rb.size; ++k) {
+      if (level == ConstraintLevel::Position) holonomic_.push_back(rb.row + k);
+      if (level != ConstraintLevel::Acceleration) velocity_.push_back(rb.row + k);
+    }
+  }
+  maskH_.assign(static_cast<std::size_t>(m), 0);
+  maskV_.assign(static_cast<std::size_t>(m), 0);
+  for (int i : holonomic_) maskH_[static_cast<std::size_t>(i)] = 1;
+  for (int i : velocity_) maskV_[static_cast<std::size_t>(i)] = 1;
+  for (VectorXd* v : {&x0_, &best_, &dx_}) *v = VectorXd::Zero(n);
+  rhsRows_ = VectorXd::Zero(m);
+  rhsH_ = VectorXd::Zero(static_cast<Eigen::Index>(holonomic_.size()));
+  rhsV_ = VectorXd::Zero(static_cast<Eigen::Index>(velocity_.size()));
+}
+
+void Projector::allocate(Eigen::Index n) {
+  const auto mh = static_cast<Eigen::Index>(holonomic_.size());
+  const auto mv = static_cast<Eigen::Index>(velocity_.size());
+  rowsH_ = MatrixXd::Zero(mh, n);
+  rowsV_ = MatrixXd::Zero(mv, n);
+  hol_.resize(n, mh);
+  vel_.resize(n, mv);
+}
+
+double Projector::residual(const SystemContext& ctx, Run& run) {
+  if (run.positions)
+    ctx.model.calcPositionErrors(run.s, ctx.ws, run.r);
+  else
+    ctx.model.calcVelocityErrors(run.s, ctx.ws, run.r);
+  return maxAbsRows(run.r, run.positions ? holonomic_ : velocity_);
+}
+
+bool Projector::begin(const SystemContext& ctx, const ProjectionOptions& opt, Run& run) {
   // positions: s.q onto phi(q, t) = 0 (holonomic rows, A = phi_q);
   // velocities: s.v onto phi' = 0 / psi = 0 (A holds phi_q on holonomic rows and psi_v on
   // non-holonomic rows; psi_v depends on v when psi is nonlinear in the velocities, so A is
   // re-evaluated at every iterate in both cases)
-  ProjectionReport rep;
-  Buffers& b = *buf_;
-  const std::vector<int>& rows = positions ? b.holonomic : b.velocity;
-  if (rows.empty()) return rep;
-  VectorXd& x = positions ? s.q : s.v;
-  VectorXd& r = positions ? b.phi : b.psi;
-  auto residual = [&] {
-    if (positions)
-      model_.calcPositionErrors(s, ws_, r);
-    else
-      model_.calcVelocityErrors(s, ws_, r);
-    return maxAbsRows(r, rows);
-  };
-  const double res = residual();
-  rep.residualBefore = res;
-  rep.residualAfter = res;
-  const double tol = opt.tolerance * std::max(1.0, x.cwiseAbs().maxCoeff());
-  if (res <= tol) return rep;
+  if ((run.positions ? holonomic_ : velocity_).empty()) return false;
+  const VectorXd& x = coordinates(run);
+  const double res = residual(ctx, run);
+  run.rep.residualBefore = res;
+  run.rep.residualAfter = res;
+  run.tol = opt.tolerance * std::max(1.0, x.cwiseAbs().maxCoeff());
+  if (res <= run.tol) return false;
   if (!std::isfinite(res)) {
-    rep.converged = false;
-    return rep;
+    run.rep.converged = false;
+    return false;
   }
-  b.x0 = x;
-  b.best = x;
-  double best = res;
+  x0_ = x;
+  best_ = x;
+  run.best = res;
+  const ModelSystemOptions& o = ctx.options;
   // velocities: nearly dependent rows released earlier (see projectionRegularization)
-  const double projectionLambda =
-      positions ? options_.regularization : std::max(options_.regularization, options_.projectionRegularization);
+  run.lambda = run.positions ? o.regularization : std::max(o.regularization, o.projectionRegularization);
   // and twice the iterations, so that well-conditioned rows still converge to round-off
-  const int projectionIterations = positions ? options_.regularizationIterations : 2 * options_.regularizationIterations;
-  // Structured: each Gauss-Newton step solves [W As^T; As -dI] on the selected rows (the others
-  // masked out), W = M + rho As_P^T As_P with M taken at the starting point; any failure goes
-  // to the dense projection below.
-  if (resolvedPath() == EvaluationPath::Structured && b.blocksValidated && b.kkt.analyzed()) {
-    model_.calcBodyBlocks(s, ws_);
-    const GaussNewton gn = gaussNewton(x, b.dx, b.best, best, tol, opt.maxIterations, residual, [&] {
-      model_.calcRowBlocks(s, ws_);
-      detail::SparseOutcome out = b.kkt.factor(ws_, positions ? &b.maskH : &b.maskV, projectionLambda);
-      if (!out.factorized) return false;
-      b.rhsRows = -r;
-      b.kkt.iterate(ws_, nullptr, b.rhsRows, projectionIterations, b.dx, out);
-      return out.finite;
-    });
-    rep.iterations = gn.iterations;
-    if (!gn.firstStepFailed) {
-      x = b.best;
-      rep.residualAfter = best;
-      rep.converged = best <= tol;
-      rep.correction = (x - b.x0).cwiseAbs().maxCoeff();
-      return rep;
-    }
-    x = b.x0;
-    (void)residual();  // r at the starting point again: the dense steps read it
-  }
-  // the metric is taken at the starting point and kept over the iterations
-  ensureDense();
-  model_.calcMassAndForces(s, ws_);
-  model_.calcConstraints(s, ws_);
-  if (!factorizeMetric()) {
-    rep.converged = false;
-    return rep;
-  }
-  MatrixXd& J = positions ? b.rowsH : b.rowsV;
-  VectorXd& rhs = positions ? b.rhsH : b.rhsV;
-  MetricSolve& solve = positions ? b.hol : b.vel;
+  run.iterations = run.positions ? o.regularizationIterations : 2 * o.regularizationIterations;
+  return true;
+}
+
+bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOptions& opt, BlockKkt& kkt,
+                                Run& run) {
+  // Each Gauss-Newton step solves [W As^T; As -dI] on the selected rows (the others masked
+  // out), W = M + rho As_P^T As_P with M taken at the starting point; a failed first step
+  // goes to the dense steps.
+  VectorXd& x = coordinates(run);
+  ctx.model.calcBodyBlocks(run.s, ctx.ws);
+  const GaussNewton gn = gaussNewton(
+      x, dx_, best_, run.best, run.tol, opt.maxIterations, [&] { return residual(ctx, run); },
+      [&] {
+        ctx.model.calcRowBlocks(run.s, ctx.ws);
+        SparseOutcome out = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, run.lambda);
+        if (!out.factorized) return false;
+        rhsRows_ = -run.r;
+        kkt.iterate(ctx.ws, nullptr, rhsRows_, run.iterations, dx_, out);
+        return out.finite;
+      });
+  run.rep.iterations = gn.iterations;
+  if (!gn.firstStepFailed) return true;
+  x = x0_;
+  (void)residual(ctx, run);  // r at the starting point again: the dense steps read it
+  return false;
+}
+
+void Projector::denseSteps(const SystemContext& ctx, const ProjectionOptions& opt,
+                           const Eigen::LLT<MatrixXd>& metric, Run& run) {
+  // ctx.ws.A holds the rows at the starting point (so does the metric, kept over the steps)
+  const std::vector<int>& rows = run.positions ? holonomic_ : velocity_;
+  MatrixXd& J = run.positions ? rowsH_ : rowsV_;
+  VectorXd& rhs = run.positions ? rhsH_ : rhsV_;
+  MetricSolve& solve = run.positions ? hol_ : vel_;
   bool first = true;
-  rep.iterations = gaussNewton(x, b.dx, b.best, best, tol, opt.maxIterations, residual, [&] {
-                     if (!first) model_.calcConstraints(s, ws_);  // the rows at the current iterate
-                     first = false;
-                     gatherScaled(ws_.A, r, rows, J, rhs);
-                     return solve.solve(b.llt, J, rhs, projectionLambda, projectionIterations, b.dx);
-                   }).iterations;
-  x = b.best;
-  rep.residualAfter = best;
-  rep.converged = best <= tol;
-  rep.correction = (x - b.x0).cwiseAbs().maxCoeff();
-  return rep;
+  run.rep.iterations =
+      gaussNewton(coordinates(run), dx_, best_, run.best, run.tol, opt.maxIterations,
+                  [&] { return residual(ctx, run); },
+                  [&] {
+                    if (!first) ctx.model.calcConstraints(run.s, ctx.ws);  // the rows at the current iterate
+                    first = false;
+                    gatherScaled(ctx.ws.A, run.r, rows, J, rhs);
+                    return solve.solve(metric, J, rhs, run.lambda, run.iterations, dx_);
+                  })
+          .iterations;
 }
 
-ConstraintResiduals ModelSystem::calcConstraintResiduals(const State& s) {
-  ConstraintResiduals r;
-  Buffers& b = *buf_;
-  if (model_.numConstraintRows() == 0) return r;
-  model_.calcPositionErrors(s, ws_, b.phi);
-  model_.calcVelocityErrors(s, ws_, b.psi);
-  r.position = maxAbsRows(b.phi, b.holonomic, r.positionRow);
-  r.velocity = maxAbsRows(b.psi, b.velocity, r.velocityRow);
-  return r;
+ProjectionReport Projector::finish(Run& run) {
+  VectorXd& x = coordinates(run);
+  x = best_;
+  run.rep.residualAfter = run.best;
+  run.rep.converged = run.best <= run.tol;
+  run.rep.correction = (x - x0_).cwiseAbs().maxCoeff();
+  return run.rep;
 }
 
-std::optional<double> ModelSystem::calcEnergy(const State& s) {
-  return model_.calcKineticEnergy(s) + model_.calcPotentialEnergy(s);
-}
-
-}  // namespace joinery
+}  // namespace joinery::detail

@@ -106,6 +106,8 @@ OutputChannels::~OutputChannels() = default;
 OutputChannels::OutputChannels(OutputChannels&&) noexcept = default;
 OutputChannels& OutputChannels::operator=(OutputChannels&&) noexcept = default;
 
+// long: compiles every channel kind (value expressions, body and joint fields) in one pass over
+// the specs, with the name lookups and checks the kinds share.
 OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>& specs)
     : impl_(std::make_unique<Impl>()) {
   Impl& im = *impl_;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "joinery/core/assembly.hpp"
 #include "joinery/core/completion.hpp"
@@ -87,5 +88,18 @@ CheckReport checkScene(const Scene& scene, const CheckOptions& options = {});
 /// docs/results.md), forces, mobility, components, loops,
 /// loose bodies, indeterminate bodies and the completion.
 nlohmann::json toJson(const CheckReport& report);
+
+/// The names of the bodies that own the coordinates `coords`, each once, in the order of first
+/// appearance (the indeterminate bodies of a diagnosis).
+std::vector<std::string> bodiesOfCoordinates(const Model& model, const std::vector<int>& coords);
+
+/// The names of the elements (bodies, joints) in `v`, in order.
+template <class T>
+std::vector<std::string> namesOf(const std::vector<const T*>& v) {
+  std::vector<std::string> out;
+  out.reserve(v.size());
+  for (const T* x : v) out.push_back(x->name());
+  return out;
+}
 
 }  // namespace joinery

@@ -79,7 +79,7 @@ struct ModelSystemOptions {
 /// do. Models with more than kDenseLimit entries in M and A get their dense matrices (and the
 /// dense metric of the projections) only when first needed.
 namespace detail {
-struct SparseOutcome;
+struct SystemContext;
 }
 
 class ModelSystem final : public DynamicSystem {
@@ -132,41 +132,33 @@ class ModelSystem final : public DynamicSystem {
   bool calcMultipliers(const State& s, JointMultipliers& out);
 
  private:
-  struct Buffers;
-  /// Allocates the dense M and A of the workspace when it was created without them (models
-  /// too large for dense matrices get them only when the dense solver or a projection needs
-  /// them).
+  /// The parts behind this class (model_system_parts.hpp): the structured path, the dense
+  /// paths and the projector, with the buffers they share.
+  struct Parts;
+  detail::SystemContext context();
+  /// Allocates the dense M and A of the workspace (and the parts' dense buffers) when it was
+  /// created without them (models too large for dense matrices get them only when the dense
+  /// solver or a projection needs them).
   void ensureDense();
-  /// Structured fast path on the blocks of ws_ and buf_->bmod; false when a check fails (and
-  /// the whole model goes to the dense solver). In a model of several connected components
-  /// only the components that fail go to the dense solver (solveComponentsDense).
-  bool solveStructured(const State& s, VecRef qdd, AccelerationStatus& st);
-  void solveComponentsDense(const State& s, VecRef qdd, AccelerationStatus& st);
-  /// Non-ideal joints on the structured path: C from the ideal solve's multipliers, then the
-  /// solve with Q + C on the same factorization. False: the dense solver decides.
-  bool addNonidealWork(const State& s, VecRef qdd, const detail::SparseOutcome& ideal, double bsNorm);
-  /// Posedness, ranks, inconsistency and message of a dense solution of rows A, right side b.
-  void describeDense(const State& s, const Solution& sol, const MatrixXd& A, const VectorXd& b,
-                     AccelerationStatus& st) const;
+  /// The Baumgarte-modified right-hand side of the rows into Parts::bmod.
+  void modifyRhs(const Baumgarte& stab);
+  /// The structured path; a failed check sends the whole model to the dense reference solver
+  /// (in a model of several connected components only the components that fail).
+  void evaluateStructured(const State& s, VecRef qdd, const Baumgarte& stab, AccelerationStatus& st);
+  /// The dense metric path (path DenseMetric) or the dense reference solver (path Dense).
+  void evaluateDense(const State& s, VecRef qdd, const Baumgarte& stab, AccelerationStatus& st);
   /// Least-W-norm Gauss-Newton projection of s.q (positions) or s.v (velocities) onto the
-  /// holonomic / velocity-level rows.
+  /// holonomic / velocity-level rows: structured steps when the path serves, else dense.
   ProjectionReport project(State& s, const ProjectionOptions& opt, bool positions);
-  /// Scales the rows of ws_.A and factorizes W = M + rho As^T As from ws_.M, ws_.A. False
-  /// when W is not positive definite or its reciprocal condition is below fastPathRcond.
-  bool factorizeMetric();
-  /// Fast path on ws_ (M, Q, A) and buf_->bmod; false when a check fails.
-  bool solveFast(VecRef qdd, AccelerationStatus& st);
-  void solveDense(const State& s, VecRef qdd, AccelerationStatus& st);
 
   const Model& model_;
   ModelSystemOptions options_;
   DenseSolver solver_;
   long long fastCount_ = 0, denseCount_ = 0, structuredCount_ = 0;
   ModelWorkspace ws_;
-  std::unique_ptr<Buffers> buf_;
+  std::unique_ptr<Parts> parts_;
   struct Linearizer;  // calcForceLinearization's workspace and colouring (built on first use)
   std::shared_ptr<Linearizer> lin_;
-  Solution last_;
 };
 
 }  // namespace joinery

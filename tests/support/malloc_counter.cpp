@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cstddef>
 
-#include "malloc_counter.hpp"
+#include "allocation_counter.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define JOINERY_NO_MALLOC_INTERPOSITION 1

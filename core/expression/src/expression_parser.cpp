@@ -1,0 +1,461 @@
+// The parser of expressions: a hand-written recursive-descent parser that builds GiNaC forms
+// (exact symbolic differentiation follows from them). See docs/expressions.md for the language.
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <utility>
+
+#include "expression_internal.hpp"
+#include "joinery/core/json_input.hpp"
+
+namespace joinery::detail {
+
+namespace {
+
+enum class Tok { Number, Name, Op, End };
+
+struct Token {
+  Tok kind;
+  std::size_t pos;
+  std::string text;  // the name or number; the operator character for Op
+};
+
+bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string quoteChar(char c) {
+  if (std::isprint(static_cast<unsigned char>(c))) return std::string("'") + c + "'";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+  return std::string("byte ") + buf;
+}
+
+class Parser {
+ public:
+  Parser(const std::string& text, const SymbolTable& table)
+      : text_(text), table_(table), symbols_(std::make_shared<SymbolSet>()) {}
+
+  GiNaC::ex parse() {
+    if (text_.size() > ExpressionLimits::maxLength) {
+      fail("expression is " + std::to_string(text_.size()) + " characters long; the limit is " +
+               std::to_string(ExpressionLimits::maxLength),
+           std::string::npos);
+    }
+    tokenize();
+    if (tokens_.front().kind == Tok::End) fail("empty expression", std::string::npos);
+    GiNaC::ex e = parseSum();
+    const Token& t = peek();
+    if (t.kind != Tok::End) {
+      if (t.kind == Tok::Op && t.text == ")") fail("syntax error: unmatched ')'", t.pos);
+      if (t.kind == Tok::Op && t.text == ",")
+        fail("syntax error: ',' outside a function call", t.pos);
+      fail("syntax error: expected an operator before " + describe(t) + " (write '*' to multiply)",
+           t.pos);
+    }
+    return e;
+  }
+
+  std::shared_ptr<const SymbolSet> symbols() const { return symbols_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& detail, std::size_t pos) const {
+    throw ExpressionError(detail, text_, pos);
+  }
+
+  static std::string describe(const Token& t) {
+    switch (t.kind) {
+      case Tok::End:
+        return "the end of the text";
+      case Tok::Number:
+        return "the number " + t.text;
+      case Tok::Name:
+        return "the name '" + t.text + "'";
+      case Tok::Op:
+        return "'" + t.text + "'";
+    }
+    return {};
+  }
+
+  void tokenize() {
+    const std::string& s = text_;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      const char c = s[i];
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++i;
+        continue;
+      }
+      if (isDigit(c) || (c == '.' && i + 1 < s.size() && isDigit(s[i + 1]))) {
+        const std::size_t start = i;
+        while (i < s.size() && isDigit(s[i])) ++i;
+        if (i < s.size() && s[i] == '.') {
+          ++i;
+          while (i < s.size() && isDigit(s[i])) ++i;
+        }
+        if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+          std::size_t j = i + 1;
+          if (j < s.size() && (s[j] == '+' || s[j] == '-')) ++j;
+          if (j >= s.size() || !isDigit(s[j])) {
+            fail("malformed number '" + s.substr(start, j - start) + "': an exponent needs digits",
+                 start);
+          }
+          i = j;
+          while (i < s.size() && isDigit(s[i])) ++i;
+        }
+        tokens_.push_back(Token{Tok::Number, start, s.substr(start, i - start)});
+        continue;
+      }
+      if (isNameStart(c)) {
+        const std::size_t start = i;
+        while (i < s.size() && isNameChar(s[i])) ++i;
+        // qualified names: body.coordinate (each part an identifier)
+        while (i + 1 < s.size() && s[i] == '.' && isNameStart(s[i + 1])) {
+          ++i;
+          while (i < s.size() && isNameChar(s[i])) ++i;
+        }
+        tokens_.push_back(Token{Tok::Name, start, s.substr(start, i - start)});
+        continue;
+      }
+      switch (c) {
+        case '*':
+          if (i + 1 < s.size() && s[i + 1] == '*') {
+            fail("syntax error: '**' is not an operator; write '^' for a power", i);
+          }
+          [[fallthrough]];
+        case '+':
+        case '-':
+        case '/':
+        case '^':
+        case '(':
+        case ')':
+        case ',':
+          tokens_.push_back(Token{Tok::Op, i, std::string(1, c)});
+          ++i;
+          continue;
+        case '=':
+        case '<':
+        case '>':
+        case '!':
+          fail("syntax error: " + quoteChar(c) +
+                   " is not allowed: an expression is a value (operators are + - * / ^)",
+               i);
+        default:
+          fail("syntax error: unexpected character " + quoteChar(c), i);
+      }
+    }
+    tokens_.push_back(Token{Tok::End, s.size(), {}});
+  }
+
+  // Every rule that can nest (parentheses, calls, unary signs, powers) holds a Nest while it
+  // recurses, so the recursion depth, and GiNaC's on the result, stay bounded by the input.
+  class Nest {
+   public:
+    Nest(Parser& p, std::size_t pos) : p_(p) {
+      if (++p_.depth_ > ExpressionLimits::maxDepth) {
+        p_.fail("expression is nested more than " + std::to_string(ExpressionLimits::maxDepth) +
+                    " levels deep (parentheses, function calls, signs and powers)",
+                pos);
+      }
+    }
+    ~Nest() { --p_.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
+  const Token& peek() const { return tokens_[next_]; }
+  const Token& take() { return tokens_[next_++]; }
+  bool isOp(const Token& t, char c) const { return t.kind == Tok::Op && t.text[0] == c; }
+
+  // Runs GiNaC construction, turning its failures (1/0, log(0), 0^0) into input errors.
+  template <typename F>
+  GiNaC::ex build(std::size_t pos, F&& f) const {
+    try {
+      return boundNumber(f(), pos);
+    } catch (const ExpressionError&) {
+      throw;
+    } catch (const std::exception& ex) {
+      std::string why = ex.what();
+      const auto colon = why.find("): ");
+      if (colon != std::string::npos) why = why.substr(colon + 3);
+      fail("undefined constant subexpression (" + why + ")", pos);
+    }
+  }
+
+  // sum := product (('+' | '-') product)*
+  GiNaC::ex parseSum() {
+    GiNaC::ex lhs = parseProduct();
+    while (isOp(peek(), '+') || isOp(peek(), '-')) {
+      const Token& op = take();
+      GiNaC::ex rhs = parseProduct();
+      lhs = build(op.pos, [&] { return op.text == "+" ? lhs + rhs : lhs - rhs; });
+    }
+    return lhs;
+  }
+
+  // product := unary (('*' | '/') unary)*
+  GiNaC::ex parseProduct() {
+    GiNaC::ex lhs = parseUnary();
+    while (isOp(peek(), '*') || isOp(peek(), '/')) {
+      const Token& op = take();
+      GiNaC::ex rhs = parseUnary();
+      lhs = build(op.pos, [&] { return op.text == "*" ? lhs * rhs : lhs / rhs; });
+    }
+    return lhs;
+  }
+
+  // unary := ('-' | '+') unary | power       (so -2^2 = -(2^2))
+  GiNaC::ex parseUnary() {
+    if (isOp(peek(), '-')) {
+      const Token& op = take();
+      const Nest nest(*this, op.pos);
+      GiNaC::ex e = parseUnary();
+      return build(op.pos, [&] { return -e; });
+    }
+    if (isOp(peek(), '+')) {
+      const Nest nest(*this, take().pos);
+      return parseUnary();
+    }
+    return parsePower();
+  }
+
+  // power := primary ('^' unary)?            (right-associative: 2^3^2 = 2^9; 2^-1 allowed)
+  GiNaC::ex parsePower() {
+    GiNaC::ex base = parsePrimary();
+    if (isOp(peek(), '^')) {
+      const Token& op = take();
+      const Nest nest(*this, op.pos);
+      GiNaC::ex expo = parseUnary();
+      // checked here: GiNaC throws for 0^0 but leaks the power object it was building
+      if (base.is_zero() && expo.is_zero()) fail("undefined constant subexpression (0^0)", op.pos);
+      // a power of two numbers is folded in floating point: exact arithmetic on inputs like
+      // 9^9^9 or (1+1/1000)^(10^12) would take hours and gigabytes
+      if (GiNaC::is_exactly_a<GiNaC::numeric>(base) && GiNaC::is_exactly_a<GiNaC::numeric>(expo)) {
+        return foldPower(GiNaC::ex_to<GiNaC::numeric>(base), GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
+      }
+      return build(op.pos, [&] { return GiNaC::pow(base, expo); });
+    }
+    return base;
+  }
+
+  // primary := number | name | function '(' sum (',' sum)* ')' | '(' sum ')'
+  GiNaC::ex parsePrimary() {
+    const Token& t = take();
+    switch (t.kind) {
+      case Tok::Number:
+        return number(t);
+      case Tok::Name:
+        if (isOp(peek(), '(')) return call(t);
+        return name(t);
+      case Tok::Op:
+        if (t.text == "(") {
+          const Nest nest(*this, t.pos);
+          GiNaC::ex e = parseSum();
+          expectClose(t, "'('");
+          return e;
+        }
+        break;
+      case Tok::End:
+        break;
+    }
+    fail("syntax error: expected a number, a name or '(', found " + describe(t), t.pos);
+  }
+
+  void expectClose(const Token& open, const std::string& what) {
+    const Token& t = peek();
+    if (isOp(t, ')')) {
+      take();
+      return;
+    }
+    fail("syntax error: expected ')' to close " + what + " at column " +
+             std::to_string(open.pos + 1) + ", found " + describe(t),
+         t.pos);
+  }
+
+  GiNaC::ex number(const Token& t) const {
+    const std::string& s = t.text;
+    if (std::all_of(s.begin(), s.end(), isDigit)) {
+      return build(t.pos, [&] { return GiNaC::ex(GiNaC::numeric(s.c_str())); });  // exact
+    }
+    double v = 0.0;
+    const auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (res.ec == std::errc::result_out_of_range) {
+      // underflow to zero is harmless; overflow is an error
+      std::size_t e = s.find_first_of("eE");
+      if (e != std::string::npos && s.find('-', e) != std::string::npos) return 0;
+      fail("number " + s + " is out of range", t.pos);
+    }
+    if (res.ec != std::errc() || res.ptr != s.data() + s.size())
+      fail("malformed number '" + s + "'", t.pos);
+    return numberEx(v, t.pos);
+  }
+
+  // Exact numbers stay exact while they are small (so that 1/3*3 is 1); one that grows past
+  // 64 bits in numerator or denominator is rounded to a double, and one beyond the double
+  // range is an error: constant arithmetic on user input never becomes big-number work.
+  GiNaC::ex boundNumber(const GiNaC::ex& e, std::size_t pos) const {
+    if (!GiNaC::is_exactly_a<GiNaC::numeric>(e)) return e;
+    const GiNaC::numeric& n = GiNaC::ex_to<GiNaC::numeric>(e);
+    if (!n.is_real() || !n.is_rational()) return e;  // complex (sqrt(-1): NaN when evaluated) or a double  // already a floating-point number
+    if (n.numer().int_length() <= 64 && n.denom().int_length() <= 64) return e;
+    if (static_cast<long>(n.numer().int_length()) - static_cast<long>(n.denom().int_length()) > 1025) {
+      fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
+    }
+    return numberEx(n.to_double(), pos);
+  }
+
+  GiNaC::ex foldPower(const GiNaC::numeric& base, const GiNaC::numeric& expo, std::size_t pos) const {
+    const auto exact = [&] { return build(pos, [&] { return GiNaC::ex(GiNaC::pow(base, expo)); }); };
+    if (!base.is_real() || !expo.is_real()) return exact();
+    const double b = base.to_double(), x = expo.to_double();
+    // small integer powers of small exact numbers stay exact (2^3 = 8, (1/2)^2 = 1/4)
+    if (expo.is_integer() && std::fabs(x) <= 64 && base.is_rational() &&
+        base.numer().int_length() <= 32 && base.denom().int_length() <= 32) {
+      return exact();
+    }
+    const double v = std::pow(b, x);
+    // a negative base with a fractional exponent stays symbolic, as GiNaC leaves it (cheap;
+    // NaN when evaluated, like sqrt(-1))
+    if (std::isnan(v)) return exact();
+    return numberEx(v, pos);
+  }
+
+  GiNaC::ex numberEx(double v, std::size_t pos) const {
+    if (!std::isfinite(v)) {
+      fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
+    }
+    // cln does not hold subnormal doubles; they are flushed to zero
+    if (std::fabs(v) < std::numeric_limits<double>::min()) return 0;
+    return build(pos, [&] { return GiNaC::ex(GiNaC::numeric(v)); });
+  }
+
+  std::vector<std::string> candidates() const {
+    std::vector<std::string> c = table_.allNames();
+    c.emplace_back("pi");
+    return c;
+  }
+
+  GiNaC::ex name(const Token& t) {
+    const std::string& n = t.text;
+    if (n == "pi") return GiNaC::Pi;
+    const int slot = table_.findVariable(n);
+    if (slot >= 0) {
+      if (const GiNaC::realsymbol* sym = symbols_->find(slot)) return *sym;
+      symbols_->entries.emplace_back(slot, GiNaC::realsymbol(n));
+      return symbols_->entries.back().second;
+    }
+    if (table_.hasConstant(n)) {
+      const double value = table_.constant(n);
+      if (!std::isfinite(value)) {
+        fail("the parameter '" + n + "' is not finite (" + formatExact(value) + ")", t.pos);
+      }
+      return numberEx(value, t.pos);
+    }
+    if (arity(n) > 0) fail("'" + n + "' is a function: write " + n + "(...)", t.pos);
+    fail("unknown name '" + n + "'" + didYouMean(n, candidates()), t.pos);
+  }
+
+  static int arity(const std::string& n) {
+    static const std::array<std::pair<const char*, int>, 17> kFunctions{{
+        {"sin", 1},
+        {"cos", 1},
+        {"tan", 1},
+        {"asin", 1},
+        {"acos", 1},
+        {"atan", 1},
+        {"atan2", 2},
+        {"sinh", 1},
+        {"cosh", 1},
+        {"tanh", 1},
+        {"exp", 1},
+        {"log", 1},
+        {"sqrt", 1},
+        {"abs", 1},
+        {"sign", 1},
+        {"min", 2},
+        {"max", 2},
+    }};
+    for (const auto& [name, count] : kFunctions) {
+      if (n == name) return count;
+    }
+    return 0;
+  }
+
+  static std::vector<std::string> functionNames() {
+    return {"sin",  "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+            "tanh", "exp", "log", "sqrt", "abs",  "sign", "min",   "max"};
+  }
+
+  GiNaC::ex call(const Token& fn) {
+    const Token& open = take();  // '('
+    const Nest nest(*this, open.pos);
+    std::vector<GiNaC::ex> args;
+    if (!isOp(peek(), ')')) {
+      args.push_back(parseSum());
+      while (isOp(peek(), ',')) {
+        take();
+        args.push_back(parseSum());
+      }
+    }
+    expectClose(open, "the arguments of " + fn.text + "()");
+    const std::string& n = fn.text;
+    const int expected = arity(n);
+    if (expected == 0) {
+      if (table_.findVariable(n) >= 0 || table_.hasConstant(n) || n == "pi") {
+        fail("'" + n + "' is not a function (write '*' to multiply)", fn.pos);
+      }
+      fail("unknown function '" + n + "'" + didYouMean(n, functionNames()), fn.pos);
+    }
+    if (static_cast<int>(args.size()) != expected) {
+      fail("'" + n + "' takes " + std::to_string(expected) +
+               (expected == 1 ? " argument" : " arguments") + ", found " +
+               std::to_string(args.size()),
+           fn.pos);
+    }
+    return build(fn.pos, [&]() -> GiNaC::ex {
+      const GiNaC::ex& a = args[0];
+      if (n == "sin") return GiNaC::sin(a);
+      if (n == "cos") return GiNaC::cos(a);
+      if (n == "tan") return GiNaC::tan(a);
+      if (n == "asin") return GiNaC::asin(a);
+      if (n == "acos") return GiNaC::acos(a);
+      if (n == "atan") return GiNaC::atan(a);
+      if (n == "atan2") return GiNaC::atan2(a, args[1]);
+      if (n == "sinh") return GiNaC::sinh(a);
+      if (n == "cosh") return GiNaC::cosh(a);
+      if (n == "tanh") return GiNaC::tanh(a);
+      if (n == "exp") return GiNaC::exp(a);
+      if (n == "log") return GiNaC::log(a);
+      if (n == "sqrt") return GiNaC::sqrt(a);
+      if (n == "abs") return gx::joinery_abs(a);
+      if (n == "sign") return gx::joinery_sign(a);
+      if (n == "min") return gx::joinery_min(a, args[1]);
+      return gx::joinery_max(a, args[1]);
+    });
+  }
+
+  const std::string& text_;
+  const SymbolTable& table_;
+  std::shared_ptr<SymbolSet> symbols_;
+  std::vector<Token> tokens_;
+  std::size_t next_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+GiNaC::ex parseForm(const std::string& text, const SymbolTable& table,
+                    std::shared_ptr<const SymbolSet>& symbols) {
+  Parser parser(text, table);
+  GiNaC::ex form = parser.parse();
+  symbols = parser.symbols();
+  return form;
+}
+
+}  // namespace joinery::detail

@@ -1,0 +1,165 @@
+// The symbolic side of expressions: the GiNaC functions the language needs with
+// real-variable semantics, printing a form in the language, and the size limit of a form.
+// See docs/expressions.md.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "expression_internal.hpp"
+
+// GiNaC's own abs() differentiates to x/abs(x) (NaN at 0) and it has no sign/min/max, so these
+// are defined here. They fold for real numeric arguments and print under their language names.
+// `le(a, b)` (1 when a <= b, else 0) appears only in derivatives of min and max.
+namespace joinery::detail::gx {
+
+namespace {
+
+bool isRealNumber(const GiNaC::ex& e) {
+  return GiNaC::is_exactly_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_real();
+}
+const GiNaC::numeric& num(const GiNaC::ex& e) { return GiNaC::ex_to<GiNaC::numeric>(e); }
+
+GiNaC::ex absEval(const GiNaC::ex& x) {
+  if (isRealNumber(x)) return GiNaC::abs(num(x));
+  return joinery_abs(x).hold();
+}
+GiNaC::ex absDeriv(const GiNaC::ex& x, unsigned /*param*/) { return joinery_sign(x); }
+
+GiNaC::ex signEval(const GiNaC::ex& x) {
+  if (isRealNumber(x)) return num(x).is_zero() ? 0 : (num(x).is_positive() ? 1 : -1);
+  return joinery_sign(x).hold();
+}
+GiNaC::ex signDeriv(const GiNaC::ex& /*x*/, unsigned /*param*/) { return 0; }
+
+// min(a, b) = a when a <= b, else b: the derivative follows the selected branch.
+GiNaC::ex minEval(const GiNaC::ex& a, const GiNaC::ex& b) {
+  if (isRealNumber(a) && isRealNumber(b)) return num(a) <= num(b) ? a : b;
+  if (a.is_equal(b)) return a;
+  return joinery_min(a, b).hold();
+}
+GiNaC::ex minDeriv(const GiNaC::ex& a, const GiNaC::ex& b, unsigned param) {
+  return param == 0 ? GiNaC::ex(joinery_le(a, b)) : 1 - joinery_le(a, b);
+}
+// max(a, b) = a when a >= b, else b.
+GiNaC::ex maxEval(const GiNaC::ex& a, const GiNaC::ex& b) {
+  if (isRealNumber(a) && isRealNumber(b)) return num(a) >= num(b) ? a : b;
+  if (a.is_equal(b)) return a;
+  return joinery_max(a, b).hold();
+}
+GiNaC::ex maxDeriv(const GiNaC::ex& a, const GiNaC::ex& b, unsigned param) {
+  return param == 0 ? GiNaC::ex(joinery_le(b, a)) : 1 - joinery_le(b, a);
+}
+
+GiNaC::ex leEval(const GiNaC::ex& a, const GiNaC::ex& b) {
+  if (isRealNumber(a) && isRealNumber(b)) return num(a) <= num(b) ? 1 : 0;
+  return joinery_le(a, b).hold();
+}
+GiNaC::ex leDeriv(const GiNaC::ex&, const GiNaC::ex&, unsigned) { return 0; }
+
+void print1(const char* name, const GiNaC::ex& x, const GiNaC::print_context& c) {
+  c.s << name << '(';
+  x.print(c);
+  c.s << ')';
+}
+void print2(const char* name, const GiNaC::ex& a, const GiNaC::ex& b,
+            const GiNaC::print_context& c) {
+  c.s << name << '(';
+  a.print(c);
+  c.s << ", ";
+  b.print(c);
+  c.s << ')';
+}
+void absPrint(const GiNaC::ex& x, const GiNaC::print_context& c) { print1("abs", x, c); }
+void signPrint(const GiNaC::ex& x, const GiNaC::print_context& c) { print1("sign", x, c); }
+void minPrint(const GiNaC::ex& a, const GiNaC::ex& b, const GiNaC::print_context& c) {
+  print2("min", a, b, c);
+}
+void maxPrint(const GiNaC::ex& a, const GiNaC::ex& b, const GiNaC::print_context& c) {
+  print2("max", a, b, c);
+}
+void lePrint(const GiNaC::ex& a, const GiNaC::ex& b, const GiNaC::print_context& c) {
+  print2("le", a, b, c);
+}
+
+}  // namespace
+
+REGISTER_FUNCTION(
+    joinery_abs,
+    eval_func(absEval).derivative_func(absDeriv).print_func<GiNaC::print_context>(absPrint))
+REGISTER_FUNCTION(
+    joinery_sign,
+    eval_func(signEval).derivative_func(signDeriv).print_func<GiNaC::print_context>(signPrint))
+REGISTER_FUNCTION(
+    joinery_min,
+    eval_func(minEval).derivative_func(minDeriv).print_func<GiNaC::print_context>(minPrint))
+REGISTER_FUNCTION(
+    joinery_max,
+    eval_func(maxEval).derivative_func(maxDeriv).print_func<GiNaC::print_context>(maxPrint))
+REGISTER_FUNCTION(
+    joinery_le,
+    eval_func(leEval).derivative_func(leDeriv).print_func<GiNaC::print_context>(lePrint))
+
+}  // namespace joinery::detail::gx
+
+namespace joinery::detail {
+
+namespace {
+
+// Printing only: replaces floating-point numbers by symbols named with their shortest
+// double form (GiNaC would print "0.2000000000000000111"), and Pi by a symbol "pi" (GiNaC
+// prints "Pi"), so that a printed derivative reads in the language.
+struct ForPrinting : GiNaC::map_function {
+  GiNaC::ex operator()(const GiNaC::ex& x) override {
+    if (GiNaC::is_a<GiNaC::constant>(x) && x.is_equal(GiNaC::Pi)) return GiNaC::symbol("pi");
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) {
+      const GiNaC::numeric& n = GiNaC::ex_to<GiNaC::numeric>(x);
+      if (!n.is_real() || n.is_rational()) return x;
+      double v = 0.0;
+      try {
+        v = n.to_double();
+      } catch (const std::exception&) {
+        return x;
+      }
+      const GiNaC::symbol s(formatExact(std::fabs(v)));
+      return v < 0 ? -s : GiNaC::ex(s);
+    }
+    return x.map(*this);
+  }
+};
+
+}  // namespace
+
+std::string printForm(const GiNaC::ex& form) {
+  std::ostringstream os;
+  ForPrinting forPrinting;
+  os << forPrinting(form);
+  return os.str();
+}
+
+namespace {
+
+// Nodes of a form counted as a tree (what the compiler walks), without recursion, stopping
+// as soon as the count passes `cap`.
+std::size_t countNodes(const GiNaC::ex& form, std::size_t cap) {
+  std::vector<GiNaC::ex> todo{form};
+  std::size_t count = 0;
+  while (!todo.empty() && count <= cap) {
+    const GiNaC::ex e = todo.back();
+    todo.pop_back();
+    ++count;
+    for (std::size_t i = 0; i < e.nops(); ++i) todo.push_back(e.op(i));
+  }
+  return count;
+}
+
+}  // namespace
+
+void checkSize(const GiNaC::ex& form, const std::string& what, const std::string& text) {
+  if (countNodes(form, ExpressionLimits::maxNodes) > ExpressionLimits::maxNodes) {
+    throw ExpressionError(what + " has more than " + std::to_string(ExpressionLimits::maxNodes) +
+                              " terms and operations; simplify it or split it with parameters",
+                          text);
+  }
+}
+
+}  // namespace joinery::detail
