@@ -29,6 +29,7 @@ struct Compiled {
   int offset = 0, size = 0;  ///< the body's global coordinates
   Vector3d point = Vector3d::Zero();
   bool acceleration = false;
+  bool jointFrame = false;
   mutable MatrixXd J;  ///< 3 x size, sized at compile time
   // Reaction / Effort: index in Model::constraints()
   int joint = -1;
@@ -168,6 +169,7 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         c.joint = findJoint(s, s.kind == OutputKind::Reaction ? "/reaction" : "/effort");
         checkJointKind(s, *constraints[static_cast<std::size_t>(c.joint)]);
         needsJoints_ = true;
+        c.jointFrame = s.jointFrame;
         if (s.kind == OutputKind::Reaction) {
           for (const char* k : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) addColumn(s, s.name + k);
         } else {
@@ -240,9 +242,11 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
         const JointSide* side = jr ? (jr->side2.present ? &jr->side2 : &jr->side1) : nullptr;
         const bool ok = side && side->present && side->hasWrench;
+        const Vector3d* f = ok ? (c.jointFrame ? &side->forceLocal : &side->force) : nullptr;
+        const Vector3d* tq = ok ? (c.jointFrame ? &side->torqueLocal : &side->torque) : nullptr;
         for (int k = 0; k < 3; ++k) {
-          o[k] = ok ? side->force(k) : kNaN;
-          o[3 + k] = ok ? side->torque(k) : kNaN;
+          o[k] = f ? (*f)(k) : kNaN;
+          o[3 + k] = tq ? (*tq)(k) : kNaN;
         }
         break;
       }

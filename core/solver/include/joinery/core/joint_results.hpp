@@ -56,6 +56,11 @@ struct JointSide {
   Vector3d torque = Vector3d::Zero();    ///< total, about `point`
   Vector3d forceNonideal = Vector3d::Zero();   ///< the non-ideal part of `force`
   Vector3d torqueNonideal = Vector3d::Zero();  ///< the non-ideal part of `torque`
+  /// The joint's own frame on this body (docs/results.md#the-joints-own-frame): its x, y, z
+  /// axes in world components, as the columns. Origin: `point`.
+  Matrix3d axes = Matrix3d::Identity();
+  Vector3d forceLocal = Vector3d::Zero();   ///< `force` in the joint's frame: axes^T force
+  Vector3d torqueLocal = Vector3d::Zero();  ///< `torque` in the joint's frame
 };
 
 /// Results of one joint at one state.
@@ -118,6 +123,11 @@ Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspac
 /// Allocates. `rankTol` as SolverTolerances::rank.
 void minimumNormMultipliers(const MatrixXd& A, const VectorXd& f, VecRef lambda,
                             std::vector<char>* redundant = nullptr, double rankTol = 1e-10);
+
+/// m - rank A with the rank decision of minimumNormMultipliers and the dense solver (SVD of
+/// the row-scaled A, singular values above rankTol times the largest): the redundant rows
+/// `check` counts. Allocates.
+int redundantRowCount(const MatrixXd& A, double rankTol = 1e-10);
 
 /// The wrench (F, tau about the point) at body point `local` equivalent to the generalized force
 /// `g` on the body's coordinates `q`: J_p^T F + J_w^T tau = g on the body's admissible
