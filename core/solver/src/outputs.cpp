@@ -201,6 +201,8 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
   const Impl& im = *impl_;
   if (im.channels.empty()) return;
   bool varsFilled = false;
+  // energies once per state, whatever the number of energy channels
+  double kinetic = kNaN, potential = kNaN;
   for (const Compiled& c : im.channels) {
     double* o = out + c.column;
     switch (c.kind) {
@@ -257,9 +259,9 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         break;
       }
       case OutputKind::Energy: {
-        const double T = c.energy == EnergyPart::Potential ? 0.0 : im.model->calcKineticEnergy(s);
-        const double V = c.energy == EnergyPart::Kinetic ? 0.0 : im.model->calcPotentialEnergy(s);
-        o[0] = T + V;
+        if (c.energy != EnergyPart::Potential && std::isnan(kinetic)) kinetic = im.model->calcKineticEnergy(s);
+        if (c.energy != EnergyPart::Kinetic && std::isnan(potential)) potential = im.model->calcPotentialEnergy(s);
+        o[0] = (c.energy == EnergyPart::Potential ? 0.0 : kinetic) + (c.energy == EnergyPart::Kinetic ? 0.0 : potential);
         break;
       }
     }
