@@ -232,7 +232,7 @@ Matrix3d jointFrame(const Constraint& c, int k, const BodyStateView& v, const Ve
   F.col(0) = x;
   F.col(2) = planar ? z : perpendicularTo(x, z);
   F.col(1) = F.col(2).cross(x);
-  return F.array() + 0.0;  // -0 (from the cross product) as 0
+  return (F.array() + 0.0).matrix();  // -0 (from the cross product) as 0
 }
 
 /// One side's world point, force and torque (total and non-ideal) from the local forces.
