@@ -56,24 +56,6 @@ void minimumNormMultipliers(const MatrixXd& A, const VectorXd& f, VecRef lambda,
   lambda = lam;
 }
 
-int redundantRowCount(const MatrixXd& A, double rankTol) {
-  const Eigen::Index m = A.rows();
-  if (m == 0 || A.cols() == 0) return static_cast<int>(m);
-  VectorXd d = VectorXd::Zero(m);
-  const double big = A.rowwise().norm().maxCoeff();
-  for (Eigen::Index i = 0; i < m; ++i) {
-    const double rn = A.row(i).norm();
-    d(i) = rn > 1e-13 * big && rn > 0 ? 1.0 / rn : 0.0;
-  }
-  const MatrixXd As = d.asDiagonal() * A;
-  Eigen::BDCSVD<MatrixXd> svd(As);
-  const VectorXd& sv = svd.singularValues();
-  const double smax = sv.size() ? sv(0) : 0.0;
-  Eigen::Index rank = 0;
-  while (rank < sv.size() && sv(rank) > rankTol * smax) ++rank;
-  return static_cast<int>(m - rank);
-}
-
 Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspace& ws,
                                JointMultipliers& mult, const DenseSolver& solver) {
   model.calcMassAndForces(s, ws);

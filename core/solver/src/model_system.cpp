@@ -227,19 +227,7 @@ bool ModelSystem::solveStructured(const State& s, VecRef qdd, AccelerationStatus
   st.structured = true;
   st.released = out.released;
   st.redundant = out.dependent;
-  if (out.dependent > 0) {
-    // The count of vanished pivots is not rank-revealing: a singular mass block (massless
-    // links) makes a row's pivot vanish while A has full rank (the slider-crank: 1 here, 0
-    // for check). The rows really redundant are those of the dense rank analysis that check
-    // makes, done once (at the first such state) and bounding the count ever after.
-    if (b.denseRedundant < 0) {
-      if (!b.multWs) b.multWs.emplace(model_.makeWorkspace(true));
-      model_.calcConstraints(s, *b.multWs);
-      b.denseRedundant = redundantRowCount(b.multWs->A, solver_.tolerances().rank);
-    }
-    st.redundant = std::min(out.dependent, b.denseRedundant);
-  }
-  st.rankA = m - st.redundant;
+  st.rankA = m - out.dependent;
   // per connected component: a failed factorization, or a residual |As x - bs| beyond the
   // consistency tolerance, goes to the dense solver. A residual up to singularInconsistency is
   // drift at or near a singular position (a combination of rows nearly dependent at this state,

@@ -122,9 +122,6 @@ struct ModelSystem::Buffers {
   double lastT = 0;
   bool multReady = false;
   std::optional<ModelWorkspace> multWs;  // calcMultipliers' dense fallback (created when needed)
-  // m - rank A of the dense rank analysis (check's), made once at the first structured
-  // evaluation with a vanished pivot (-1: not yet): the bound of AccelerationStatus::redundant
-  int denseRedundant = -1;
   bool blocksValidated = false;
   std::vector<char> maskH, maskV;  // holonomic / velocity-level rows (structured projections)
   VectorXd rhsRows;                // m

@@ -33,11 +33,8 @@ struct AccelerationStatus {
   int rankA = 0;      ///< numerical rank of A (-1 when unknown)
   /// m - rank A: redundant rows at this state (legal). From the dense solver's rank decision;
   /// on the structured fast path, the rows whose elimination pivot vanished to round-off
-  /// (|pivot| < 1e-8 / rho: dependent on the rows eliminated before them), at most the
-  /// m - rank A of the dense rank analysis (check's), made once at the first such state (a
-  /// vanished pivot alone is not rank-revealing: massless links make one with A of full
-  /// rank); rows only nearly dependent (near a singular position) are counted in `released`
-  /// but not here.
+  /// (|pivot| < 1e-8 / rho: dependent on the rows eliminated before them); rows only nearly
+  /// dependent (near a singular position) are counted in `released` but not here.
   int redundant = 0;
   /// Fast paths: combinations of rows released by the regularization (redundant, or nearly
   /// dependent at or near a singular position). 0 from the dense solver.

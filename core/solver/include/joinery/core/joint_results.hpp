@@ -124,11 +124,6 @@ Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspac
 void minimumNormMultipliers(const MatrixXd& A, const VectorXd& f, VecRef lambda,
                             std::vector<char>* redundant = nullptr, double rankTol = 1e-10);
 
-/// m - rank A with the rank decision of minimumNormMultipliers and the dense solver (SVD of
-/// the row-scaled A, singular values above rankTol times the largest): the redundant rows
-/// `check` counts. Allocates.
-int redundantRowCount(const MatrixXd& A, double rankTol = 1e-10);
-
 /// The wrench (F, tau about the point) at body point `local` equivalent to the generalized force
 /// `g` on the body's coordinates `q`: J_p^T F + J_w^T tau = g on the body's admissible
 /// velocities (the null space of its internal constraint rows), minimum-norm (planar bodies:
