@@ -21,6 +21,12 @@ class StudyResult:
     count the cases; ``table`` is the CSV file.
     """
 
+    # the attributes, also on the class (type stub; each result sets its own)
+    columns = []
+    parameters = []
+    table = None
+    total = ran = skipped = failed = 0
+
     def __init__(self, info, rows):
         self.columns = list(info["columns"])
         self.parameters = list(info["parameters"])
