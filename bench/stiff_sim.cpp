@@ -5,10 +5,15 @@
 //   stiff_sim --model chain --k 1e6 [--N 4] [--T 1] [--tols 1e-4,1e-6,1e-8]
 //   stiff_sim --model beam --ne 20 [--T 1]
 //   stiff_sim --model a05 --scene examples/validation/a05_flyball_governor.json [--T 1]
-// One JSON line per run on stdout: model, k/ne, integrator, tol, error, evaluations, steps,
-// rejected, wall_s, outcome; a05 also s_err (largest |s - published reference| at 0.1 s steps).
+// --integrators radau5,radau5-fd,dopri5 (default all three; radau5-fd: the finite-difference
+// Jacobian of q''), --reuse X (radau5's Jacobian reuse threshold, 0: default).
+// One JSON line per run on stdout: model, k/ne, integrator, tol, error, evaluations (calls of
+// calcAccelerations, jacobian_evaluations of them in Jacobians), force_evaluations (Q alone), steps,
+// rejected, wall_s, cpu_s (median of --repeat runs, default 3), outcome; a05 also s_err (largest |s - published reference| at 0.1 s steps).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -90,19 +95,27 @@ json beamScene(int ne) {
 struct Run {
   SimulationResult r;
   MemoryRecorder rec;
+  double cpu = 0;  // process CPU seconds of runSimulation
 };
 
-Run run(const Model& model, const std::string& integ, double tol, double T) {
+/// `integ`: dopri5, radau5 (the force-linearization Newton matrix) or radau5-fd (the
+/// finite-difference Jacobian of q'', as before issue 18's second session).
+Run run(const Model& model, const std::string& integ, double tol, double T, double reuse = 0) {
   ModelSystem sys(model);
   SimulationSettings set;
+  RunOptions opt;
+  opt.forceLinearization = integ != "radau5-fd";
+  opt.jacobianReuse = reuse;
   set.tEnd = T;
-  set.integrator = *parseIntegratorKind(integ);
+  set.integrator = *parseIntegratorKind(integ == "radau5-fd" ? "radau5" : integ);
   set.rtol = tol;
   set.atol = tol;
   set.step = 1e-5;
   set.outputInterval = 0.01;
   Run out;
-  out.r = runSimulation(sys, set, out.rec);
+  const std::clock_t c0 = std::clock();
+  out.r = runSimulation(sys, set, out.rec, {}, opt);
+  out.cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   return out;
 }
 
@@ -137,7 +150,10 @@ int main(int argc, char** argv) {
   std::vector<double> tols;
   std::stringstream ts(arg(a, "--tols", "1e-4,1e-6,1e-8"));
   for (std::string t; std::getline(ts, t, ',');) tols.push_back(std::stod(t));
-  const std::vector<std::string> integrators = {"radau5", "dopri5"};
+  std::vector<std::string> integrators;
+  std::stringstream is(arg(a, "--integrators", "radau5,radau5-fd,dopri5"));
+  for (std::string t; std::getline(is, t, ',');) integrators.push_back(t);
+  const double reuse = std::stod(arg(a, "--reuse", "0"));
   if (const std::string w = arg(a, "--write-scene", ""); !w.empty()) {  // the scene as a file
     json doc = model == "beam" ? beamScene(ne) : chainScene(N, k);
     doc["simulation"] = {{"t_end", T}, {"integrator", "implicit"}, {"rtol", 1e-6}, {"atol", 1e-6}, {"output_interval", 0.01}};
@@ -150,22 +166,34 @@ int main(int argc, char** argv) {
   Scene scene = model == "a05"    ? loadScene(arg(a, "--scene", "examples/validation/a05_flyball_governor.json"))
                 : model == "beam" ? sceneFromJson(beamScene(ne), "")
                                   : sceneFromJson(chainScene(N, k), "");
-  const Run ref = run(scene.model, "radau5", std::stod(arg(a, "--ref-tol", "1e-11")), T);
+  // the reference: radau5 (default) or --ref-integrator dopri5 / radau5-fd at --ref-tol
+  const Run ref = run(scene.model, arg(a, "--ref-integrator", "radau5"), std::stod(arg(a, "--ref-tol", "1e-11")), T);
   if (!ref.r.completed()) {
     std::fprintf(stderr, "reference run failed: %s\n", ref.r.message.c_str());
     return 1;
   }
-  std::fprintf(stderr, "reference: %lld evaluations, %.3f s\n", ref.r.stats.integrator.evaluations, ref.r.stats.wallSeconds);
+  std::fprintf(stderr, "reference: %lld evaluations, %.3f s%s\n", ref.r.stats.integrator.evaluations, ref.r.stats.wallSeconds,
+               model == "a05" ? (", s error against the published table " + std::to_string(sErrorA05(scene.model, ref.rec))).c_str() : "");
   for (const std::string& integ : integrators)
     for (double tol : tols) {
       if (integ == "dopri5" && arg(a, "--skip-dopri5", "0") == "1") continue;
-      const Run x = run(scene.model, integ, tol, T);
+      // --repeat R (default 3): the CPU time is the median of R identical runs (the
+      // evaluation counts do not change between them)
+      const int repeat = std::stoi(arg(a, "--repeat", "3"));
+      std::vector<double> cpus;
+      Run x = run(scene.model, integ, tol, T, reuse);
+      cpus.push_back(x.cpu);
+      for (int r = 1; r < repeat; ++r) cpus.push_back(run(scene.model, integ, tol, T, reuse).cpu);
+      std::sort(cpus.begin(), cpus.end());
+      const double cpuMedian = cpus[cpus.size() / 2];
       double err = 0;
       for (std::size_t i = 0; i < std::min(x.rec.size(), ref.rec.size()); ++i)
         err = std::max(err, (x.rec.q[i] - ref.rec.q[i]).cwiseAbs().maxCoeff());
       json j = {{"model", model}, {"integrator", integ}, {"tol", tol}, {"error", err},
-                {"evaluations", x.r.stats.integrator.evaluations}, {"steps", x.r.stats.integrator.steps},
-                {"rejected", x.r.stats.integrator.rejected}, {"wall_s", x.r.stats.wallSeconds},
+                {"evaluations", x.r.stats.integrator.evaluations},
+                {"jacobian_evaluations", x.r.stats.integrator.jacobianEvaluations},
+                {"force_evaluations", x.r.stats.integrator.forceEvaluations}, {"steps", x.r.stats.integrator.steps},
+                {"rejected", x.r.stats.integrator.rejected}, {"wall_s", x.r.stats.wallSeconds}, {"cpu_s", cpuMedian},
                 {"outcome", toString(x.r.outcome)}, {"n", scene.model.numCoordinates()}};
       if (model == "chain") j["k"] = k, j["N"] = N;
       if (model == "beam") j["ne"] = ne;

@@ -24,6 +24,9 @@ const char* kEquilibriumHelp =
     "Levenberg-Marquardt fallback. Reports the state, the residual force and whether the\n"
     "equilibrium is stable (reduced tangent stiffness positive definite). A mechanism with a\n"
     "net force along a free direction has none: the direction is named.\n\n"
+    "-o OUT.json writes the scene (flattened, as `joinery graph` resolves it) with the\n"
+    "equilibrium as its initial state, every velocity zero: `joinery simulate OUT.json` starts\n"
+    "at rest in equilibrium. Written only when an equilibrium was found.\n\n"
     "exit status: 0 equilibrium found, 2 invalid input, 5 no equilibrium found\n\noptions:\n";
 const char* kModesHelp =
     "usage: joinery modes SCENE [--at initial|equilibrium] [-n K] [--json] [-o OUT.json]\n\n"
@@ -69,6 +72,45 @@ nlohmann::json equilibriumJson(const Model& model, const EquilibriumResult& r) {
   return j;
 }
 
+/// The resolved scene with `s` (velocities zero) as every body's initial state: the fields
+/// each body type reads its initial state from (docs/bodies.md).
+nlohmann::json sceneAtRest(const Scene& scene, const State& s) {
+  nlohmann::json doc = scene.resolved;
+  doc.erase("overrides");  // already applied to the resolved numbers
+  const Model& model = scene.model;
+  auto values = [&](const BodySlot& sl, int from, int count) {
+    nlohmann::json a = nlohmann::json::array();
+    for (int i = from; i < from + count; ++i) a.push_back(s.q(sl.offset + i));
+    return a;
+  };
+  auto zeros = [](int count) { return nlohmann::json(std::vector<double>(static_cast<std::size_t>(count), 0.0)); };
+  for (auto& b : doc["bodies"]) {
+    const Body* body = model.findBody(b.value("name", ""));
+    if (!body || body->isGround()) continue;
+    const BodySlot& sl = model.slotOf(*body);
+    const std::string type = b.value("type", "");
+    if (type == "rigid2d") {
+      b["position"] = values(sl, 0, 2);
+      b["angle"] = s.q(sl.offset + 2);
+      b["velocity"] = zeros(2);
+      b["angular_velocity"] = 0.0;
+    } else if (type == "rigid3d") {
+      b["position"] = values(sl, 0, 3);
+      const Eigen::Vector4d e = s.q.segment<4>(sl.offset + 3).normalized();
+      b["orientation"] = {e(0), e(1), e(2), e(3)};
+      b["velocity"] = zeros(3);
+      b["angular_velocity"] = zeros(3);
+    } else if (type == "particle") {
+      b["position"] = values(sl, 0, sl.size);
+      b["velocity"] = zeros(sl.size);
+    } else {  // linear and expression bodies: q0, v0
+      b["q0"] = values(sl, 0, sl.size);
+      b["v0"] = zeros(sl.size);
+    }
+  }
+  return doc;
+}
+
 void writeJson(const std::string& path, const nlohmann::json& j) {
   std::ofstream f(path);
   if (!f) throw InputError("cannot open the output file for writing", path);
@@ -87,7 +129,7 @@ Scene loadSceneWithOverrides(const std::string& file, const Args& args) {
 
 Args parseAnalysisArgs(const std::vector<std::string>& argv, std::vector<OptionSpec>& specs) {
   specs.push_back({"--json", "", false, "print the result as JSON"});
-  specs.push_back({"--output", "-o", true, "also write the JSON result to this file"});
+  specs.push_back({"--output", "-o", true, "write to this file (equilibrium: the scene at rest in equilibrium; modes: the JSON result)"});
   specs.push_back(setOption());
   return parseArgs(argv, specs);
 }
@@ -106,7 +148,7 @@ int runEquilibrium(const std::vector<std::string>& argv) {
   const Scene scene = loadSceneWithOverrides(file, args);
   const EquilibriumResult r = findEquilibrium(scene.model, scene.model.initialState());
   const nlohmann::json j = equilibriumJson(scene.model, r);
-  if (auto out = args.get("--output")) writeJson(*out, j);
+  if (auto out = args.get("--output"); out && r.converged) writeJson(*out, sceneAtRest(scene, r.state));
   if (args.has("--json")) {
     std::cout << j.dump(2) << "\n";
   } else {

@@ -236,6 +236,9 @@ int runSimulate(const std::vector<std::string>& argv) {
          << r.stats.integrator.steps << " steps (" << r.stats.integrator.rejected << " rejected), "
          << r.stats.integrator.evaluations << " evaluations, " << r.stats.samples << " samples, "
          << r.stats.wallSeconds << " s wall\n";
+  if (r.stats.integrator.jacobianEvaluations > 0 || r.stats.integrator.forceEvaluations > 0)  // implicit: the Jacobians' share
+    report << "  Jacobians: " << r.stats.integrator.jacobianEvaluations << " of the evaluations, plus "
+           << r.stats.integrator.forceEvaluations << " evaluations of the forces alone\n";
   report << "  worst constraint residual: position " << r.stats.maxPositionResidual << ", velocity "
          << r.stats.maxVelocityResidual << "\n";
   if (std::isfinite(summary.energyInitial()))

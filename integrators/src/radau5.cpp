@@ -106,12 +106,28 @@ Radau5Integrator::Radau5Integrator(DynamicSystem& system, Radau5Options opt, Bau
 
 bool Radau5Integrator::computeJacobian() {
   // y_ and k1_ hold the current state and its derivative
+  if (opt_.useForceLinearization) {
+    linState_.t = state_.t;
+    linState_.q = y_.head(n_);
+    linState_.v = y_.tail(n_);
+    if (system_.calcForceLinearization(linState_, lin_)) {
+      stats_.forceEvaluations += lin_.forceEvaluations;
+      kkt_ = true;
+      ++rstats_.jacobians;
+      ++rstats_.linearizations;
+      haveJac_ = jacFresh_ = true;
+      haveLu_ = false;
+      return true;
+    }
+  }
+  kkt_ = false;
   for (int j = 0; j < 2 * n_; ++j) {
     const double yj = y_(j);
     const double delta = std::sqrt(kUround * std::max(1e-5, std::abs(yj)));
     yt_ = y_;
     yt_(j) = yj + delta;
     const AccelerationStatus st = evaluate(state_.t, yt_, ft_);
+    ++stats_.jacobianEvaluations;
     if (!st.ok()) return false;
     auto col = (ft_.tail(n_) - k1_.tail(n_)) / delta;
     if (j < n_) Jq_.col(j) = col;
@@ -120,10 +136,75 @@ bool Radau5Integrator::computeJacobian() {
   ++rstats_.jacobians;
   haveJac_ = jacFresh_ = true;
   haveLu_ = false;
+  if (Er_.rows() != n_) {  // back from the KKT form
+    Er_.resize(n_, n_);
+    Ec_.resize(n_, n_);
+    luR_ = Eigen::PartialPivLU<MatrixXd>(n_);
+    luC_ = Eigen::PartialPivLU<MatrixXc>(n_);
+  }
   return true;
 }
 
+void Radau5Integrator::factorizeKkt(double h) {
+  // [c^2 M - c dQdv - dQdq, s As^T; As, -eps I] with the rows of A scaled to unit norm (As)
+  // and the multipliers scaled by s = (gamma / h)^2 max M_ii so both blocks have one scale;
+  // eps = 1e-10 makes redundant rows harmless (their multiplier combination does not move x)
+  const auto& k = coefficients();
+  const auto m = lin_.A.rows();
+  const auto N = n_ + m;
+  if (Er_.rows() != N) {  // first use, or the other form before: sized once
+    Er_ = MatrixXd::Zero(N, N);
+    Ec_ = MatrixXc::Zero(N, N);
+    luR_ = Eigen::PartialPivLU<MatrixXd>(N);
+    luC_ = Eigen::PartialPivLU<MatrixXc>(N);
+    rowScale_ = VectorXd::Ones(m);
+    kR_ = VectorXd::Zero(n_);
+    kRc_ = VectorXc::Zero(n_);
+    kRhs_ = kSol_ = VectorXd::Zero(N);
+    kRhsc_ = kSolc_ = VectorXc::Zero(N);
+  }
+  double rho = lin_.M.diagonal().cwiseAbs().maxCoeff();
+  if (!(rho > 0)) rho = 1;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const double r = lin_.A.row(i).norm();
+    rowScale_(i) = r > 0 ? 1 / r : 1;
+  }
+  const double c = k.gamma / h, eps = 1e-10;
+  kktScale_ = c * c * rho;
+  auto fill = [&](auto& E) {
+    E.topRightCorner(n_, m) = kktScale_ * (rowScale_.asDiagonal() * lin_.A).transpose();
+    E.bottomLeftCorner(m, n_) = rowScale_.asDiagonal() * lin_.A;
+    E.bottomRightCorner(m, m).setZero();
+    E.bottomRightCorner(m, m).diagonal().setConstant(-eps);
+  };
+  fill(Er_);
+  Er_.topLeftCorner(n_, n_) = c * c * lin_.M - c * lin_.dQdv - lin_.dQdq;
+  luR_.compute(Er_);
+  fill(Ec_);
+  const std::complex<double> cc(k.alpha / h, k.beta / h), cc2 = cc * cc;
+  Ec_.topLeftCorner(n_, n_).real() = cc2.real() * lin_.M - cc.real() * lin_.dQdv - lin_.dQdq;
+  Ec_.topLeftCorner(n_, n_).imag() = cc2.imag() * lin_.M - cc.imag() * lin_.dQdv;
+  luC_.compute(Ec_);
+  ++rstats_.factorizations;
+  luH_ = h;
+  haveLu_ = true;
+}
+
+template <class Vec, class Scalar, class Lu>
+void Radau5Integrator::solveKkt(Vec& r, Scalar c, Lu& lu, Vec& R, Vec& rhs, Vec& sol) {
+  const auto m = lin_.A.rows();
+  R = r.tail(n_) + c * r.head(n_);
+  rhs.head(n_).noalias() = lin_.M * R;
+  rhs.head(n_).noalias() -= lin_.dQdv * r.head(n_);
+  rhs.tail(m).noalias() = lin_.A * R;
+  rhs.tail(m) = rhs.tail(m).cwiseProduct(rowScale_) / (c * c);
+  sol = lu.solve(rhs);
+  r.tail(n_) = c * sol.head(n_) - r.head(n_);
+  r.head(n_) = sol.head(n_);
+}
+
 void Radau5Integrator::factorize(double h) {
+  if (kkt_) return factorizeKkt(h);
   const auto& k = coefficients();
   const double c = k.gamma / h;
   // (c I - J) reduced to n x n: (c^2 I - c Jv - Jq); buffers and LU storage reused (no allocation)
@@ -145,6 +226,7 @@ void Radau5Integrator::solveReal(VectorXd& r) {
   // (c I - J) x = r with J = [0 I; Jq Jv]: (c^2 - c Jv - Jq) x_q = r_v + c r_q - Jv r_q,
   // x_v = c x_q - r_q
   const double c = coefficients().gamma / luH_;
+  if (kkt_) return solveKkt(r, c, luR_, kR_, kRhs_, kSol_);
   tmpN_ = r.tail(n_) + c * r.head(n_);
   tmpN_.noalias() -= Jv_ * r.head(n_);
   xqR_ = luR_.solve(tmpN_);
@@ -155,6 +237,7 @@ void Radau5Integrator::solveReal(VectorXd& r) {
 void Radau5Integrator::solveComplex(VectorXc& r) {
   const auto& k = coefficients();
   const std::complex<double> c(k.alpha / luH_, k.beta / luH_);
+  if (kkt_) return solveKkt(r, c, luC_, kRc_, kRhsc_, kSolc_);
   tmpNc_ = r.tail(n_) + c * r.head(n_);
   tmpRe_.noalias() = Jv_ * r.head(n_).real();
   tmpIm_.noalias() = Jv_ * r.head(n_).imag();
@@ -185,7 +268,8 @@ int Radau5Integrator::newton(double t, double h, AccelerationStatus& failure, do
   const auto& k = coefficients();
   const double N = static_cast<double>(2 * n_);
   faccon_ = std::pow(std::max(faccon_, kUround), 0.8);
-  theta_ = std::abs(opt_.jacobianReuse);
+  // a step that converges in one iteration keeps the matrix (theta at the threshold)
+  theta_ = std::abs(kkt_ ? opt_.linearizedJacobianReuse : opt_.jacobianReuse);
   double dynold = 1, thqold = 1;
   newtonShrink_ = 0.5;
   for (int newt = 0;; ++newt) {
@@ -299,15 +383,16 @@ StepResult Radau5Integrator::accept(double t, double h, double err, double fac, 
   jacFresh_ = false;
   if (lastRejected_) hnew = std::min(hnew, h);
   lastRejected_ = false;
+  const double reuse = kkt_ ? opt_.linearizedJacobianReuse : opt_.jacobianReuse;
   if (!opt_.fixedStep && !(last && h < h_)) {
     if (theta_ < 0.3) hCap_ *= 1.2;
     hnew = std::min(hnew, hCap_);
     const double qt = hnew / h;
-    if (theta_ <= opt_.jacobianReuse && qt >= kQuot1 && qt <= kQuot2) hnew = h;
+    if (theta_ <= reuse && qt >= kQuot1 && qt <= kQuot2) hnew = h;
     h_ = std::min(hnew, hmax);
   }
   // a fresh Jacobian at the new state when Newton contracted slowly
-  if (theta_ > opt_.jacobianReuse) haveJac_ = false;
+  if (theta_ > reuse) haveJac_ = false;
   StepResult r;
   r.tOld = t;
   r.ok = true;

@@ -188,6 +188,8 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
       o.minStep = options.minStep;
       o.maxStep = options.maxStep;
+      o.useForceLinearization = options.forceLinearization;
+      if (options.jacobianReuse > 0) o.jacobianReuse = o.linearizedJacobianReuse = options.jacobianReuse;
       return std::make_unique<Radau5Integrator>(system, o, bg);
     }
   }
@@ -408,8 +410,8 @@ SimulationResult& Run::integrate(const State& s) {
   res_.stats.integrator = integ_->stats();
   if (const auto* rad = dynamic_cast<const Radau5Integrator*>(integ_.get())) {
     const Radau5Stats& rs = rad->radauStats();
-    spdlog::debug("radau5: {} Jacobians, {} factorizations, {} Newton iterations, {} Newton failures, "
-                  "{} error rejections", rs.jacobians, rs.factorizations, rs.newtonIterations,
+    spdlog::debug("radau5: {} Jacobians ({} force linearizations), {} factorizations, {} Newton iterations, {} Newton failures, "
+                  "{} error rejections", rs.jacobians, rs.linearizations, rs.factorizations, rs.newtonIterations,
                   rs.newtonFailures, rs.errorRejections);
   }
   if (stopAt_) return finish(RunOutcome::Stopped, "stopped by the recorder after the sample at t = " + num(*stopAt_));

@@ -212,6 +212,35 @@ TEST_CASE("free rigid-body motion: zero frequencies, never NaN", "[analyses][mod
   CHECK(md.frequenciesHz[3] == Approx(std::sqrt(k / mu) / (2 * kPi)).epsilon(1e-8));
 }
 
+TEST_CASE("a mechanism at a singular position: the extra first-order freedom, finite", "[analyses][modes][equilibrium]") {
+  // a 2 kg bob held by two rods (L = 1) from (0, 0) and (0, -2): the rods are in line, the
+  // two circles touch at (0, -1) and the rows are dependent (rank 1 of 2); a horizontal
+  // spring k_h = 50 N/m holds the bob sideways. Gravity is carried by the rods, split between
+  // them by the minimum-norm multipliers (+-m g / 2, the split is not unique); their geometric
+  // stiffnesses (T1 + T2) / L then cancel and the one free direction of the linearisation,
+  // x, vibrates at sqrt(k_h / m). Nothing is NaN, the redundant row is not an error.
+  const double m = 2, kh = 50;
+  json rod1 = {{"name", "rod1"}, {"type", "distance"}, {"body1", "ground"}, {"point1", {0, 0}},
+               {"body2", "bob"}, {"point2", {0, 0}}, {"length", 1.0}};
+  json rod2 = rod1;
+  rod2["name"] = "rod2";
+  rod2["point1"] = {0, -2};
+  json side = {{"name", "side"}, {"type", "spring"}, {"body1", "ground"}, {"point1", {-1, -1}},
+               {"body2", "bob"}, {"point2", {0, 0}}, {"stiffness", kh}, {"free_length", 1.0}};
+  const Scene s = load(json::array({particle("bob", m, {0.0, -1.0})}), json::array({rod1, rod2}), json::array({side}));
+  const EquilibriumResult eq = findEquilibrium(s.model, s.model.initialState());
+  INFO(eq.message);
+  REQUIRE(eq.converged);
+  CHECK(std::abs(eq.state.q(0)) < 1e-9);
+  CHECK(eq.state.q(1) == Approx(-1.0).epsilon(1e-9));
+  const ModesResult md = computeModes(s.model, eq.state);
+  CHECK(md.freeDirections == 1);
+  REQUIRE(md.frequenciesHz.size() == 1);
+  CHECK(std::isfinite(md.frequenciesHz[0]));
+  CHECK(md.frequenciesHz[0] == Approx(std::sqrt(kh / m) / (2 * kPi)).epsilon(1e-6));
+  CHECK(std::abs(md.shapes[0](coord(s.model, "bob.x"))) == Approx(1.0));
+}
+
 TEST_CASE("massless coordinate condensed: springs in series", "[analyses][modes]") {
   // wall - k1 - (massless point) - k2 - m2: one mode, w^2 = k1 k2 / ((k1 + k2) m2); the
   // massless point follows statically and is counted as excluded

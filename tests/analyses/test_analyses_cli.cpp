@@ -2,7 +2,12 @@
 // statuses, -n and --at, on the bundled examples/analyses scenes.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "run_command.hpp"
 
@@ -93,4 +98,60 @@ TEST_CASE("joinery equilibrium / modes --set: parameters overridden as on every 
   const double radial800 = m800["frequencies_hz"].back().get<double>();
   CHECK(radial800 == Approx(2 * radial200).epsilon(1e-3));  // damping 0.5 N s/m shifts it slightly
   CHECK(joinery::test::runCommand(kExe + " modes " + kDir + "spring_hung_mass.json --set kk=1").exitCode == 2);
+}
+
+namespace {
+
+/// The rows of a CSV file (header first), split at commas.
+std::vector<std::vector<std::string>> readCsv(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(f, line);) {
+    std::vector<std::string> row;
+    std::stringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) row.push_back(cell);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("joinery equilibrium -o: the scene at rest in equilibrium, simulated it stays there", "[analyses][cli]") {
+  // two bars hanging from a pin, 15 N at the free tip: tan th1 = F / (1.5 m g), tan th2 = 2 F / (m g)
+  // from the vertical (the scene's closed form); the written scene must start there, at rest,
+  // and a 1 s simulation from it must not move (accelerations zero to round-off)
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const std::string out = dir + "/joinery_test_eq_two_bar.json", csv = dir + "/joinery_test_eq_two_bar.csv";
+  const auto eq = runJson("equilibrium " + kDir + "two_bar_linkage.json --json -o " + out, 0);
+  std::ifstream f(out);
+  REQUIRE(f.good());
+  const auto doc = nlohmann::json::parse(f);
+  const double pi = std::acos(-1.0), F = 15, m = 2, g = 9.81;
+  const auto& bodies = doc["bodies"];
+  REQUIRE(bodies.size() == 2);
+  CHECK(bodies[0]["angle"].get<double>() == Approx(-pi / 2 + std::atan(F / (1.5 * m * g))).epsilon(1e-9));
+  CHECK(bodies[1]["angle"].get<double>() == Approx(-pi / 2 + std::atan(2 * F / (m * g))).epsilon(1e-9));
+  CHECK(bodies[1]["angular_velocity"].get<double>() == 0.0);
+  CHECK(bodies[0]["angle"].get<double>() == Approx(eq["q"]["upper.theta"].get<double>()).epsilon(1e-14));
+  // loaded again: already in equilibrium
+  const auto again = runJson("equilibrium " + out + " --json", 0);
+  CHECK(again["residual"].get<double>() < 1e-8);
+  CHECK(again["q"]["lower.theta"].get<double>() == Approx(eq["q"]["lower.theta"].get<double>()).margin(1e-10));
+  const auto r = joinery::test::runCommand(kExe + " simulate " + out + " -o " + csv + " --t-end 1 --accelerations");
+  INFO(r.output);
+  REQUIRE(r.exitCode == 0);
+  const auto rows = readCsv(csv);
+  REQUIRE(rows.size() > 2);
+  const auto& head = rows.front();
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    const std::string& name = head[c];
+    const bool rate = name.size() > 4 && (name.ends_with("_dot") || name.ends_with("_ddot"));
+    for (std::size_t i : {std::size_t{1}, rows.size() - 1}) {
+      const double x = std::stod(rows[i][c]);
+      INFO(name << " at row " << i << " = " << x);
+      if (rate) CHECK(std::abs(x) < 1e-8);  // at rest, nothing accelerates
+      else if (name.find('.') != std::string::npos) CHECK(x == Approx(eq["q"][name].get<double>()).margin(1e-9));
+    }
+  }
 }

@@ -1,6 +1,8 @@
 // `joinery study` as users run it: the bundled slider-crank study against closed forms,
 // equal tables whatever -j or sharding, failure isolation, resume after a killed run.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -117,9 +119,15 @@ TEST_CASE("study: the table is the same bit for bit whatever -j and the shard co
 
 TEST_CASE("study: a case that crashes, hangs or throws is a row; the others are unchanged") {
   const std::string dir = workDir("isolation");
+  const auto before = std::chrono::steady_clock::now();
   REQUIRE(runCommand(study("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
+  // The per-case limit must stop the hanging case but no healthy one: a healthy case takes
+  // less than the whole clean run (20 cases), so four times that run is safe even on a slow,
+  // loaded or sanitized build (a fixed 1 s failed under ASan on two busy cores).
+  const double cleanSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+  const std::string limit = std::to_string(std::max(1.0, 4 * cleanSeconds));
   const auto r = runCommand("JOINERY_STUDY_TEST_FAULT=crash:3,hang:5,throw:7 " +
-                            study("-o " + dir + "/faults.csv -j 2 --time-limit 1"));
+                            study("-o " + dir + "/faults.csv -j 2 --time-limit " + limit));
   REQUIRE(r.exitCode == 0);  // every case ran
   CHECK_THAT(r.output, Catch::Contains("3 failed"));
   const auto clean = readTable(dir + "/clean.csv"), faults = readTable(dir + "/faults.csv");

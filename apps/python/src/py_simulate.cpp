@@ -92,6 +92,8 @@ py::dict statsOf(const SimulationResult& r) {
   d["steps"] = r.stats.integrator.steps;
   d["rejected"] = r.stats.integrator.rejected;
   d["evaluations"] = r.stats.integrator.evaluations;
+  d["jacobian_evaluations"] = r.stats.integrator.jacobianEvaluations;  // implicit methods (issue 18)
+  d["force_evaluations"] = r.stats.integrator.forceEvaluations;
   d["samples"] = r.stats.samples;
   d["projections"] = r.stats.projections;
   d["max_position_residual"] = r.stats.maxPositionResidual;

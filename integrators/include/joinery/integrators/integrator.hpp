@@ -19,6 +19,11 @@ struct IntegratorStats {
   long long steps = 0;          ///< accepted steps (RK4: including internal halvings)
   long long rejected = 0;       ///< rejected trial steps (error too large, failed stage)
   long long evaluations = 0;    ///< calls of DynamicSystem::calcAccelerations
+  /// Of these, the ones an implicit method spent on finite-difference Jacobians of q''.
+  long long jacobianEvaluations = 0;
+  /// Evaluations of the applied forces Q alone (no acceleration solve, not in `evaluations`)
+  /// an implicit method spent on its iteration matrix (DynamicSystem::calcForceLinearization).
+  long long forceEvaluations = 0;
   long long redundantEvaluations = 0;  ///< evaluations where rank A < m (singular positions)
   int maxRedundant = 0;         ///< largest m - rank A met
   /// Evaluations at a singular position answered by least squares (slight drift-induced

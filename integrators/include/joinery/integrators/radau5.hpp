@@ -37,13 +37,21 @@ struct Radau5Options {
   /// rate exceeded this (RADAU5's THET, there 0.001; 0.5 here because a Jacobian costs 2n
   /// evaluations: measured cheapest on the stiff benchmarks, docs/performance.md).
   double jacobianReuse = 0.5;
+  /// The same threshold when the system gives its force linearization (the iteration matrix
+  /// is then the KKT matrix of M, A, dQ/dq, dQ/dq': no acceleration solve, a few evaluations
+  /// of Q): cheap, so re-evaluated far more often (measured, docs/performance.md).
+  double linearizedJacobianReuse = 0.1;
+  /// Use DynamicSystem::calcForceLinearization when the system provides it (false: always
+  /// the finite-difference Jacobian of q'', 2n evaluations).
+  bool useForceLinearization = true;
   /// Fixed step `initialStep`, no error control (for convergence studies only).
   bool fixedStep = false;
 };
 
 /// Counters beyond IntegratorStats.
 struct Radau5Stats {
-  long long jacobians = 0;       ///< Jacobian evaluations (2n evaluations each, counted in evaluations)
+  long long jacobians = 0;       ///< Jacobians (finite differences of q'': 2n evaluations each; or force linearizations)
+  long long linearizations = 0;  ///< of these, force linearizations (KKT iteration matrix)
   long long factorizations = 0;  ///< LU factorizations (one real + one complex n x n each)
   long long newtonIterations = 0;
   long long newtonFailures = 0;  ///< trial steps retried smaller because Newton did not converge
@@ -98,8 +106,20 @@ class Radau5Integrator final : public Integrator {
   VectorXc rc_;
   VectorXd tmpN_, xqR_, tmpRe_, tmpIm_;
   VectorXc tmpNc_, xqC_;
-  MatrixXd Er_;   // the real iteration matrix, reduced to n x n
+  MatrixXd Er_;   // the real iteration matrix, reduced to n x n (or the (n + m) KKT matrix)
   MatrixXc Ec_;   // the complex one
+  // force-linearization path (kkt_): M, A, dQ/dq, dQ/dq' and the KKT scaling
+  bool kkt_ = false;
+  ForceLinearization lin_;
+  VectorXd rowScale_;  // 1 / |A_i|
+  double kktScale_ = 1;
+  State linState_;
+  VectorXd kR_, kRhs_, kSol_;
+  VectorXc kRc_, kRhsc_, kSolc_;
+  void factorizeKkt(double h);
+  /// (c^2 M - c dQdv - dQdq) x + A^T lambda = M R - dQdv r_q, A x = A R / c^2, R = r_v + c r_q.
+  template <class Vec, class Scalar, class Lu>
+  void solveKkt(Vec& r, Scalar c, Lu& lu, Vec& R, Vec& rhs, Vec& sol);
   MatrixXd Zlast_;  // stages of the last accepted step (dense output, start values)
   double tOld_ = 0, hLast_ = 0;
   Radau5Stats rstats_;

@@ -59,6 +59,11 @@ struct RunOptions {
   /// Stabilization `projection`: samples taken from dense output inside a step are
   /// projected onto the constraints too (the integration state is not affected).
   bool projectSamples = true;
+  /// radau5 (issue 18): build the Newton matrix from the system's force linearization when it
+  /// has one (false: finite differences of q'', 2n evaluations per Jacobian); the Jacobian
+  /// reuse thresholds (<= 0: Radau5Options' defaults).
+  bool forceLinearization = true;
+  double jacobianReuse = 0;
 };
 
 /// How a run ended (the CLI maps each to its exit status: apps/joinery/exit_status.hpp).

@@ -90,6 +90,19 @@ struct ProjectionOptions {
   double tolerance = 1e-12;
 };
 
+/// What an implicit integrator builds its iteration matrix from (docs/integrators.md,
+/// "Radau IIA 5"): at a state, the mass matrix M (n x n), the acceleration-level rows A
+/// (m x n) and the Jacobians of the applied generalized forces Q (force elements, body forces,
+/// gravity) with respect to q and q'. With these the Newton system of the stage equations is
+/// the KKT system [c^2 M - c dQdv - dQdq, A^T; A, 0] instead of a dense Jacobian of q''
+/// (the derivatives of A and of the constraint forces, non-stiff, are left out).
+struct ForceLinearization {
+  MatrixXd M, A, dQdq, dQdv;
+  /// Evaluations of Q alone (no acceleration solve) this linearization cost: 1 + the colour
+  /// groups of finite-difference columns.
+  long long forceEvaluations = 0;
+};
+
 /// A second-order dynamic system as integrators see it. Not thread-safe: an instance owns
 /// evaluation buffers; use one per thread.
 class DynamicSystem {
@@ -139,6 +152,15 @@ class DynamicSystem {
   virtual ConstraintResiduals calcConstraintResiduals(const State& s) {
     (void)s;
     return {};
+  }
+
+  // ---- implicit integration (optional) -------------------------------------------------
+  /// Fills `out` at `s` and returns true, or returns false when the system does not provide
+  /// it (the implicit integrator then differentiates q'' itself, 2n evaluations).
+  virtual bool calcForceLinearization(const State& s, ForceLinearization& out) {
+    (void)s;
+    (void)out;
+    return false;
   }
 
   // ---- output ----------------------------------------------------------------------

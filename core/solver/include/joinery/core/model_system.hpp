@@ -103,6 +103,10 @@ class ModelSystem final : public DynamicSystem {
   ProjectionReport projectVelocities(State& s, const ProjectionOptions& opt) override;
   ConstraintResiduals calcConstraintResiduals(const State& s) override;
   std::optional<double> calcEnergy(const State& s) override;
+  /// M, A and the applied forces' Jacobians dQ/dq, dQ/dq' by forward differences of Q alone,
+  /// the columns grouped by a colouring of the body-force graph (coordinates whose bodies share
+  /// no force element perturbed together): model_system_linearization.cpp.
+  bool calcForceLinearization(const State& s, ForceLinearization& out) override;
 
   const ModelSystemOptions& options() const noexcept { return options_; }
   /// Evaluations answered by the fast path / by the dense solver so far.
@@ -156,6 +160,8 @@ class ModelSystem final : public DynamicSystem {
   long long fastCount_ = 0, denseCount_ = 0, structuredCount_ = 0;
   ModelWorkspace ws_;
   std::unique_ptr<Buffers> buf_;
+  struct Linearizer;  // calcForceLinearization's workspace and colouring (built on first use)
+  std::shared_ptr<Linearizer> lin_;
   Solution last_;
 };
 

@@ -1,0 +1,122 @@
+// ModelSystem::calcForceLinearization: M, A and the Jacobians of the applied forces Q for an
+// implicit integrator's iteration matrix (docs/integrators.md, "Radau IIA 5").
+//
+// Q of a body depends only on the body's own state (body forces, gravity, a linear body's
+// M, D, K) and on the states of the bodies it shares a force element with (a force element
+// sees only its bodies). Two coordinates whose bodies' neighbourhoods {body} + {bodies sharing
+// a force element} are disjoint change disjoint entries of Q, so one evaluation of Q with both
+// perturbed gives both columns: the columns are grouped by a greedy distance-2 colouring of
+// the body-force graph. A chain of N bodies joined by springs needs 3 x (coordinates per
+// body) evaluations of Q for each of dQ/dq and dQ/dq', whatever N.
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "joinery/core/model_system.hpp"
+
+namespace joinery {
+
+struct ModelSystem::Linearizer {
+  ModelWorkspace ws;
+  /// per body slot: the slots whose Q depends on its coordinates (itself included)
+  std::vector<std::vector<int>> reach;
+  /// column groups: per group, the global coordinates perturbed together
+  std::vector<std::vector<int>> groups;
+  std::vector<int> bodyOf;  // global coordinate -> body slot
+  State st;
+  VectorXd Q0, M0diag;
+
+  explicit Linearizer(const Model& model) : ws(model.makeWorkspace(true)) {
+    const auto& slots = model.bodySlots();
+    const auto nb = slots.size();
+    std::unordered_map<const Body*, int> index;
+    for (std::size_t i = 0; i < nb; ++i) index[slots[i].body] = static_cast<int>(i);
+    std::vector<std::vector<char>> adj(nb, std::vector<char>(nb, 0));
+    for (std::size_t i = 0; i < nb; ++i) adj[i][i] = 1;
+    for (const ForceElement* f : model.forces())
+      for (const Body* a : f->bodies())
+        for (const Body* b : f->bodies()) {
+          const auto ia = index.find(a), ib = index.find(b);
+          if (ia != index.end() && ib != index.end()) adj[static_cast<std::size_t>(ia->second)][static_cast<std::size_t>(ib->second)] = 1;
+        }
+    reach.resize(nb);
+    for (std::size_t i = 0; i < nb; ++i)
+      for (std::size_t j = 0; j < nb; ++j)
+        if (adj[i][j]) reach[i].push_back(static_cast<int>(j));
+    // greedy colouring: bodies i, j conflict when their reaches meet
+    std::vector<int> colour(nb, -1);
+    std::vector<std::vector<char>> touched;  // per colour: the slots its bodies reach
+    for (std::size_t i = 0; i < nb; ++i) {
+      int c = 0;
+      for (; c < static_cast<int>(touched.size()); ++c) {
+        bool free = true;
+        for (int r : reach[i]) free = free && !touched[static_cast<std::size_t>(c)][static_cast<std::size_t>(r)];
+        if (free) break;
+      }
+      if (c == static_cast<int>(touched.size())) touched.emplace_back(nb, 0);
+      for (int r : reach[i]) touched[static_cast<std::size_t>(c)][static_cast<std::size_t>(r)] = 1;
+      colour[i] = c;
+    }
+    // group (colour, local coordinate k): coordinate k of every body of that colour
+    for (std::size_t c = 0; c < touched.size(); ++c) {
+      int width = 0;
+      for (std::size_t i = 0; i < nb; ++i)
+        if (colour[i] == static_cast<int>(c)) width = std::max(width, slots[i].size);
+      for (int k = 0; k < width; ++k) {
+        std::vector<int> g;
+        for (std::size_t i = 0; i < nb; ++i)
+          if (colour[i] == static_cast<int>(c) && k < slots[i].size) g.push_back(slots[i].offset + k);
+        groups.push_back(std::move(g));
+      }
+    }
+    bodyOf.assign(static_cast<std::size_t>(model.numCoordinates()), -1);
+    for (std::size_t i = 0; i < nb; ++i)
+      for (int k = 0; k < slots[i].size; ++k) bodyOf[static_cast<std::size_t>(slots[i].offset + k)] = static_cast<int>(i);
+  }
+
+  /// Forward differences of Q in q (inV = false) or q' (inV = true), one evaluation per group.
+  void differentiate(const Model& model, const State& s, bool inV, MatrixXd& J, long long& count) {
+    const auto& slots = model.bodySlots();
+    J.setZero();
+    for (const auto& g : groups) {
+      st.t = s.t;
+      st.q = s.q;
+      st.v = s.v;
+      VectorXd& x = inV ? st.v : st.q;
+      for (int j : g) x(j) += step(inV ? s.v(j) : s.q(j));
+      model.calcMassAndForces(st, ws);
+      ++count;
+      for (int j : g) {
+        const double d = x(j) - (inV ? s.v(j) : s.q(j));
+        for (int r : reach[static_cast<std::size_t>(bodyOf[static_cast<std::size_t>(j)])]) {
+          const BodySlot& sl = slots[static_cast<std::size_t>(r)];
+          J.col(j).segment(sl.offset, sl.size) = (ws.Q.segment(sl.offset, sl.size) - Q0.segment(sl.offset, sl.size)) / d;
+        }
+      }
+    }
+  }
+
+  static double step(double x) { return std::sqrt(1e-16 * std::max(1e-5, std::abs(x))); }
+};
+
+bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out) {
+  if (model_.hasNonideal()) return false;  // friction laws depend on the multipliers: not Q alone
+  if (!lin_) lin_ = std::make_shared<Linearizer>(model_);
+  Linearizer& L = *lin_;
+  const int n = model_.numCoordinates();
+  out.forceEvaluations = 0;
+  model_.calcMassAndForces(s, L.ws);
+  model_.calcConstraints(s, L.ws);
+  ++out.forceEvaluations;
+  out.M = L.ws.M;
+  out.A = L.ws.A;
+  L.Q0 = L.ws.Q;
+  if (!out.M.allFinite() || !out.A.allFinite() || !L.Q0.allFinite()) return false;
+  out.dQdq.resize(n, n);
+  out.dQdv.resize(n, n);
+  L.differentiate(model_, s, false, out.dQdq, out.forceEvaluations);
+  L.differentiate(model_, s, true, out.dQdv, out.forceEvaluations);
+  return out.dQdq.allFinite() && out.dQdv.allFinite();
+}
+
+}  // namespace joinery
