@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a while.
-#   scripts/fuzz.sh [SECONDS_PER_TARGET]      (default 60; CI runs a short pass)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default 60 s, both targets; CI runs a
+#   short pass). JOINERY_FUZZ_NO_BUILD=1 skips the build (to run targets in parallel after one build).
 # Corpora start from the bundled scenes and their expressions and grow in build-fuzz/corpus/.
 # A crash, leak or timeout leaves its input in build-fuzz/findings/ and makes the script
 # fail; every finding becomes a regression test (tests/hostile). Figures: docs/fuzzing.md.
@@ -9,10 +10,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${JOINERY_FUZZ_BUILD_DIR:-$root/build-fuzz}
 jobs=${JOINERY_JOBS:-$(nproc)}
-CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOINERY_FUZZ=ON \
-  -DJOINERY_BUILD_TESTS=OFF -DJOINERY_BUILD_BENCH=OFF -DJOINERY_BUILD_APPS=OFF \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" >/dev/null
-cmake --build "$build" -j "$jobs" --target fuzz_scene fuzz_expression
+shift || true
+targets=${*:-fuzz_scene fuzz_expression}
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if [ -z "${JOINERY_FUZZ_NO_BUILD:-}" ]; then
+  CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOINERY_FUZZ=ON \
+    -DJOINERY_BUILD_TESTS=OFF -DJOINERY_BUILD_BENCH=OFF -DJOINERY_BUILD_APPS=OFF "${launcher[@]}" \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" >/dev/null
+  cmake --build "$build" -j "$jobs" --target fuzz_scene fuzz_expression
+fi
+[ "$seconds" -gt 0 ] || exit 0   # 0: build only (libFuzzer would take 0 as "run forever")
 
 corpus=$build/corpus
 mkdir -p "$corpus/scene" "$corpus/expression" "$build/findings"
@@ -43,7 +51,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export LSAN_OPTIONS=suppressions=$root/.ci/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
-for target in fuzz_scene fuzz_expression; do
+for target in $targets; do
   dir=$corpus/${target#fuzz_}
   echo "== $target: $seconds s, corpus $(ls "$dir" | wc -l) inputs"
   if ! "$build/tests/fuzz/$target" "$dir" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \

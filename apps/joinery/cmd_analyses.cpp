@@ -9,6 +9,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "report.hpp"
+#include "run_files.hpp"
 #include "joinery/analyses/analyses.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/scene.hpp"
@@ -112,11 +113,7 @@ nlohmann::json sceneAtRest(const Scene& scene, const State& s) {
 }
 
 void writeJson(const std::string& path, const nlohmann::json& j) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot open the output file for writing", path);
-  f << j.dump(2) << "\n";
-  f.close();
-  if (!f) throw InputError("could not write the output file", path);
+  writeFileAtomically(path, j.dump(2) + "\n", "output file");  // run_files.hpp (issue 22)
 }
 
 /// The scene with the command's `--set` overrides, loaded and checked as every scene command
@@ -145,6 +142,7 @@ int runEquilibrium(const std::vector<std::string>& argv) {
   }
   applyLogLevel(args);
   const std::string file = requireScene(args, "equilibrium");
+  if (auto out = args.get("--output")) refuseOutputOverInput(*out, "-o", {file});
   const Scene scene = loadSceneWithOverrides(file, args);
   const EquilibriumResult r = findEquilibrium(scene.model, scene.model.initialState());
   const nlohmann::json j = equilibriumJson(scene.model, r);
@@ -186,6 +184,7 @@ int runModes(const std::vector<std::string>& argv) {
     }
   }
   const std::string file = requireScene(args, "modes");
+  if (auto out = args.get("--output")) refuseOutputOverInput(*out, "-o", {file});
   const Scene scene = loadSceneWithOverrides(file, args);
   State s = scene.model.initialState();
   if (at == "equilibrium") {

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "joinery/core/assembly.hpp"  // issue 19
+#include "joinery/core/findings.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/graph.hpp"
@@ -18,6 +21,7 @@
 #include "joinery/integrators/simulation.hpp"
 #include "exit_status.hpp"
 #include "report.hpp"
+#include "run_files.hpp"
 
 namespace joinery::cli {
 
@@ -75,7 +79,11 @@ const char* kCheckHelp =
     "and for ill-posed models what is undetermined and how to fix it: the missing force\n"
     "balance of each massless direction, printed as an expression joint to paste, or added\n"
     "with --complete-massless.\n\n"
-    "exit status: 0 well posed, 3 ill posed, 4 inconsistent constraints, 2 invalid input\n\noptions:\n";
+    "The first line names what to change: the joints the initial state violates (and the\n"
+    "least-squares assembly), joints that contradict each other, a locked mechanism, a body\n"
+    "with zero inertia about a named axis, plausibility warnings (docs/diagnosis.md).\n\n"
+    "exit status: 0 well posed, 3 ill posed, 4 inconsistent constraints or a mechanism that\n"
+    "cannot be assembled, 2 invalid input (or a warning under --strict)\n\noptions:\n";
 const char* kGraphHelp =
     "usage: joinery graph SCENE -o OUT.dot\n\n"
     "Writes the body-joint graph in Graphviz DOT (render with: dot -Tsvg OUT.dot -o OUT.svg).\n"
@@ -102,6 +110,7 @@ int runCheck(const std::vector<std::string>& argv) {
   specs.push_back({"--json", "", false, "print the report as JSON"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
+  specs.push_back(strictOption());  // issue 19
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kCheckHelp << formatOptions(specs);
@@ -111,7 +120,7 @@ int runCheck(const std::vector<std::string>& argv) {
   SceneOptions options;
   options.completeMassless = args.has("--complete-massless");
   options.overrides = overridesFrom(args);
-  return runSceneReport(requireOneFile(args, "check"), args.has("--json"), false, options);
+  return runSceneReport(requireOneFile(args, "check"), args.has("--json"), false, options, args.has("--strict"));
 }
 
 int runGraph(const std::vector<std::string>& argv) {
@@ -127,17 +136,14 @@ int runGraph(const std::vector<std::string>& argv) {
   const std::string file = requireOneFile(args, "graph");
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"graph needs -o OUT.dot"};
+  refuseOutputOverInput(*out, "-o", {file});
   SceneOptions sceneOptions;
   sceneOptions.overrides = overridesFrom(args);
   const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
   const Scene& scene = loaded.scene;
   const GraphAnalysis g = analyzeGraph(scene.model);
   const std::string dot = toGraphvizDot(scene.model, g);
-  std::ofstream f(*out);
-  if (!f) throw InputError("cannot open the output file for writing", *out);
-  f << dot;
-  f.close();
-  if (!f) throw InputError("could not write the output file", *out);
+  writeFileAtomically(*out, dot, "output file");
   std::cout << "wrote " << *out << ": " << g.numBodies << " bodies, " << scene.model.constraints().size()
             << " joints, " << g.numLoops() << " independent loop(s)\n";
   return kOk;
@@ -166,11 +172,31 @@ std::string tableFormat(const Args& args, const std::string& out) {
 }
 
 void writeSummaryFile(const std::string& path, const nlohmann::json& j) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot open the summary file for writing", path);
-  f << j.dump(2) << "\n";
-  f.close();
-  if (!f) throw InputError("could not write the summary file", path);
+  writeFileAtomically(path, j.dump(2) + "\n", "summary file");
+}
+
+/// The run's table file: kept (renamed into place) when the run wrote a sample, else removed
+/// and an existing file left as it was. Returns what to tell the user about it.
+std::string settleTable(OutputFile& file, const SimulationResult& r) {
+  if (r.stats.samples > 0) {
+    file.commit();
+    return r.completed() ? "" : std::to_string(r.stats.samples) + " sample(s) written so far kept in " + file.path();
+  }
+  file.discard();
+  if (file.writePath() == file.path()) return "";  // a device or pipe, written in place
+  return "no sample was written; " + file.path() + " was not touched";
+}
+
+/// The last word of a run on stderr and its exit status: 128 + the signal for a run
+/// SIGTERM/SIGINT stopped (the shell's status of a process that signal ended).
+int endOfRun(const SimulationResult& r, const std::string& kept) {
+  if (const int sig = interruptSignal(); sig != 0 && r.outcome == RunOutcome::Stopped) {
+    std::cerr << "joinery simulate: " << signalName(sig) << " received: " << r.message
+              << (kept.empty() ? "" : "; " + kept) << "\n";
+    return 128 + sig;
+  }
+  if (!r.completed()) std::cerr << "joinery simulate: " << r.message << (kept.empty() ? "" : " (" + kept + ")") << "\n";
+  return exitCode(r.outcome);
 }
 
 }  // namespace
@@ -197,6 +223,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   const std::string format = tableFormat(args, *out);
   const auto summaryPath = args.get("--summary");
   if (summaryPath && summaryPath->empty()) throw UsageError{"--summary needs a file name"};
+  refuseOutputOverInput(*out, "-o", {file});
+  if (summaryPath) refuseOutputOverInput(*summaryPath, "--summary", {file, *out});
   const bool toStdout = *out == "-";
   std::ostream& report = toStdout ? std::cerr : std::cout;
   SceneOptions sceneOptions;
@@ -215,11 +243,15 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   RunOptions options;
   if (args.has("--strict")) options.initialConditions = InitialConditionMode::Strict;
+  installInterruptHandlers();
+  options.interrupt = interruptFlag();
 
   ModelSystem system(scene.model);
   const OutputChannels channels(scene.model, scene.outputs);
   const TableLayout layout{args.has("--accelerations"), channels.columns()};
-  std::unique_ptr<Recorder> table = makeTableRecorder(*out, format, layout);
+  std::optional<OutputFile> tableFile;
+  if (!toStdout) tableFile.emplace(*out);
+  std::unique_ptr<Recorder> table = makeTableRecorder(toStdout ? *out : tableFile->writePath(), format, layout);
   SummaryRecorder summary(layout);
   TeeRecorder both({table.get(), &summary});
   ChannelRecorder recorder(system, channels, layout.accelerations, both);
@@ -228,8 +260,13 @@ int runSimulate(const std::vector<std::string>& argv) {
       runSimulation(system, settings, recorder, [&bar](double f) { bar.update(f); }, options);
   bar.finish();
   table.reset();  // closes the file before the report
+  const std::string kept = tableFile ? settleTable(*tableFile, r) : "";
 
   if (!r.initial.message.empty() && r.initial.projected) std::cerr << "note: " << r.initial.message << "\n";
+  // issue 19: a locked mechanism whose given velocities the projection removed is said, never silent
+  std::string locked;
+  if (r.initial.velocityCorrection > 0) locked = describeLockedVelocities(scene.model, assembleInitialState(scene.model));
+  if (!locked.empty()) std::cerr << "warning: " << locked << "\n";
   report << "joinery simulate " << file << " -> " << (toStdout ? "standard output" : *out) << "\n";
   report << "  outcome: " << toString(r.outcome) << " at t = " << r.t << " (t_end " << settings.tEnd << ")\n";
   report << "  integrator " << toString(settings.integrator) << ", stabilization " << toString(settings.stabilization) << ": "
@@ -245,12 +282,17 @@ int runSimulate(const std::vector<std::string>& argv) {
     report << "  energy: initial " << summary.energyInitial() << " (after the initial conditions were made "
            << "consistent), final " << summary.energyFinal() << ", max |drift| " << summary.energyMaxDrift() << "\n";
   if (!channels.empty()) report << "  " << channels.columns().size() << " output channel column(s)\n";
+  if (!locked.empty()) report << "  warning: " << locked << "\n";
   if (summaryPath) {
-    writeSummaryFile(*summaryPath, summary.toJson());
+    nlohmann::json sj = summary.toJson();
+    sj["initial_conditions"] = {{"projected", r.initial.projected}, {"message", r.initial.message},
+                                {"position_correction", r.initial.positionCorrection},
+                                {"velocity_correction", r.initial.velocityCorrection},
+                                {"locked", locked}};  // issue 19
+    writeSummaryFile(*summaryPath, sj);
     report << "  summary: " << *summaryPath << "\n";
   }
-  if (!r.completed()) std::cerr << "joinery simulate: " << r.message << "\n";
-  return exitCode(r.outcome);
+  return endOfRun(r, kept);
 }
 
 }  // namespace joinery::cli

@@ -18,7 +18,8 @@ const char* kSolveHelp =
     "FILE is a scene, or a matrix problem: {\"joinery\": 1, \"coordinates\": [...], \"M\": [[...]],\n"
     "\"Q\": [...], \"A\": [[...]], \"b\": [...], \"C\": [...]} (A, b, C optional).\n\n"
     "exit status: 0 well posed, 3 ill posed (accelerations not unique),\n"
-    "             4 inconsistent constraints, 2 invalid input\n\noptions:\n";
+    "             4 inconsistent constraints or a scene that cannot be assembled,\n"
+    "             2 invalid input (or, with --strict, an unassembled initial state or a warning)\n\noptions:\n";
 
 }  // namespace
 
@@ -27,6 +28,7 @@ int runSolve(const std::vector<std::string>& argv) {
   specs.push_back({"--json", "", false, "print the result as JSON (keys of the contract)"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
+  specs.push_back(strictOption());  // issue 19
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kSolveHelp << formatOptions(specs);
@@ -41,7 +43,7 @@ int runSolve(const std::vector<std::string>& argv) {
     SceneOptions options;
     options.completeMassless = args.has("--complete-massless");
     options.overrides = overridesFrom(args);
-    return runSceneReport(file, args.has("--json"), true, options);
+    return runSceneReport(file, args.has("--json"), true, options, args.has("--strict"));
   }
   if (args.has("--set")) throw UsageError{"--set applies to scenes, not to matrix problems"};
   if (!doc.is_object() || !doc.contains("M"))

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "run_files.hpp"
 #include "study_cli.hpp"
 
 namespace joinery::cli {
@@ -19,13 +20,24 @@ int runStudyCommand(const std::vector<std::string>& argv) {
               << cmd.run.table << "\n";
     return kOk;
   }
+  refuseOutputOverInput(cmd.run.table, "-o", {cmd.studyFile});
+  refuseOutputOverInput(cmd.run.jsonLines, "--jsonl", {cmd.studyFile, cmd.run.table});
   const study::Study s = study::loadStudy(cmd.studyFile);
+  installInterruptHandlers();  // SIGTERM/SIGINT: finish the table with the rows so far
+  cmd.run.interrupt = interruptFlag();
   StudyProgress progress;
   cmd.run.progress = [&progress](const study::Progress& p) { progress(p); };
   const auto start = std::chrono::steady_clock::now();
   const study::Outcome o = study::runStudy(s, cmd.run);
   progress.finish();
-  return reportStudy(cmd, o, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  const int status = reportStudy(cmd, o, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  if (o.interrupted) {
+    const int sig = interruptSignal();
+    std::cerr << "joinery study: " << signalName(sig) << " received: stopped; the table keeps the " << o.ran
+              << " case(s) finished (the others run with --resume)\n";
+    return 128 + sig;
+  }
+  return status;
 }
 
 }  // namespace joinery::cli

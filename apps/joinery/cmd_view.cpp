@@ -17,6 +17,7 @@
 #include "joinery/core/errors.hpp"
 #include "joinery/core/scene.hpp"
 #include "report.hpp"
+#include "run_files.hpp"
 #include "view_page.hpp"
 
 namespace joinery::cli {
@@ -284,6 +285,7 @@ int runView(const std::vector<std::string>& argv) {
   const std::string file = args.positional[0];
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"view needs -o PAGE.html"};
+  refuseOutputOverInput(*out, "-o", {file, args.get("--results").value_or("")});  // issue 22
   double maxMb = 80;
   if (auto m = args.get("--max-mb")) {
     char* end = nullptr;
@@ -315,11 +317,7 @@ int runView(const std::vector<std::string>& argv) {
   values.reserve(samples.names.size() * samples.rows());
   for (const auto& c : samples.columns) values.insert(values.end(), c.begin(), c.end());
   const std::string page = viewerPage("joinery view: " + data["title"].get<std::string>(), data, values, script);
-  std::ofstream f(*out, std::ios::binary);
-  if (!f) throw InputError("cannot open the output file for writing", *out);
-  f << page;
-  f.close();
-  if (!f) throw InputError("could not write the output file", *out);
+  writeFileAtomically(*out, page, "output file");  // run_files.hpp (issue 22)
   std::cout << "wrote " << *out << ": " << data["bodies"].size() << " bodies, " << samples.rows() << " frames"
             << (results ? "" : " (the initial state)") << ", " << samples.names.size() << " columns, "
             << std::fixed << std::setprecision(1) << static_cast<double>(page.size()) / 1e6 << " MB\n";

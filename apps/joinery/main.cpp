@@ -23,10 +23,11 @@ const char* kUsage =
     "  view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page\n"
     "  study STUDY.json -o TABLE.csv [-j N] [--resume]   run a parameter study, one row per case\n"
     "  library [NAME]                   shipped component libraries; with NAME its parts, parameters, ports\n"
+    "  assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
-    "             6 validation check failed\n";
+    "             6 validation check failed, 143/130 stopped by SIGTERM/SIGINT (simulate, study)\n";
 }
 
 int main(int argc, char** argv) {
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
     if (cmd == "view") return runView(args);
     if (cmd == "study") return runStudyCommand(args);  // issue 15
     if (cmd == "library") return runLibrary(args);  // cmd_library.cpp
+    if (cmd == "assemble") return runAssemble(args);  // cmd_assemble.cpp (issue 19)
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

@@ -21,17 +21,41 @@ LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& opt
   return out;
 }
 
-int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options) {
+int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options,
+                   bool strict) {
   const LoadedScene loaded = loadSceneForCommand(file, options);
   const CheckReport r = checkScene(loaded.scene);
+  const char* cmd = withAccelerations ? "solve" : "check";
   if (json) {
     nlohmann::json j = toJson(r);
     if (loaded.scene.resolved.contains("overrides")) j["overrides"] = loaded.scene.resolved["overrides"];  // --set
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2) << "\n";  // the first finding is its "headline"
   } else {
     std::cout << checkReportToText(r, withAccelerations);
   }
-  return exitCodeFor(r.solution.diagnosis);
+  const int code = exitCodeFor(r);
+  if (code == kOk && strict && isWarning(r)) {
+    std::cerr << "joinery " << cmd << ": --strict: the warning above is an error\n";
+    return kInvalidInput;
+  }
+  return code;
+}
+
+int exitCodeFor(const CheckReport& r) {
+  switch (r.status()) {
+    case Posedness::WellPosed: return kOk;
+    case Posedness::IllPosed: return kIllPosed;
+    case Posedness::Inconsistent: return kInconsistent;
+  }
+  return kInternal;
+}
+
+bool isWarning(const CheckReport& r) {
+  return r.status() == Posedness::WellPosed && !r.headline().empty();
+}
+
+const char* severityOf(const CheckReport& r) {
+  return r.status() != Posedness::WellPosed ? "error" : "warning";
 }
 
 int exitCodeFor(const Diagnosis& d) {
@@ -41,6 +65,11 @@ int exitCodeFor(const Diagnosis& d) {
     case Posedness::Inconsistent: return kInconsistent;
   }
   return kInternal;
+}
+
+OptionSpec strictOption() {
+  return {"--strict", "", false,
+          "treat warnings as errors (exit 2): an initial state that violates a joint, implausible input"};
 }
 
 OptionSpec completeMasslessOption() {
@@ -74,8 +103,51 @@ std::vector<std::string> namesOf(const std::vector<const T*>& v) {
 }  // namespace
 
 namespace {
+void writeResiduals(const char* title, const std::vector<JointResidual>& v, std::ostringstream& os) {
+  if (v.empty()) return;
+  os << title << "\n";
+  for (const JointResidual& j : v) os << "  " << describe(j) << "\n";
+}
+
+/// Assembly, culprits, locked mechanism, plain causes and warnings (docs/diagnosis.md).
+void writeFindings(const CheckReport& r, std::ostringstream& os) {
+  const AssemblyReport& a = r.assembly;
+  writeResiduals("initial positions violate:", a.positionBefore, os);
+  writeResiduals("initial velocities violate:", a.velocityBefore, os);
+  if (a.needed() && !a.assembled) {
+    os << "assembly failed (least squares):\n";
+    for (const auto& j : a.positionAfter) os << "  " << describe(j) << "  still open\n";
+    for (const auto& j : a.velocityAfter) os << "  " << describe(j) << "  still violated\n";
+  } else if (a.needed()) {
+    os << "assembled (least-squares correction, as simulate does; write it with 'joinery assemble'):\n";
+    for (const BodyMotion& m : a.moved) {
+      os << "  " << m.body << " moved " << num(m.translation) << " m";
+      if (m.rotation > 0) os << ", turned " << num(m.rotation) << " rad";
+      if (m.other > 0) os << ", max |dq| " << num(m.other);
+      os << "\n";
+    }
+    for (const VelocityChange& c : a.velocities)
+      os << "  " << c.name << "' " << num(c.before) << " -> " << num(c.after) << "\n";
+  }
+  if (!r.conflict.message.empty()) os << "conflict: " << r.conflict.message << "\n";
+  if (!r.redundancy.message.empty()) os << "note: " << r.redundancy.message << "\n";
+  if (!r.locked.empty()) os << "locked: " << r.locked << "\n";
+  for (const auto& c : r.causes) os << "cause: " << c << "\n";
+  for (const auto& w : r.warnings) os << "warning: " << w << "\n";
+  if (r.status() == Posedness::Inconsistent && r.conflict.message.empty() &&
+      (r.model->numCoordinates() > kCulpritMaxCoordinates ||
+       static_cast<int>(r.model->rowBlocks().size()) > kCulpritMaxJoints))
+    os << "(the search for the conflicting joints by name runs on models of up to " << kCulpritMaxCoordinates
+       << " coordinates and " << kCulpritMaxJoints << " joints)\n";
+}
+
 /// The completion part of the text report: the balances added, or the missing ones.
 void writeCompletion(const CheckReport& r, std::ostringstream& os) {
+  // no force acts along any undetermined motion: no balance can help (the causes say what does)
+  const auto& dirs = r.solution.diagnosis.indeterminate;
+  if (!r.completionAdded() && !dirs.empty() &&
+      std::all_of(dirs.begin(), dirs.end(), [](const IndeterminateDirection& d) { return d.noForce; }))
+    return;
   if (r.completionAdded()) {
     os << "\nmassless points completed (complete_massless): added the force balance joint(s)\n";
     for (const auto& b : r.completion.balances)
@@ -111,6 +183,12 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
   const Model& model = *r.model;
   const Diagnosis& d = r.solution.diagnosis;
   std::ostringstream os;
+  if (const std::string h = r.headline(); !h.empty()) {
+    os << severityOf(r) << ": " << h << "\n";
+    if (r.atAssembledState)
+      os << "  (the results below are at the assembled state, where simulate would start)\n";
+    os << "\n";
+  }
   os << "scene: " << r.file;
   if (!r.sceneName.empty()) os << "  (" << r.sceneName << ")";
   os << "\n\nbodies (" << model.bodySlots().size() << "):\n";
@@ -142,10 +220,13 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
   if (!r.graph.unattached.empty())
     os << "bodies attached to nothing: " << joinNames(namesOf(r.graph.unattached)) << "\n";
 
-  const char* verdict = d.status == Posedness::WellPosed  ? "WELL POSED: accelerations are unique"
-                        : d.status == Posedness::IllPosed ? "ILL POSED: accelerations are not unique"
+  const Posedness status = r.status();
+  const char* verdict = !r.assembly.assembled              ? "INCONSISTENT: the mechanism cannot be assembled"
+                        : status == Posedness::WellPosed  ? "WELL POSED: accelerations are unique"
+                        : status == Posedness::IllPosed ? "ILL POSED: accelerations are not unique"
                                                           : "INCONSISTENT: the constraints contradict each other";
   os << "\nstatus: " << verdict << "\n";
+  writeFindings(r, os);
   if (!d.indeterminateCoordinates.empty()) {
     std::vector<std::string> coords;
     for (int i : d.indeterminateCoordinates) coords.push_back(model.coordinateNames()[static_cast<std::size_t>(i)]);

@@ -25,12 +25,23 @@ LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& opt
 /// `withAccelerations`: also print q'' and constraint forces (solve).
 std::string checkReportToText(const CheckReport& r, bool withAccelerations);
 int exitCodeFor(const Diagnosis& d);
+/// The exit status of check / solve on a scene: with the assembly (a mechanism that cannot be
+/// assembled is 4, inconsistent).
+int exitCodeFor(const CheckReport& r);
+/// True when the report is well posed but has something to say (its headline): a warning.
+bool isWarning(const CheckReport& r);
+/// "error" or "warning", the prefix of the headline.
+const char* severityOf(const CheckReport& r);
 /// The short table of joint results printed by check and solve.
 std::string jointResultsText(const std::vector<JointResult>& joints, const std::vector<std::string>& names);
 
+/// --strict of check and solve: warnings (unassembled initial state, plausibility) are errors.
+OptionSpec strictOption();
 /// The --complete-massless flag of check, solve and simulate.
 OptionSpec completeMasslessOption();
 /// check (and solve) on a scene file with load options; prints the report, returns the exit code.
-int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options);
+/// `strict`: a warning (unassembled initial state, plausibility) is an error, exit 2.
+int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options,
+                   bool strict = false);
 
 }  // namespace joinery::cli

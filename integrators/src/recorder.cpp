@@ -1,8 +1,11 @@
 // Recorders: in memory and streamed CSV.
 #include "joinery/integrators/recorder.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <ostream>
 #include <system_error>
@@ -92,9 +95,28 @@ void CsvRecorder::begin(const std::vector<std::string>& coordinateNames) {
     first = false;
   }
   line_ += '\n';
+  errno = 0;
+  writeLine("cannot write the CSV header");
+}
+
+void CsvRecorder::writeLine(const char* what) {
   out_->write(line_.data(), static_cast<std::streamsize>(line_.size()));
-  out_->flush();
-  if (!*out_) throw SimulationError("cannot write the CSV header" + (path_.empty() ? "" : " to " + path_));
+  out_->flush();  // a run that dies keeps every sample so far
+  if (*out_) {
+    written_ += line_.size();
+    return;
+  }
+  const int err = errno;
+  std::string msg = std::string(what) + (path_.empty() ? "" : " to " + path_);
+  if (err != 0) msg += std::string(": ") + std::strerror(err);
+  if (!path_.empty()) {
+    // never leave a torn last line: cut the file back to the last complete one
+    file_.clear();
+    file_.close();
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path_, ec)) std::filesystem::resize_file(path_, written_, ec);
+  }
+  throw SimulationError(msg);
 }
 
 void CsvRecorder::writeNumber(double x) {
@@ -116,14 +138,13 @@ void CsvRecorder::record(const Sample& s) {
     writeNumber(row_[i]);
   }
   line_ += '\n';
-  out_->write(line_.data(), static_cast<std::streamsize>(line_.size()));
-  out_->flush();  // a run that dies keeps every sample so far
-  if (!*out_)
-    throw SimulationError("cannot write a sample to the CSV output" + (path_.empty() ? "" : " " + path_));
+  errno = 0;
+  writeLine("cannot write a sample");
 }
 
 void CsvRecorder::end(const SimulationResult& result) {
   (void)result;
+  if (!path_.empty() && !file_.is_open()) return;  // closed after a write error
   out_->flush();
 }
 

@@ -280,7 +280,7 @@ SimulationResult& Run::finish(RunOutcome o, std::string message) {
     try {
       recorder_.end(res_);
     } catch (const std::exception& e) {
-      if (res_.outcome == RunOutcome::Completed) {
+      if (res_.outcome == RunOutcome::Completed || res_.outcome == RunOutcome::Stopped) {
         res_.outcome = RunOutcome::Failed;
         res_.message = std::string("closing the output failed: ") + e.what();
       }
@@ -400,6 +400,10 @@ SimulationResult& Run::integrate(const State& s) {
       if (!r.ok) return stopAtIntegrator(outcomeOf(r.status), r.t, describeStop(r.status, r.t));
       if (dense) recordInside(r.tNew, sample);
       acceptStep(cur);
+      if (options_.interrupt && *options_.interrupt != 0) {
+        res_.stats.integrator = integ_->stats();
+        return finish(RunOutcome::Stopped, "interrupted after the step to t = " + num(cur.t));
+      }
     }
   } catch (const std::exception& e) {
     res_.stats.integrator = integ_->stats();

@@ -31,12 +31,18 @@ Outcome runStudy(const Study& study, const RunOptions& options) {
     options.progress(p);
   };
   report();
+  const auto interrupted = [&options] { return options.interrupt && *options.interrupt != 0; };
+  bool stopped = false;
   if (!pending.empty()) {
     const double limit = options.timeLimit >= 0 ? options.timeLimit : study.timeLimit;
     const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(pending.size())));
     WorkerPool pool(study, options.caseOptions, jobs, limit);
     std::size_t next = 0;
     while (next < pending.size() || pool.busy() > 0) {
+      if (interrupted()) {  // the pool's destructor stops the cases still running
+        stopped = true;
+        break;
+      }
       while (next < pending.size() && pool.hasIdle()) pool.submit(*pending[next++]);
       for (const Row& r : pool.collect(0.25)) {
         table.add(r);
@@ -48,7 +54,9 @@ Outcome runStudy(const Study& study, const RunOptions& options) {
   }
   table.finish();
   report();
-  return table.outcome();
+  Outcome o = table.outcome();
+  o.interrupted = stopped;
+  return o;
 }
 
 }  // namespace joinery::study

@@ -1,10 +1,15 @@
 // The check report as a library call (check.hpp).
 #include "joinery/core/check.hpp"
 
+#include <cmath>
 #include <set>
+#include <spdlog/spdlog.h>
 
+#include "joinery/core/errors.hpp"
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/matrix_problem.hpp"
+#include "joinery/core/model_system.hpp"
+#include "joinery/core/plausibility.hpp"
 
 namespace joinery {
 
@@ -25,6 +30,11 @@ std::vector<std::string> namesOf(const std::vector<const T*>& v) {
   std::vector<std::string> out;
   for (const T* x : v) out.push_back(x->name());
   return out;
+}
+
+nlohmann::json culpritsToJson(const Culprits& c) {
+  return {{"searched", c.searched}, {"joints", c.joints},       {"also_restoring", c.alsoRestoring},
+          {"rows", c.rows},         {"coordinates", c.coordinates}, {"message", c.message}};
 }
 
 /// The bodies, joints (with their results, docs/results.md) and forces of the model.
@@ -53,27 +63,159 @@ void addElements(const Model& model, const std::vector<JointResult>& results, nl
   j["forces"] = forces;
 }
 
+/// The structured diagnosis of a large model at `s` (model_system.hpp, EvaluationPath::
+/// Structured): when the block elimination over the body-joint graph factorizes every
+/// component with positive coordinate pivots ([M; A] of full rank), releases no row (none
+/// redundant) and meets A q'' = b, the model is well posed, and the accelerations and
+/// multipliers are that solve's, in O(n) memory. Otherwise nothing: the dense solver decides.
+bool structuredCheck(const Model& model, const State& s, Solution& sol, JointMultipliers& mult) {
+  ModelSystemOptions options;
+  options.denseFallback = false;  // the dense diagnosis below, after its cost is weighed
+  ModelSystem system(model, options);
+  if (system.resolvedPath() != EvaluationPath::Structured) return false;
+  const int n = model.numCoordinates(), m = model.numConstraintRows();
+  VectorXd qdd = VectorXd::Zero(n);
+  const AccelerationStatus st = system.calcAccelerations(s, qdd, Baumgarte{});
+  // structuredEvaluations(): the structured path answered (st.structured alone is also set
+  // when its residual test handed the whole model to the dense solver)
+  const bool ok = st.ok() && st.structured && system.structuredEvaluations() == 1 && st.released == 0 && st.redundant == 0 && st.denseComponents == 0 &&
+                  !st.leastSquares && system.calcMultipliers(s, mult);
+  spdlog::debug("check: structured path {} (ok {}, structured {}, released {}, redundant {}, dense components {})",
+                ok ? "decides" : "cannot decide", st.ok(), st.structured, st.released, st.redundant, st.denseComponents);
+  if (!ok) return false;
+  // the constraint force M q'' - Q, body by body, and the residual A q'' - b, block by block
+  ModelWorkspace ws = model.makeWorkspace(false);
+  model.calcBodyBlocks(s, ws);
+  model.calcRowBlocks(s, ws);
+  const auto& slots = model.bodySlots();
+  double residual2 = 0;
+  for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) {
+    const RowBlock& rb = model.rowBlocks()[r];
+    VectorXd res = -ws.b.segment(rb.row, rb.size);
+    int col = 0;
+    for (const int body : model.rowBlockBodies(r)) {
+      if (body < 0) continue;  // the ground has no coordinates
+      const BodySlot& sl = slots[static_cast<std::size_t>(body)];
+      res += ws.rowBlockRows(r).middleCols(col, sl.size) * qdd.segment(sl.offset, sl.size);
+      col += sl.size;
+    }
+    residual2 += res.squaredNorm();
+  }
+  sol.qdd = qdd;
+  sol.forceIdeal = -ws.Q;
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    if (slots[i].size > 0)
+      sol.forceIdeal.segment(slots[i].offset, slots[i].size) +=
+          ws.bodyMass(i) * qdd.segment(slots[i].offset, slots[i].size);
+  sol.forceNonideal = VectorXd::Zero(n);
+  Diagnosis& d = sol.diagnosis;
+  d.n = n;
+  d.m = m;
+  d.rankA = m;
+  d.rankMA = n;
+  d.redundant = 0;
+  d.fullRank = d.consistent = d.wellPosed = true;
+  d.status = Posedness::WellPosed;
+  d.residual = std::sqrt(residual2);
+  d.nullBasis = Eigen::MatrixXd(n, 0);
+  return true;
+}
+
+/// Bytes the dense diagnosis of an n x n model with m rows needs, roughly: the SVDs of the
+/// (n + m) x n matrix [M; A] and of A, their factors and copies (about eight of that size).
+double denseDiagnosisBytes(const Model& model) {
+  const double n = model.numCoordinates(), m = model.numConstraintRows();
+  return 8.0 * 8.0 * (n + m) * n;
+}
+
+/// Assembly, culprits by name and the locked-mechanism finding (findings.hpp).
+void addFindings(const Model& model, const State& s, CheckReport& r) {
+  const Diagnosis& d = r.solution.diagnosis;
+  if (!d.consistent) {
+    r.conflict = findConflictingJoints(model, s);
+  } else if (!r.assembly.assembled) {
+    const ConstraintLevel level =
+        r.assembly.positionAfter.empty() ? ConstraintLevel::Velocity : ConstraintLevel::Position;
+    r.conflict = findConflictingJoints(model, r.assembly.state, level);
+  }
+  if (d.consistent && d.redundant > 0 && r.assembly.assembled) r.redundancy = findRedundantJoints(model, s, d);
+  if (r.assembly.assembled) r.locked = describeLockedVelocities(model, r.assembly);
+}
+
 }  // namespace
 
-CheckReport checkModel(const Model& model) {
+CheckReport checkModel(const Model& model, const CheckOptions& options) {
   CheckReport r;
   r.model = &model;
   r.graph = analyzeGraph(model);
-  ModelWorkspace ws = model.makeWorkspace();
-  const State s = model.initialState();
+  // the diagnosis is made where a simulation starts: the assembled state when the given one
+  // violates a joint and the assembly succeeds, the given state otherwise
+  r.assembly = assembleInitialState(model);
+  r.atAssembledState = r.assembly.needed() && r.assembly.assembled;
+  const State s = r.atAssembledState ? r.assembly.state : r.assembly.given;
   JointMultipliers mult;
-  r.solution = solveJointMultipliers(model, s, ws, mult);
+  const bool large = model.numCoordinates() >= options.structuredFrom;
+  if (large && structuredCheck(model, s, r.solution, mult)) {
+    r.path = CheckPath::Structured;
+  } else {
+    const double bytes = denseDiagnosisBytes(model);
+    if (bytes > options.maxDenseBytes)
+      throw ModelError("the model has " + std::to_string(model.numCoordinates()) + " coordinates and " +
+                       std::to_string(model.numConstraintRows()) +
+                       " constraint rows and is not well posed through its structure; its dense diagnosis "
+                       "would need about " + std::to_string(static_cast<long long>(bytes / 1e6)) +
+                       " MB (the limit is " + std::to_string(static_cast<long long>(options.maxDenseBytes / 1e6)) +
+                       " MB, CheckOptions::maxDenseBytes)");
+    ModelWorkspace ws = model.makeWorkspace();
+    r.solution = solveJointMultipliers(model, s, ws, mult);
+    r.path = CheckPath::Dense;
+  }
   JointResultsWorkspace jws(model);
   r.joints = jws.makeResults();
   calcJointResults(model, s, mult, jws, r.joints);
   r.graph.setConstraintRank(r.solution.diagnosis.rankA);
-  if (r.solution.diagnosis.status == Posedness::IllPosed)
-    r.completion = analyzeMasslessBalances(model, s, r.solution.diagnosis);
+  const Diagnosis& d = r.solution.diagnosis;
+  if (d.status == Posedness::IllPosed) {
+    r.completion = analyzeMasslessBalances(model, s, d);
+    r.causes = describeIndeterminacy(model, s, d);
+  }
+  addFindings(model, s, r);
   return r;
 }
 
-CheckReport checkScene(const Scene& scene) {
-  CheckReport r = checkModel(scene.model);
+Posedness CheckReport::status() const noexcept {
+  if (!assembly.assembled) return Posedness::Inconsistent;
+  return solution.diagnosis.status;
+}
+
+std::string CheckReport::headline() const {
+  const Diagnosis& d = solution.diagnosis;
+  if (!assembly.assembled)
+    return conflict.joints.empty() ? assemblySummary(assembly) : conflict.message;
+  if (!d.consistent) return conflict.message.empty() ? d.messages.front() : conflict.message;
+  if (d.status == Posedness::IllPosed) {
+    if (!causes.empty()) return causes.front();
+    return d.messages.empty() ? "the accelerations are not unique" : d.messages.front();
+  }
+  if (!locked.empty()) return locked;
+  if (assembly.needed()) return assemblySummary(assembly);
+  if (!warnings.empty()) return warnings.front();
+  return "";
+}
+
+CheckReport checkScene(const Scene& scene, const CheckOptions& options) {
+  std::vector<std::string> warnings = plausibilityWarnings(scene);
+  CheckReport r;
+  try {
+    r = checkModel(scene.model, options);
+  } catch (const NonFiniteError& e) {
+    // a driver with no finite speed or acceleration at t = 0: say which, in its words
+    for (const auto& w : warnings)
+      if (w.find("not twice differentiable") != std::string::npos)
+        throw InputError(w + " (" + e.what() + ")", scene.file);
+    throw;
+  }
+  r.warnings = std::move(warnings);
   r.sceneName = scene.name;
   r.file = scene.file;
   r.completionRequested = scene.completeMassless;
@@ -86,6 +228,7 @@ nlohmann::json toJson(const CheckReport& r) {
   nlohmann::json j = solutionToJson(r.solution, model.coordinateNames());
   j["scene"] = r.sceneName;
   j["file"] = r.file;
+  j["diagnosis_path"] = r.path == CheckPath::Structured ? "structured" : "dense";
   addElements(model, r.joints, j);
   j["mobility_count"] = r.graph.calcMobilityCount();
   if (auto mr = r.graph.calcMobilityFromRank()) j["mobility_rank"] = *mr;
@@ -96,6 +239,15 @@ nlohmann::json toJson(const CheckReport& r) {
   j["free_floating"] = namesOf(r.graph.freeFloating);
   j["unattached"] = namesOf(r.graph.unattached);
   j["indeterminate_bodies"] = bodiesOf(model, r.solution.diagnosis.indeterminateCoordinates);
+  j["status"] = toString(r.status());
+  j["headline"] = r.headline();
+  j["assembly"] = assemblyToJson(r.assembly);
+  j["diagnosed_at"] = r.atAssembledState ? "assembled" : "initial";
+  j["conflict"] = culpritsToJson(r.conflict);
+  j["redundancy"] = culpritsToJson(r.redundancy);
+  j["locked"] = r.locked;
+  j["causes"] = r.causes;
+  j["warnings"] = r.warnings;
   j["completion"] = {{"requested", r.completionRequested},
                      {"added", r.completionAdded()},
                      {"balances", completionToJson(r.completion)}};

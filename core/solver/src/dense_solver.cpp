@@ -270,6 +270,7 @@ void describeIndeterminate(const MatrixXd& V0, const VectorXd& QC, const SolverT
       }
     dir.netForce = dir.direction.dot(QC);
     dir.forceBalanced = std::abs(dir.netForce) <= tol.forceBalance * fscale;
+    dir.noForce = std::all_of(dir.coordinates.begin(), dir.coordinates.end(), [&](int i) { return QC(i) == 0; });
     d.indeterminate.push_back(std::move(dir));
   }
   for (int i = 0; i < n; ++i)
@@ -303,7 +304,10 @@ void addMessages(Diagnosis& d, int m, const std::vector<std::string>& names) {
       first = false;
     }
     os << ". ";
-    if (dir.forceBalanced) {
+    if (dir.noForce) {
+      os << "No force acts on these coordinates either, so no force balance can determine this "
+            "motion: give these coordinates mass or constrain them.";
+    } else if (dir.forceBalanced) {
       os << "The massless motion is in force balance (w^T (Q + C) = 0 at this state): an "
             "equilibrium constraint is missing. Add w^T (Q + C) = 0 (differentiated to the "
             "acceleration level) as a constraint, constrain these coordinates, or give them mass.";

@@ -137,6 +137,16 @@ bool ModelSystem::factorizeMetric() {
   return b.llt.info() == Eigen::Success && b.llt.rcond() > options_.fastPathRcond;
 }
 
+namespace {
+/// The status of a state the structured path cannot answer, without the dense fallback.
+AccelerationStatus undecided() {
+  AccelerationStatus st;
+  st.posedness = Posedness::IllPosed;  // not ok(), and `structured` false: undecided
+  st.message = "the structured path cannot decide this state";
+  return st;
+}
+}  // namespace
+
 AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, const Baumgarte& stab) {
   AccelerationStatus st;
   Buffers& b = *buf_;
@@ -188,6 +198,7 @@ AccelerationStatus ModelSystem::calcAccelerations(const State& s, VecRef qdd, co
       }
       return st;
     }
+    if (!options_.denseFallback) return undecided();  // the caller weighs the dense cost
     ensureDense();
     model_.calcMassAndForces(s, ws_);
     model_.calcConstraints(s, ws_);

@@ -96,7 +96,8 @@ class CsvRecorder final : public Recorder {
   ~CsvRecorder() override;
 
   void begin(const std::vector<std::string>& coordinateNames) override;
-  /// @throws SimulationError if the line cannot be written (disk full, closed pipe).
+  /// @throws SimulationError if the line cannot be written (disk full, closed pipe); a file
+  /// is then cut back to its last complete line.
   void record(const Sample& s) override;
   void end(const SimulationResult& result) override;
 
@@ -105,6 +106,10 @@ class CsvRecorder final : public Recorder {
 
  private:
   void writeNumber(double x);
+  /// Writes line_ and flushes; on failure cuts a file back to its last complete line (no
+  /// torn row) and throws SimulationError(`what` + the path + the system's reason).
+  void writeLine(const char* what);
+  std::size_t written_ = 0;  ///< bytes of complete lines written
   std::ofstream file_;
   std::ostream* out_;
   std::string path_;

@@ -14,6 +14,7 @@
 ///
 /// (the CLI maps r.outcome to its exit status).
 
+#include <csignal>
 #include <functional>
 #include <optional>
 #include <string>
@@ -64,6 +65,10 @@ struct RunOptions {
   /// reuse thresholds (<= 0: Radau5Options' defaults).
   bool forceLinearization = true;
   double jacobianReuse = 0;
+  /// When set, read after every accepted step: a nonzero value ends the run there with
+  /// RunOutcome::Stopped (the samples so far are kept; the recorder's end() closes them). Meant
+  /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/run_files.hpp).
+  const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 
 /// How a run ended (the CLI maps each to its exit status: apps/joinery/exit_status.hpp).

@@ -8,6 +8,7 @@
 /// The library is used by `joinery study`, by `joinery-mpi study` (rank 0 hands out cases,
 /// the other ranks run them) and by the Python module.
 
+#include <csignal>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -98,10 +99,15 @@ struct RunOptions {
   CaseOptions caseOptions;
   double timeLimit = -1;      ///< per-case limit (s); < 0: the study's `time_limit`
   std::function<void(const Progress&)> progress;  ///< called after each row and periodically
+  /// When set and nonzero (a signal handler's flag): no further case starts, the cases running
+  /// are stopped (their rows left out, so --resume runs them again) and the table is finished
+  /// with the rows so far (Outcome::interrupted).
+  const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 
 struct Outcome {
   long total = 0, ran = 0, skipped = 0, failed = 0;
+  bool interrupted = false;  ///< RunOptions::interrupt ended the run early
 };
 
 /// Runs the study: keeps matching rows of the existing table with --resume, runs the other

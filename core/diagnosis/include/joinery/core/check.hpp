@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "joinery/core/assembly.hpp"
 #include "joinery/core/completion.hpp"
+#include "joinery/core/findings.hpp"
 #include "joinery/core/dense_solver.hpp"
 #include "joinery/core/graph.hpp"
 #include "joinery/core/joint_results.hpp"
@@ -18,6 +20,23 @@
 
 namespace joinery {
 
+/// How the well-posedness of a checked model was decided.
+enum class CheckPath {
+  Dense,      ///< the dense reference solver: the full rank diagnosis (small or failing models)
+  Structured  ///< the block elimination over the body-joint graph (large well-posed models)
+};
+
+/// Options of checkModel().
+struct CheckOptions {
+  /// Models with at least this many coordinates are checked through the structured path first
+  /// (O(n) time and memory on chains and trees); the dense diagnosis (O((n + m) n^2) time,
+  /// O((n + m) n) memory) decides only when that path cannot show the model well posed.
+  int structuredFrom = 300;
+  /// A dense diagnosis estimated to need more memory than this is refused with a ModelError
+  /// giving the estimate (instead of running out of memory).
+  double maxDenseBytes = 4e9;
+};
+
 /// Everything `check` knows about a model at its initial state. `model` points to the
 /// checked model (and the graph into it): keep the model alive as long as the report.
 struct CheckReport {
@@ -25,7 +44,10 @@ struct CheckReport {
   std::string sceneName;  ///< the scene's `name` (empty for a bare model)
   std::string file;       ///< the scene file (empty for a bare model)
   GraphAnalysis graph;
-  Solution solution;      ///< the dense solve at the initial state, with the diagnosis
+  Solution solution;      ///< the solve at the (assembled) initial state, with the diagnosis
+  /// Structured: a well-posed model with no redundant row (the diagnosis has rank A = m,
+  /// rank [M; A] = n and no messages). Dense: the full rank diagnosis.
+  CheckPath path = CheckPath::Dense;
   /// Force balances of the massless directions at the initial state (completion.hpp): the
   /// scene's own record when completion was requested, else computed for an ill-posed model.
   CompletionAnalysis completion;
@@ -33,17 +55,35 @@ struct CheckReport {
   /// Per-joint results at the initial state (joint_results.hpp), Model::constraints() order:
   /// the force and torque each joint applies to its bodies, tension, effort, uniqueness.
   std::vector<JointResult> joints;
+  /// The initial state against the constraints, and its assembly (assembly.hpp).
+  AssemblyReport assembly;
+  /// True when `solution`, `joints` and the findings are at the assembled state (the given
+  /// initial state violates a joint and could be assembled); false: at the given state.
+  bool atAssembledState = false;
+  /// Inconsistent constraints (at acceleration level, or at velocity / position level when the
+  /// assembly fails): the joints that contradict each other, by name (findings.hpp).
+  Culprits conflict;
+  Culprits redundancy;  ///< redundant rows: the joints that repeat each other
+  std::string locked;   ///< "the mechanism is locked by ...; the given velocity ... is removed"
+  std::vector<std::string> causes;    ///< plain causes of undetermined motions, what to change
+  std::vector<std::string> warnings;  ///< plausibility warnings (checkScene; plausibility.hpp)
+  /// The verdict with the assembly: a mechanism that cannot be assembled is Inconsistent.
+  Posedness status() const noexcept;
+  /// The finding that comes first, cause first; its first line says what to change (empty
+  /// for a well-posed, assembled model with no warning).
+  std::string headline() const;
   /// True when the model already holds the balances of `completion` (they were added).
   bool completionAdded() const noexcept { return completionRequested && completion.completable(); }
 };
 
-/// Checks a model at its initial state.
-CheckReport checkModel(const Model& model);
+/// Checks a model at its initial state. @throws ModelError when the model is too large for
+/// the dense diagnosis it needs (CheckOptions::maxDenseBytes).
+CheckReport checkModel(const Model& model, const CheckOptions& options = {});
 /// Checks a loaded (and, when requested, completed: completeMasslessPoints) scene.
-CheckReport checkScene(const Scene& scene);
+CheckReport checkScene(const Scene& scene, const CheckOptions& options = {});
 
 /// The report as JSON (the output of `joinery check --json`): the solution and diagnosis
-/// (solutionToJson), scene, file, bodies, joints (name -> results and description,
+/// (solutionToJson), scene, file, diagnosis_path ("dense" or "structured"), bodies, joints (name -> results and description,
 /// docs/results.md), forces, mobility, components, loops,
 /// loose bodies, indeterminate bodies and the completion.
 nlohmann::json toJson(const CheckReport& report);

@@ -44,6 +44,9 @@ struct IndeterminateDirection {
   std::vector<int> coordinates;  ///< indices of the coordinates it moves
   double netForce = 0;           ///< `w^T (Q + C)`
   bool forceBalanced = true;     ///< `|netForce|` within tolerance of zero
+  /// No force at all acts on the coordinates it moves (Q + C is exactly 0 there): no force
+  /// balance can determine it (a free massless point), only mass or a constraint.
+  bool noForce = false;
 };
 
 /// Diagnosis of one solve.

@@ -62,6 +62,10 @@ struct ModelSystemOptions {
   /// state counts as well posed (AccelerationStatus::leastSquares). Beyond it the dense solver
   /// decides; it also tolerates this much when it finds rank A < m. 0: never tolerate.
   double singularInconsistency = 1e-3;
+  /// Structured path: when false, a state it cannot answer is not handed to the dense solver
+  /// (O(n^3) time, O(n^2) memory): calcAccelerations returns undecided, `structured` false and
+  /// not ok(). For callers that weigh the dense cost first (`check` of a large model, issue 22).
+  bool denseFallback = true;
 };
 
 /// The DynamicSystem of a Model: accelerations with a well-posedness check at every

@@ -1,0 +1,58 @@
+#pragma once
+// Safe outputs and clean interruption of the runs of the joinery program (issue 22,
+// docs/outputs.md "When a run fails or is interrupted"):
+//  - an output file is written under a temporary name in its own folder (OUT.partial) and
+//    renamed over OUT when the run has written something; devices and pipes are written
+//    directly;
+//  - an output that is one of the inputs (any spelling, symbolic or hard link) is refused
+//    before anything is written;
+//  - SIGTERM and SIGINT set a flag the run reads after every step (RunOptions::interrupt):
+//    the run stops there, closes its outputs and exits with 128 + the signal's number.
+#include <csignal>
+#include <string>
+#include <vector>
+
+namespace joinery::cli {
+
+/// One output file: writePath() is where to write; commit() moves it into place, discard()
+/// removes it (the destructor discards what was neither committed nor discarded).
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  const std::string& path() const noexcept { return path_; }
+  /// `path() + ".partial"` for a regular file (or a new one); path() itself for a device,
+  /// a pipe or another special file, which cannot be replaced by a rename.
+  const std::string& writePath() const noexcept { return writePath_; }
+  /// Renames writePath() over path(). @throws InputError naming both when it cannot.
+  void commit();
+  /// Removes writePath() (nothing when it is path() itself); an existing path() is untouched.
+  void discard() noexcept;
+
+ private:
+  std::string path_, writePath_;
+  bool done_ = false;
+};
+
+/// @throws UsageError when `output` (given to `option`) is the same file as one of `inputs`
+/// (compared as files: other spellings, symbolic and hard links are caught).
+void refuseOutputOverInput(const std::string& output, const std::string& option,
+                           const std::vector<std::string>& inputs);
+
+/// Writes `text` to `path` under a temporary name and renames it into place.
+/// @throws InputError when the file cannot be written (the message says why).
+void writeFileAtomically(const std::string& path, const std::string& text, const char* what);
+
+/// Installs the SIGTERM and SIGINT handlers (once; a second signal ends the process at once).
+void installInterruptHandlers();
+/// The flag for RunOptions::interrupt: 0, or the number of the signal received.
+const volatile std::sig_atomic_t* interruptFlag() noexcept;
+/// The signal received (0: none).
+int interruptSignal() noexcept;
+/// "SIGTERM", "SIGINT" or "signal N".
+std::string signalName(int sig);
+
+}  // namespace joinery::cli

@@ -1,0 +1,264 @@
+// Assembly of the initial state (assembly.hpp, docs/diagnosis.md).
+#include "joinery/core/assembly.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "joinery/core/errors.hpp"
+#include "joinery/core/format.hpp"
+#include "joinery/core/model_system.hpp"
+#include <nlohmann/json.hpp>
+
+namespace joinery {
+
+namespace {
+
+enum class CoordKind { Length, Angle, Quaternion, Other };
+
+/// What a body's local coordinate measures (docs/bodies.md): x y z of particles and rigid
+/// bodies are lengths, theta an angle, e0..e3 a quaternion; other body types are the user's.
+CoordKind kindOf(const Body& b, int local) {
+  const std::string_view t = b.typeName();
+  if (t == "particle") return CoordKind::Length;
+  if (t == "rigid2d") return local < 2 ? CoordKind::Length : CoordKind::Angle;
+  if (t == "rigid3d") return local < 3 ? CoordKind::Length : CoordKind::Quaternion;
+  return CoordKind::Other;
+}
+
+std::string num(double v) { return formatNumber(v == 0 ? 0.0 : v, 3); }
+
+/// The unit of one constraint row from the coordinates it acts on (A's row).
+std::string rowUnit(const Model& model, const MatrixXd& A, int row) {
+  const double scale = A.row(row).cwiseAbs().maxCoeff();
+  bool length = false, angle = false, other = false;
+  for (int i = 0; i < A.cols(); ++i) {
+    if (!(std::abs(A(row, i)) > 1e-12 * scale)) continue;
+    const Body& b = model.bodyOfCoordinate(i);
+    switch (kindOf(b, i - model.slotOf(b).offset)) {
+      case CoordKind::Length: length = true; break;
+      case CoordKind::Angle:
+      case CoordKind::Quaternion: angle = true; break;
+      case CoordKind::Other: other = true; break;
+    }
+  }
+  if (other) return "";
+  if (length) return "m";
+  return angle ? "rad" : "";
+}
+
+double tolFor(const VectorXd& x, double tol) {
+  return tol * std::max(1.0, x.size() ? x.cwiseAbs().maxCoeff() : 0.0);
+}
+
+/// A distance row is (|d|^2 - L^2) / 2 (docs/joints.md): as a length, |d| - L (positions) or
+/// about |d|' (velocities, divided by L).
+void toLength(const Constraint& c, bool velocities, double& value) {
+  const double L = c.toJson().value("length", 0.0);
+  if (!(L > 0)) return;
+  value = velocities ? value / L : std::sqrt(std::max(0.0, L * L + 2 * value)) - L;
+}
+
+}  // namespace
+
+std::string coordinateUnit(const Model& model, int i) {
+  const Body& b = model.bodyOfCoordinate(i);
+  switch (kindOf(b, i - model.slotOf(b).offset)) {
+    case CoordKind::Length: return "m";
+    case CoordKind::Angle: return "rad";
+    default: return "";
+  }
+}
+
+std::vector<JointResidual> jointResiduals(const Model& model, const State& s, bool velocities,
+                                          double tolerance) {
+  std::vector<JointResidual> out;
+  if (model.numConstraintRows() == 0) return out;
+  ModelWorkspace ws = model.makeWorkspace();
+  VectorXd r(model.numConstraintRows());
+  if (velocities)
+    model.calcVelocityErrors(s, ws, r);
+  else
+    model.calcPositionErrors(s, ws, r);
+  model.calcConstraints(s, ws);
+  for (const RowBlock& rb : model.rowBlocks()) {
+    JointResidual jr;
+    jr.joint = rb.name;
+    if (rb.constraint && rb.constraint->typeName() == "distance") toLength(*rb.constraint, velocities, r(rb.row));
+    const auto seg = r.segment(rb.row, rb.size);
+    jr.residual = seg.norm();
+    if (!(jr.residual > tolerance) && std::isfinite(jr.residual)) continue;
+    for (int k = 0; k < rb.size; ++k)
+      if (!(std::abs(seg(k)) <= tolerance))
+        jr.rows.push_back({rb.row + k, model.rowNames()[static_cast<std::size_t>(rb.row + k)], seg(k)});
+    jr.unit = rowUnit(model, ws.A, jr.rows.front().row);
+    if (velocities) jr.unit = jr.unit.empty() ? "(per s)" : jr.unit + "/s";
+    out.push_back(std::move(jr));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const JointResidual& a, const JointResidual& b) { return a.residual > b.residual; });
+  return out;
+}
+
+std::string describe(const JointResidual& r) {
+  std::ostringstream os;
+  os << r.joint << ": " << num(r.residual) << (r.unit.empty() ? "" : " ") << r.unit;
+  if (r.rows.size() > 1 || (r.rows.size() == 1 && r.rows[0].name.find('[') != std::string::npos)) {
+    os << " (";
+    for (std::size_t k = 0; k < r.rows.size(); ++k)
+      os << (k ? ", " : "") << r.rows[k].name << " " << num(r.rows[k].value);
+    os << ")";
+  }
+  return os.str();
+}
+
+namespace {
+
+std::vector<BodyMotion> bodyMotions(const Model& model, const State& a, const State& b, double tol) {
+  std::vector<BodyMotion> out;
+  for (const BodySlot& sl : model.bodySlots()) {
+    BodyMotion m;
+    m.body = sl.body->name();
+    double sq = 0;
+    for (int k = 0; k < sl.size; ++k) {
+      const double d = b.q(sl.offset + k) - a.q(sl.offset + k);
+      switch (kindOf(*sl.body, k)) {
+        case CoordKind::Length: sq += d * d; break;
+        case CoordKind::Angle: m.rotation = std::abs(d); break;
+        case CoordKind::Quaternion: break;
+        case CoordKind::Other: m.other = std::max(m.other, std::abs(d)); break;
+      }
+    }
+    m.translation = std::sqrt(sq);
+    if (sl.body->typeName() == "rigid3d") {
+      const Eigen::Vector4d e1 = a.q.segment<4>(sl.offset + 3).normalized();
+      const Eigen::Vector4d e2 = b.q.segment<4>(sl.offset + 3).normalized();
+      m.rotation = 2.0 * std::acos(std::min(1.0, std::abs(e1.dot(e2))));
+    }
+    if (m.translation > tol || m.rotation > tol || m.other > tol) out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+AssemblyReport assembleInitialState(const Model& model, const AssemblyOptions& options) {
+  AssemblyReport r;
+  r.given = model.initialState();
+  r.state = r.given;
+  if (model.numConstraintRows() == 0) return r;
+  r.positionBefore = jointResiduals(model, r.given, false, tolFor(r.given.q, options.tolerance));
+  r.velocityBefore = jointResiduals(model, r.given, true, tolFor(r.given.v, options.tolerance));
+  if (!r.needed()) return r;
+  ModelSystem system(model);
+  const ProjectionOptions po{options.maxIterations, 1e-12};
+  system.normalizeCoordinates(r.state.q);
+  if (!r.positionBefore.empty()) system.projectPositions(r.state, po);
+  system.projectVelocities(r.state, po);
+  r.positionAfter = jointResiduals(model, r.state, false, tolFor(r.state.q, options.tolerance));
+  r.velocityAfter = jointResiduals(model, r.state, true, tolFor(r.state.v, options.tolerance));
+  r.assembled = r.positionAfter.empty() && r.velocityAfter.empty();
+  r.moved = bodyMotions(model, r.given, r.state, 1e-12);
+  const double vtol = tolFor(r.given.v, options.tolerance);
+  for (int i = 0; i < model.numCoordinates(); ++i)
+    if (std::abs(r.state.v(i) - r.given.v(i)) > vtol)
+      r.velocities.push_back({i, model.coordinateNames()[static_cast<std::size_t>(i)], r.given.v(i), r.state.v(i)});
+  return r;
+}
+
+std::string assemblySummary(const AssemblyReport& r) {
+  if (!r.needed()) return "";
+  std::ostringstream os;
+  if (!r.assembled) {
+    const auto& open = r.positionAfter.empty() ? r.velocityAfter : r.positionAfter;
+    os << "the mechanism cannot be assembled: ";
+    for (std::size_t k = 0; k < open.size() && k < 3; ++k)
+      os << (k ? ", " : "") << open[k].joint << " stays open by " << num(open[k].residual)
+         << (open[k].unit.empty() ? "" : " ") << open[k].unit;
+    os << (r.positionAfter.empty() ? " at velocity level" : "")
+       << "; change the lengths or the initial positions so that the joints can close";
+    return os.str();
+  }
+  const auto& v = r.positionBefore.empty() ? r.velocityBefore : r.positionBefore;
+  os << "the initial " << (r.positionBefore.empty() ? "velocities violate " : "positions violate ")
+     << v.front().joint << " by " << num(v.front().residual) << (v.front().unit.empty() ? "" : " ")
+     << v.front().unit;
+  if (v.size() > 1) os << " (and " << v.size() - 1 << " other joint(s))";
+  os << ": correct the initial state, or write the assembled one with 'joinery assemble'";
+  return os.str();
+}
+
+namespace {
+nlohmann::json residualsJson(const std::vector<JointResidual>& v) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const JointResidual& r : v) {
+    nlohmann::json rows = nlohmann::json::object();
+    for (const RowResidual& rr : r.rows) rows[rr.name] = rr.value;
+    out[r.joint] = {{"residual", r.residual}, {"unit", r.unit}, {"rows", rows}};
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json assemblyToJson(const AssemblyReport& a) {
+  nlohmann::json moved = nlohmann::json::object();
+  for (const BodyMotion& m : a.moved)
+    moved[m.body] = {{"translation", m.translation}, {"rotation", m.rotation}, {"other", m.other}};
+  nlohmann::json vel = nlohmann::json::object();
+  for (const VelocityChange& c : a.velocities) vel[c.name] = {{"given", c.before}, {"assembled", c.after}};
+  return {{"needed", a.needed()},
+          {"assembled", a.assembled},
+          {"summary", assemblySummary(a)},
+          {"position_violations", residualsJson(a.positionBefore)},
+          {"velocity_violations", residualsJson(a.velocityBefore)},
+          {"position_open", residualsJson(a.positionAfter)},
+          {"velocity_open", residualsJson(a.velocityAfter)},
+          {"moved", moved},
+          {"velocity_changes", vel}};
+}
+
+nlohmann::json withInitialState(const nlohmann::json& resolved, const Model& model, const State& s) {
+  nlohmann::json out = resolved;
+  if (!out.contains("bodies") || !out["bodies"].is_array()) return out;
+  for (auto& bj : out["bodies"]) {
+    if (!bj.is_object() || !bj.contains("name")) continue;
+    const Body* b = model.findBody(bj["name"].get<std::string>());
+    if (b == nullptr || b->isGround()) continue;
+    const BodySlot& sl = model.slotOf(*b);
+    const auto q = s.q.segment(sl.offset, sl.size);
+    const auto v = s.v.segment(sl.offset, sl.size);
+    auto arr = [](const auto& x) {
+      nlohmann::json a = nlohmann::json::array();
+      for (Eigen::Index i = 0; i < x.size(); ++i) a.push_back(x(i));
+      return a;
+    };
+    const std::string_view t = b->typeName();
+    if (t == "particle") {
+      bj["position"] = arr(q);
+      bj["velocity"] = arr(v);
+    } else if (t == "rigid2d") {
+      bj["position"] = {q(0), q(1)};
+      bj["angle"] = q(2);
+      bj["velocity"] = {v(0), v(1)};
+      bj["angular_velocity"] = v(2);
+    } else if (t == "rigid3d") {
+      MatrixXd Jw(3, sl.size);
+      b->frames()->calcAngularJacobian(q, Jw);
+      const Vector3d w = Jw * v;
+      bj["position"] = arr(q.head(3));
+      bj["orientation"] = arr(q.segment(3, 4));
+      bj["velocity"] = arr(v.head(3));
+      bj["angular_velocity"] = arr(w);
+    } else if (t == "linear" || t == "expression") {
+      bj["q0"] = arr(q);
+      bj["v0"] = arr(v);
+    } else {
+      throw ModelError("cannot write the initial state of body '" + b->name() + "' of type '" +
+                       std::string(t) + "'");
+    }
+  }
+  return out;
+}
+
+}  // namespace joinery

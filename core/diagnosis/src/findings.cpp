@@ -1,0 +1,371 @@
+// The diagnosis in the engineer's words (findings.hpp, docs/diagnosis.md).
+#include "joinery/core/findings.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "joinery/core/format.hpp"
+
+namespace joinery {
+
+namespace {
+
+/// The dense M, Q, A, b of a model at a state; `blocks` the row blocks kept (all at
+/// acceleration level, velocity- and position-level rows for the other levels), `rows[k]`
+/// the global row of local row k.
+struct Dense {
+  MatrixXd M, A;
+  VectorXd Q, b;
+  std::vector<const RowBlock*> blocks;
+  std::vector<int> rowStart;  ///< first local row of each of `blocks`
+};
+
+bool keeps(const RowBlock& rb, ConstraintLevel level) {
+  const ConstraintLevel l = rb.constraint ? rb.constraint->level() : ConstraintLevel::Position;
+  if (level == ConstraintLevel::Acceleration) return true;
+  if (level == ConstraintLevel::Velocity) return l != ConstraintLevel::Acceleration;
+  return l == ConstraintLevel::Position;
+}
+
+/// At acceleration level the equations of motion's A q'' = b; at velocity level A v = c with
+/// c = A v - psi (the velocities that satisfy the rows); at position level the Gauss-Newton
+/// step A dq = -phi (M = I, Q = 0 at these levels: only A and its right side matter).
+Dense denseAt(const Model& model, const State& s, ConstraintLevel level = ConstraintLevel::Acceleration) {
+  ModelWorkspace ws = model.makeWorkspace();
+  model.calcMassAndForces(s, ws);
+  model.calcConstraints(s, ws);
+  const int m = model.numConstraintRows();
+  VectorXd rhs = ws.b;
+  if (level != ConstraintLevel::Acceleration) {
+    VectorXd r(m);
+    if (level == ConstraintLevel::Velocity) {
+      model.calcVelocityErrors(s, ws, r);
+      rhs = ws.A * s.v - r;
+    } else {
+      model.calcPositionErrors(s, ws, r);
+      rhs = -r;
+    }
+  }
+  Dense D;
+  int rows = 0;
+  for (const RowBlock& rb : model.rowBlocks())
+    if (keeps(rb, level)) rows += rb.size;
+  D.A.resize(rows, model.numCoordinates());
+  D.b.resize(rows);
+  int k = 0;
+  for (const RowBlock& rb : model.rowBlocks()) {
+    if (!keeps(rb, level)) continue;
+    D.blocks.push_back(&rb);
+    D.rowStart.push_back(k);
+    D.A.middleRows(k, rb.size) = ws.A.middleRows(rb.row, rb.size);
+    D.b.segment(k, rb.size) = rhs.segment(rb.row, rb.size);
+    k += rb.size;
+  }
+  if (level == ConstraintLevel::Acceleration) {
+    D.M = ws.M;
+    D.Q = ws.Q;
+  } else {
+    D.M = MatrixXd::Identity(model.numCoordinates(), model.numCoordinates());
+    D.Q = VectorXd::Zero(model.numCoordinates());
+  }
+  return D;
+}
+
+bool withinLimits(const Model& model) {
+  return model.numCoordinates() <= kCulpritMaxCoordinates &&
+         static_cast<int>(model.rowBlocks().size()) <= kCulpritMaxJoints;
+}
+
+/// The diagnosis with local rows [skip, skip + size) removed (size 0: all rows).
+Diagnosis without(const Dense& D, int skip, int size) {
+  const Eigen::Index m = D.A.rows() - size;
+  MatrixXd A(m, D.A.cols());
+  VectorXd b(m);
+  Eigen::Index k = 0;
+  for (Eigen::Index i = 0; i < D.A.rows(); ++i) {
+    if (i >= skip && i < skip + size) continue;
+    A.row(k) = D.A.row(i);
+    b(k++) = D.b(i);
+  }
+  return DenseSolver().solve(D.M, D.Q, A, b).diagnosis;
+}
+
+/// Joint names, "a", "a and b", "a, b and c".
+std::string andList(const std::vector<std::string>& v, const char* conj = " and ") {
+  std::string s;
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k == 0 ? "" : k + 1 == v.size() ? conj : ", ") + v[k];
+  return s;
+}
+
+/// Coordinates that every one of the given row blocks acts on (local rows of D).
+std::vector<std::string> sharedCoordinates(const Model& model, const Dense& D, const std::vector<std::size_t>& which) {
+  std::vector<std::string> out;
+  for (int i = 0; i < model.numCoordinates(); ++i) {
+    bool all = !which.empty();
+    for (std::size_t w : which) {
+      const auto rows = D.A.middleRows(D.rowStart[w], D.blocks[w]->size);
+      if (!(rows.col(i).cwiseAbs().maxCoeff() > 1e-12 * rows.cwiseAbs().maxCoeff())) all = false;
+    }
+    if (all) out.push_back(model.coordinateNames()[static_cast<std::size_t>(i)]);
+  }
+  return out;
+}
+
+/// The removal test over every joint of D: `restores(d)` says whether the diagnosis without
+/// it no longer shows the problem of `full`.
+template <class Restores>
+Culprits removalTest(const Model& model, const Dense& D, const Diagnosis& full, Restores&& restores) {
+  Culprits c;
+  c.searched = true;
+  std::vector<std::size_t> pure;
+  for (std::size_t w = 0; w < D.blocks.size(); ++w) {
+    const RowBlock& rb = *D.blocks[w];
+    if (rb.constraint == nullptr) continue;  // a body's internal rows are not a joint to remove
+    const Diagnosis d = without(D, D.rowStart[w], rb.size);
+    if (!restores(d)) continue;
+    if (d.rankA == full.rankA) {
+      c.joints.push_back(rb.name);
+      pure.push_back(w);
+    } else {
+      c.alsoRestoring.push_back(rb.name);
+    }
+  }
+  c.coordinates = sharedCoordinates(model, D, pure);
+  std::set<int> rows(full.inconsistentRows.begin(), full.inconsistentRows.end());
+  for (std::size_t w : pure)
+    for (int k = 0; k < D.blocks[w]->size; ++k)
+      if (D.blocks[w]->size == 1 || rows.count(D.rowStart[w] + k))
+        c.rows.push_back(model.rowNames()[static_cast<std::size_t>(D.blocks[w]->row + k)]);
+  return c;
+}
+
+}  // namespace
+
+Culprits findConflictingJoints(const Model& model, const State& s, ConstraintLevel level) {
+  if (!withinLimits(model) || model.numConstraintRows() == 0) return {};
+  const Dense D = denseAt(model, s, level);
+  const Diagnosis d = without(D, 0, 0);
+  if (d.consistent) return {};
+  Culprits c = removalTest(model, D, d, [](const Diagnosis& x) { return x.consistent; });
+  const char* where = level == ConstraintLevel::Velocity ? " at velocity level"
+                      : level == ConstraintLevel::Position ? " at position level" : "";
+  std::ostringstream os;
+  if (c.joints.size() == 1) {
+    os << c.joints[0] << " contradicts the other constraints" << where << ": remove or change it";
+    if (!c.alsoRestoring.empty())
+      os << " (removing " << andList(c.alsoRestoring, " or ")
+         << " would also restore consistency, but frees a degree of freedom)";
+  } else if (!c.joints.empty()) {
+    os << andList(c.joints, c.joints.size() == 2 ? " against " : " and ") << ": they contradict each other"
+       << where;
+    if (!c.coordinates.empty()) os << " on " << andList(c.coordinates);
+    os << "; remove or change one of them";
+    if (!c.alsoRestoring.empty())
+      os << " (removing " << andList(c.alsoRestoring, " or ")
+         << " would also restore consistency, but frees a degree of freedom)";
+  } else if (!c.alsoRestoring.empty()) {
+    os << "the loop of " << andList(c.alsoRestoring) << " cannot close" << where
+       << ": removing any one of them restores consistency";
+  } else {
+    os << "the constraints contradict each other" << where << ", and no single joint's removal resolves it";
+  }
+  c.message = os.str();
+  return c;
+}
+
+Culprits findRedundantJoints(const Model& model, const State& s, const Diagnosis& d) {
+  if (!d.consistent || d.redundant == 0 || !withinLimits(model)) return {};
+  const Dense D = denseAt(model, s);
+  Culprits c = removalTest(model, D, d, [&](const Diagnosis& x) { return x.redundant < d.redundant; });
+  c.alsoRestoring.clear();  // removing those changes the motion: not a redundancy to remove
+  if (c.joints.empty()) return c;
+  std::ostringstream os;
+  os << "redundant: " << andList(c.joints)
+     << (c.joints.size() == 1 ? " repeats what other joints impose" : " repeat each other");
+  if (!c.coordinates.empty()) os << " on " << andList(c.coordinates);
+  os << " (legal: the motion is unaffected, but the split of their forces is not unique)";
+  c.message = os.str();
+  return c;
+}
+
+std::vector<std::string> findLockingJoints(const Model& model, const State& s) {
+  std::vector<std::string> out;
+  if (!withinLimits(model) || model.numConstraintRows() == 0) return out;
+  const Dense D = denseAt(model, s);
+  const Diagnosis full = without(D, 0, 0);
+  std::vector<std::pair<int, std::size_t>> found;  // (rows, declaration index)
+  for (std::size_t w = 0; w < D.blocks.size(); ++w) {
+    if (D.blocks[w]->constraint == nullptr) continue;
+    if (without(D, D.rowStart[w], D.blocks[w]->size).rankA < full.rankA) found.push_back({D.blocks[w]->size, w});
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  for (const auto& f : found) out.push_back(D.blocks[f.second]->name);
+  return out;
+}
+
+std::string describeLockedVelocities(const Model& model, const AssemblyReport& a) {
+  std::vector<const VelocityChange*> removed;
+  for (const VelocityChange& c : a.velocities)
+    if (std::abs(c.after) <= 1e-6 * std::abs(c.before)) removed.push_back(&c);
+  if (removed.empty() || !withinLimits(model)) return "";
+  const Dense D = denseAt(model, a.state);
+  if (without(D, 0, 0).rankA < model.numCoordinates()) return "";
+  const std::vector<std::string> locking = findLockingJoints(model, a.state);
+  std::stable_sort(removed.begin(), removed.end(), [](const VelocityChange* x, const VelocityChange* y) {
+    return std::abs(x->before) > std::abs(y->before);
+  });
+  std::ostringstream os;
+  os << "the mechanism is locked";
+  if (!locking.empty()) {
+    os << " by " << locking.front();
+    if (locking.size() > 1)
+      os << " (mobility 0; removing " << andList({locking.begin() + 1, locking.end()}, " or ")
+         << " would free it too)";
+  } else {
+    os << " (mobility 0)";
+  }
+  os << "; the given velocit" << (removed.size() > 1 ? "ies of " : "y of ");
+  for (std::size_t k = 0; k < removed.size() && k < 2; ++k) {
+    const std::string u = coordinateUnit(model, removed[k]->coordinate);
+    os << (k ? ", " : "") << removed[k]->name << " (" << formatNumber(removed[k]->before, 4)
+       << (u.empty() ? "" : " " + u + "/s") << ")";
+  }
+  if (removed.size() > 2) os << " and " << removed.size() - 2 << " more";
+  os << (removed.size() > 1 ? " are" : " is") << " removed";
+  return os.str();
+}
+
+// ---- undetermined motions in physical terms -------------------------------------------------
+
+namespace {
+
+/// True when the n-vector u lies in the span of the orthonormal columns of N.
+bool inNullSpace(const MatrixXd& N, const VectorXd& u) {
+  if (N.cols() == 0 || u.norm() == 0) return false;
+  const VectorXd r = u - N * (N.transpose() * u);
+  return r.norm() <= 1e-6 * u.norm();
+}
+
+/// G(e) of a unit quaternion: body angular velocity = 2 G(e) e'.
+Eigen::Matrix<double, 3, 4> bodyG(const Eigen::Vector4d& e) {
+  Eigen::Matrix<double, 3, 4> G;
+  G << -e(1), e(0), e(3), -e(2), -e(2), -e(3), e(0), e(1), -e(3), e(2), -e(1), e(0);
+  return G;
+}
+
+const char* kAxis[3] = {"x", "y", "z"};
+
+/// The body's inertia from its scene JSON ([Ixx, Iyy, Izz] or a matrix; rigid2d: a number).
+Eigen::Matrix3d inertiaOf(const nlohmann::json& j) {
+  Eigen::Matrix3d J = Eigen::Matrix3d::Zero();
+  const auto& in = j.at("inertia");
+  if (in.is_number()) {
+    J(2, 2) = in.get<double>();
+  } else if (in.is_array() && in.size() == 3 && in[0].is_number()) {
+    for (int i = 0; i < 3; ++i) J(i, i) = in[static_cast<std::size_t>(i)].get<double>();
+  } else if (in.is_array() && in.size() == 3) {
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) J(i, k) = in[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)].get<double>();
+  }
+  return J;
+}
+
+/// Causes on one body; marks the null-space directions they explain in `explained`.
+void bodyCauses(const Model& model, const BodySlot& sl, const State& s, const MatrixXd& N, bool forced,
+                std::vector<std::string>& out, MatrixXd& explained) {
+  const Body& b = *sl.body;
+  const std::string t(b.typeName());
+  const int n = model.numCoordinates();
+  auto add = [&](const VectorXd& u) {
+    explained.conservativeResize(n, explained.cols() + 1);
+    explained.col(explained.cols() - 1) = u;
+  };
+  const nlohmann::json j = b.toJson();
+  if (t == "rigid3d" || t == "rigid2d") {
+    const double mass = j.value("mass", 1.0);
+    const Eigen::Matrix3d J = inertiaOf(j);
+    for (int a = (t == "rigid2d" ? 2 : 0); a < 3; ++a) {
+      if (J(a, a) != 0) continue;
+      VectorXd u = VectorXd::Zero(n);
+      if (t == "rigid2d") {
+        u(sl.offset + 2) = 1;
+      } else {
+        const Eigen::Vector4d e = s.q.segment<4>(sl.offset + 3);
+        u.segment<4>(sl.offset + 3) = 0.5 * bodyG(e).transpose() * Eigen::Vector3d::Unit(a);
+      }
+      if (!inNullSpace(N, u)) continue;
+      add(u);
+      const std::string I = std::string("I") + kAxis[a] + kAxis[a];
+      out.push_back(b.name() + " has zero inertia about its own " + kAxis[a] + " axis: give it " +
+                    (t == "rigid2d" ? std::string("inertia") : I) + " > 0 or constrain " +
+                    (t == "rigid2d" ? "its rotation" : "the spin"));
+    }
+    if (mass != 0) return;
+  }
+  if (t == "rigid3d" || t == "rigid2d" || t == "particle") {
+    const int dims = t == "particle" ? sl.size : (t == "rigid2d" ? 2 : 3);
+    std::vector<std::string> free;
+    for (int k = 0; k < dims; ++k) {
+      VectorXd u = VectorXd::Zero(n);
+      u(sl.offset + k) = 1;
+      if (!inNullSpace(N, u)) continue;
+      add(u);
+      free.push_back(kAxis[k]);
+    }
+    if (!free.empty())
+      out.push_back(b.name() + " has zero mass and nothing holds it along world " + andList(free) +
+                    ": give it a mass or a joint along " + (free.size() > 1 ? "those axes" : "that axis") +
+                    (forced ? ", or add its force balance (--complete-massless)" : " (no force acts on it either)"));
+    return;
+  }
+  for (int k = 0; k < sl.size; ++k) {  // linear, expression and other bodies: by coordinate
+    VectorXd u = VectorXd::Zero(n);
+    u(sl.offset + k) = 1;
+    if (!inNullSpace(N, u)) continue;
+    add(u);
+    out.push_back(model.coordinateNames()[static_cast<std::size_t>(sl.offset + k)] +
+                  " has no mass and no joint acts on it: give it mass or a joint on it" +
+                  (forced ? std::string(", or add its force balance (--complete-massless)") : std::string()));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> describeIndeterminacy(const Model& model, const State& s, const Diagnosis& d) {
+  std::vector<std::string> out;
+  const MatrixXd& N = d.nullBasis;
+  if (N.cols() == 0 || N.rows() != model.numCoordinates()) return out;
+  MatrixXd explained(model.numCoordinates(), 0);
+  std::vector<bool> forced(static_cast<std::size_t>(model.numCoordinates()), false);
+  for (const auto& dir : d.indeterminate)
+    if (!dir.noForce)
+      for (int i : dir.coordinates) forced[static_cast<std::size_t>(i)] = true;
+  for (const BodySlot& sl : model.bodySlots()) {
+    bool touched = false, anyForced = false;
+    for (int k = 0; k < sl.size; ++k) {
+      touched = touched || N.row(sl.offset + k).norm() > 1e-9;
+      anyForced = anyForced || forced[static_cast<std::size_t>(sl.offset + k)];
+    }
+    if (touched) bodyCauses(model, sl, s, N, anyForced, out, explained);
+  }
+  // what the named causes do not explain: massless motions spanning several bodies
+  const Eigen::Index covered = explained.cols() ? Eigen::FullPivLU<MatrixXd>(explained).rank() : 0;
+  if (covered < N.cols()) {
+    std::vector<std::string> bodies;
+    std::set<std::string> seen;
+    for (const auto& dir : d.indeterminate)
+      for (int i : dir.coordinates)
+        if (seen.insert(model.bodyOfCoordinate(i).name()).second) bodies.push_back(model.bodyOfCoordinate(i).name());
+    out.push_back("a massless motion of " + andList(bodies) +
+                  " has no mass and no joint (direction w below): give one of them mass, a joint "
+                  "along w, or the force balance along w (--complete-massless)");
+  }
+  return out;
+}
+
+}  // namespace joinery

@@ -1,0 +1,268 @@
+// Runs that are killed, run out of disk, or point their output at their input (issue 22):
+// a run stopped by SIGTERM/SIGINT keeps a well-formed CSV and exits 128 + the signal; a write
+// error never leaves a torn row nor reports success; an output over an input is refused
+// before anything is written; a run that writes nothing leaves an existing file untouched.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "run_command.hpp"
+
+using joinery::test::runCommand;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kExe = JOINERY_EXE;
+
+fs::path tempDir() {
+  const fs::path d = fs::temp_directory_path() / ("joinery_test_hostile_runs_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string write(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
+
+std::string readAll(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// A pendulum (the bundled example's model) that runs for `tEnd` seconds of model time.
+std::string pendulum(double tEnd, double interval) {
+  return R"({"joinery": 1, "gravity": [0, -9.81, 0],
+    "bodies": [{"name": "bob", "type": "particle", "dim": 2, "mass": 1, "position": [-1, 0]}],
+    "joints": [{"name": "rod", "type": "distance", "body1": "ground", "point1": [0, 0],
+                "body2": "bob", "point2": [0, 0], "length": 1}],
+    "simulation": {"t_end": )" + std::to_string(tEnd) + R"(, "integrator": "dopri5", "rtol": 1e-10,
+                   "atol": 1e-12, "output_interval": )" + std::to_string(interval) + "}}";
+}
+
+/// Starts `args` with stdout and stderr to `errFile`; `fileSizeLimit` > 0 caps the size of any
+/// file the child writes (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails with EFBIG,
+/// as on a full disk).
+pid_t spawn(const std::vector<std::string>& args, const std::string& errFile, rlim_t fileSizeLimit = 0) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (std::FILE* f = std::freopen(errFile.c_str(), "w", stderr)) (void)f;
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    if (fileSizeLimit > 0) {
+      ::signal(SIGXFSZ, SIG_IGN);
+      const rlimit lim{fileSizeLimit, fileSizeLimit};
+      ::setrlimit(RLIMIT_FSIZE, &lim);
+    }
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+/// The exit status of `pid` (-1: ended by a signal; -2: still running after `seconds`, killed).
+int waitExit(pid_t pid, double seconds) {
+  int status = 0;
+  for (int i = 0; i < static_cast<int>(seconds * 100); ++i) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return -2;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::size_t fields(const std::string& line) { return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1; }
+
+/// Every row has the header's number of fields, all numbers, t strictly increasing, and the
+/// file ends with a newline (no torn last row). Returns the number of rows.
+std::size_t checkWellFormedCsv(const fs::path& path) {
+  const std::string text = readAll(path);
+  REQUIRE(!text.empty());
+  CHECK(text.back() == '\n');
+  const auto ls = lines(text);
+  REQUIRE(ls.size() >= 1);
+  CHECK(ls[0].rfind("t,", 0) == 0);
+  const std::size_t n = fields(ls[0]);
+  double tPrev = -1;
+  for (std::size_t i = 1; i < ls.size(); ++i) {
+    INFO("row " << i << ": " << ls[i]);
+    REQUIRE(fields(ls[i]) == n);
+    char* end = nullptr;
+    const double t = std::strtod(ls[i].c_str(), &end);
+    REQUIRE(*end == ',');
+    CHECK(t > tPrev);
+    tPrev = t;
+  }
+  return ls.size() - 1;
+}
+
+std::size_t countLines(const fs::path& path) {
+  const std::string text = readAll(path);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+}  // namespace
+
+TEST_CASE("hostile: SIGTERM or SIGINT stops a run cleanly; its CSV and summary are kept", "[hostile][signal]") {
+  const fs::path d = tempDir();
+  // about 2 000 000 samples of a tightly integrated pendulum: minutes, unless stopped
+  const std::string scene = write(d / "long.json", pendulum(1e5, 0.05));
+  for (const int sig : {SIGTERM, SIGINT}) {
+    INFO("signal " << sig);
+    const fs::path out = d / "long.csv", summary = d / "long_summary.json", err = d / "long.err";
+    fs::remove(out);
+    const pid_t pid = spawn({kExe, "simulate", scene, "-o", out.string(), "--summary", summary.string()}, err.string());
+    // wait until the run has written some rows (to its temporary file next to the output)
+    const fs::path partial = out.string() + ".partial";
+    for (int i = 0; i < 3000 && (!fs::exists(partial) || countLines(partial) < 50); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(countLines(partial) >= 50);
+    ::kill(pid, sig);
+    const int status = waitExit(pid, 30);
+    const std::string msg = readAll(err);
+    INFO(msg);
+    CHECK(status == 128 + sig);  // the documented status: 143 for SIGTERM, 130 for SIGINT
+    CHECK(msg.find(sig == SIGTERM ? "SIGTERM received" : "SIGINT received") != std::string::npos);
+    CHECK(msg.find("interrupted after the step to t = ") != std::string::npos);
+    CHECK(msg.find("kept in " + out.string()) != std::string::npos);
+    CHECK_FALSE(fs::exists(partial));  // renamed into place
+    const std::size_t rows = checkWellFormedCsv(out);
+    CHECK(rows >= 50);
+    const auto j = nlohmann::json::parse(readAll(summary));
+    CHECK(j["outcome"] == "stopped");
+    CHECK(j["samples"].get<std::size_t>() == rows);  // every sample counted is in the file
+  }
+}
+
+TEST_CASE("hostile: an output that is the input is refused before anything is written", "[hostile]") {
+  const fs::path d = tempDir();
+  fs::create_directories(d / "sub");
+  const std::string scene = write(d / "self.json", pendulum(0.1, 0.01));
+  const std::string before = readAll(scene);
+  fs::remove(d / "link.json");
+  fs::create_symlink(d / "self.json", d / "link.json");
+  const std::vector<std::string> spellings = {scene, (d / "sub" / ".." / "self.json").string(), (d / "link.json").string()};
+  for (const auto& target : spellings) {
+    INFO(target);
+    for (const std::string cmd : {" simulate " + scene + " -o " + target, " simulate " + scene + " -o " +
+                                      (d / "x.csv").string() + " --summary " + target,
+                                  " graph " + scene + " -o " + target}) {
+      INFO(cmd);
+      const auto r = runCommand(kExe + cmd);
+      CHECK(r.exitCode == 2);
+      CHECK(r.output.find("is the input file") != std::string::npos);
+      CHECK(readAll(scene) == before);
+    }
+  }
+  // a study's table over the study file
+  const std::string study = write(d / "study.json", R"({"joinery": 1, "scene": "self.json",
+      "design": {"type": "list", "cases": [{}]}, "collect": ["steps"]})");
+  const std::string studyBefore = readAll(study);
+  const auto r = runCommand(kExe + " study " + study + " -o " + (d / "sub" / ".." / "study.json").string());
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("is the input file") != std::string::npos);
+  CHECK(readAll(study) == studyBefore);
+}
+
+TEST_CASE("hostile: a full disk is a clear error and a non-zero exit, never success", "[hostile]") {
+  if (!fs::exists("/dev/full")) return;  // Linux's always-full device
+  const fs::path d = tempDir();
+  const std::string scene = write(d / "full.json", pendulum(0.5, 0.01));
+  auto r = runCommand(kExe + " simulate " + scene + " -o /dev/full");
+  CHECK(r.exitCode == 5);
+  CHECK(r.output.find("cannot write the CSV header to /dev/full: No space left on device") != std::string::npos);
+  r = runCommand(kExe + " simulate " + scene + " -o " + (d / "ok.csv").string() + " --summary /dev/full");
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("could not write the summary file") != std::string::npos);
+  r = runCommand(kExe + " graph " + scene + " -o /dev/full");
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("No space left on device") != std::string::npos);
+  r = runCommand(kExe + " simulate " + scene + " -o /dev/full --format npy");
+  CHECK(r.exitCode == 5);
+}
+
+TEST_CASE("hostile: the disk filling up mid-run leaves whole rows only and fails the run", "[hostile]") {
+  const fs::path d = tempDir();
+  const std::string scene = write(d / "fill.json", pendulum(20, 0.001));  // ~20 000 rows, ~2 MB
+  const fs::path out = d / "fill.csv", err = d / "fill.err";
+  fs::remove(out);
+  // every file the run writes is capped at 50 000 bytes: the CSV hits it after a few hundred rows
+  const pid_t pid = spawn({kExe, "simulate", scene, "-o", out.string()}, err.string(), 50000);
+  const int status = waitExit(pid, 60);
+  const std::string msg = readAll(err);
+  INFO(msg);
+  CHECK(status == 5);
+  CHECK(msg.find("cannot write a sample to " + out.string() + ".partial: File too large") != std::string::npos);
+  CHECK(msg.find("kept in " + out.string()) != std::string::npos);
+  const std::size_t rows = checkWellFormedCsv(out);  // cut back to the last complete row
+  CHECK(rows > 100);
+  CHECK(fs::file_size(out) <= 50000);
+}
+
+TEST_CASE("hostile: a run that writes nothing leaves an existing output untouched", "[hostile]") {
+  const fs::path d = tempDir();
+  // a massless particle with no constraint: its acceleration is undetermined (ill posed)
+  const std::string scene = write(d / "ill.json", R"({"joinery": 1,
+    "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 0}],
+    "simulation": {"t_end": 1, "output_interval": 0.1}})");
+  const fs::path out = d / "previous.csv";
+  write(out, "t,p.x\n0,1\n");
+  const auto r = runCommand(kExe + " simulate " + scene + " -o " + out.string());
+  CHECK(r.exitCode == 3);
+  CHECK(r.output.find("no sample was written; " + out.string() + " was not touched") != std::string::npos);
+  CHECK(readAll(out) == "t,p.x\n0,1\n");
+  CHECK_FALSE(fs::exists(out.string() + ".partial"));
+  // an output folder that does not exist: an error before the run
+  const auto r2 = runCommand(kExe + " simulate " + scene + " -o " + (d / "no" / "such" / "x.csv").string());
+  CHECK(r2.exitCode == 2);
+  CHECK(r2.output.find("cannot open the output file for writing") != std::string::npos);
+}
+
+TEST_CASE("hostile: SIGTERM stops a study; its table keeps the cases finished", "[hostile][signal]") {
+  const fs::path d = tempDir();
+  write(d / "study_scene.json", pendulum(0.1, 0.05));
+  // two short cases, then two that would run for minutes
+  const std::string study = write(d / "long_study.json", R"({"joinery": 1, "scene": "study_scene.json",
+      "design": {"type": "list", "parameters": {"simulation.t_end": [0.1, 0.2, 1e5, 1e5]}},
+      "collect": ["steps"]})");
+  const fs::path table = d / "long_study.csv", err = d / "long_study.err";
+  fs::remove(table);
+  const pid_t pid = spawn({kExe, "study", study, "-o", table.string(), "-j", "1"}, err.string());
+  for (int i = 0; i < 3000 && (!fs::exists(table) || countLines(table) < 3); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(countLines(table) == 3);  // the header and the two short cases
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the third case is running
+  ::kill(pid, SIGTERM);
+  const int status = waitExit(pid, 30);
+  const std::string msg = readAll(err);
+  INFO(msg);
+  CHECK(status == 143);
+  CHECK(msg.find("SIGTERM received: stopped; the table keeps the 2 case(s) finished") != std::string::npos);
+  const auto ls = lines(readAll(table));
+  REQUIRE(ls.size() == 3);
+  CHECK(ls[1].rfind("0,", 0) == 0);
+  CHECK(ls[2].rfind("1,", 0) == 0);
+}
