@@ -4,13 +4,14 @@
 //     The benchmark chain (bench/chain_model.hpp) simulated by runSimulation with dopri5, the
 //     CSV written to /dev/null: without channels, and with ten channels (3 points, 3 values,
 //     2 energies, 2 joint reactions), alternately, `repeat` times each. One JSON line: the
-//     smallest wall and thread-CPU time of each and their ratios. `--only point|value|energy|
+//     smallest wall and thread-CPU time of each and their ratios, and the medians of the CPU times. `--only point|value|energy|
 //     reaction` keeps the channels of that kind alone, `--only accel` a value channel of an
 //     acceleration.
 //   outputs_cost formats [--N 1024] [--rows 200] [--dir /tmp] [--repeat 3]
 //     Writes `rows` samples of the N-link chain (every coordinate and velocity perturbed, so that
 //     the numbers have all their digits) as CSV and as npy. One JSON line: the columns, the
 //     smallest write time and the size of each file.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -72,8 +73,14 @@ std::vector<OutputSpec> tenChannels(int N) {
 
 struct Timing {
   double wall = 1e300, cpu = 1e300;
+  std::vector<double> walls, cpus;  // every repeat (medians)
   long long samples = 0, steps = 0;
 };
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
 
 void runOnce(const Scene& scene, const SimulationSettings& settings, const std::vector<OutputSpec>& specs, Timing& t) {
   ModelSystem system(scene.model);
@@ -89,6 +96,8 @@ void runOnce(const Scene& scene, const SimulationSettings& settings, const std::
   }
   t.wall = std::min(t.wall, w);
   t.cpu = std::min(t.cpu, c);
+  t.walls.push_back(w);
+  t.cpus.push_back(c);
   t.samples = r.stats.samples;
   t.steps = r.stats.integrator.steps;
 }
@@ -115,16 +124,19 @@ int channelsMode(int argc, char** argv) {
     });
   Timing base, with;
   runOnce(scene, settings, {}, base);  // warm-up: the first run pays the page faults
+  base = Timing{};
   for (int k = 0; k < repeat; ++k) {
     runOnce(scene, settings, {}, base);
     runOnce(scene, settings, ten, with);
   }
   std::printf("{\"mode\": \"channels\", \"N\": %d, \"T\": %g, \"tol\": %g, \"interval\": %g, \"samples\": %lld, "
               "\"steps\": %lld, \"channels\": %zu, \"columns\": %zu, \"base_wall_s\": %.4f, \"channels_wall_s\": %.4f, "
-              "\"wall_ratio\": %.4f, \"base_cpu_s\": %.4f, \"channels_cpu_s\": %.4f, \"cpu_ratio\": %.4f}\n",
+              "\"wall_ratio\": %.4f, \"base_cpu_s\": %.4f, \"channels_cpu_s\": %.4f, \"cpu_ratio\": %.4f, "
+              "\"median_base_cpu_s\": %.4f, \"median_channels_cpu_s\": %.4f, \"median_cpu_ratio\": %.4f}\n",
               N, settings.tEnd, settings.rtol, settings.outputInterval, with.samples, with.steps, ten.size(),
               OutputChannels(scene.model, ten).columns().size(), base.wall, with.wall, with.wall / base.wall,
-              base.cpu, with.cpu, with.cpu / base.cpu);
+              base.cpu, with.cpu, with.cpu / base.cpu, median(base.cpus), median(with.cpus),
+              median(with.cpus) / median(base.cpus));
   return 0;
 }
 

@@ -250,6 +250,9 @@ std::string jointResultsText(const std::vector<JointResult>& joints, const std::
         os << "  (non-ideal part F = " << vec(sd->forceNonideal, jr.planar, false) << ")";
       if (jr.kind == JointResultKind::Tension && !printed) os << "  tension = " << num(jr.tension);
       os << note << "\n";
+      // the same in the joint's own frame on that body (docs/results.md#the-joints-own-frame)
+      os << "      joint frame: F = " << vec(sd->forceLocal, jr.planar, false)
+         << (jr.planar ? "  tau = " : "  T = ") << vec(sd->torqueLocal, jr.planar, true) << "\n";
       printed = true;
     }
     if (printed) continue;

@@ -26,6 +26,12 @@ void TeeRecorder::record(const Sample& s) {
   for (Recorder* r : recorders_) r->record(s);
 }
 
+bool TeeRecorder::stopRequested() const {
+  for (const Recorder* r : recorders_)
+    if (r->stopRequested()) return true;
+  return false;
+}
+
 void TeeRecorder::end(const SimulationResult& result) {
   // every recorder is closed, even when one fails; the first failure is reported
   std::exception_ptr first;

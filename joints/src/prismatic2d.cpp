@@ -28,6 +28,10 @@ class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
     addRows(std::make_unique<detail::PlanarRelativeAngle>(frame1(), frame2(), angle));
   }
   std::string_view typeName() const override { return kType; }
+  /// The sliding axis in body1's frame; in body2's, turned back by the held angle.
+  Vector3d jointAxis(int k) const override {
+    return k == 0 ? axis_ : Vector3d(Eigen::AngleAxisd(-angle_, Vector3d::UnitZ()) * axis_);
+  }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j["axis"] = detail::vectorJson(axisGiven_, true);

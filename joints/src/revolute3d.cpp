@@ -17,6 +17,7 @@ class Revolute3d final : public detail::TwoPointJoint {
     addRows(detail::parallelAxesRows(frame1(), axis1, frame2(), axis2));
   }
   std::string_view typeName() const override { return kType; }
+  Vector3d jointAxis(int k) const override { return k == 0 ? axis1_ : axis2_; }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j["axis1"] = detail::vectorJson(axis1_, false);

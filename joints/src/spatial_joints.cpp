@@ -23,6 +23,13 @@ class AxisJoint : public detail::TwoPointJoint {
   AxisJoint(const detail::TwoBodyInput& in, std::string_view type, Fields f)
       : TwoPointJoint(in, false), type_(type), f_(std::move(f)) {}
   std::string_view typeName() const override { return type_; }
+  /// axis1 (body1); on body2 axis2, or axis1 carried by the held orientation (R2 = R1 Rq).
+  Vector3d jointAxis(int k) const override {
+    if (!f_.axis1) return Vector3d::Zero();
+    if (k == 0) return *f_.axis1;
+    if (f_.axis2) return *f_.axis2;
+    return f_.orientation ? Vector3d(f_.orientation->toRotationMatrix().transpose() * *f_.axis1) : *f_.axis1;
+  }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     if (f_.axis1) j["axis1"] = detail::vectorJson(*f_.axis1, false);

@@ -224,3 +224,37 @@ TEST_CASE("outputs: a sample with reaction, effort and acceleration channels doe
   for (int k = 0; k < 5; ++k) rec.record(Sample{s, 1.0, res});
   CHECK(test::heapAllocations() == before);
 }
+
+namespace {
+/// Keeps the samples and asks to stop after `limit` of them (what a Python callback does).
+class StopAfter final : public Recorder {
+ public:
+  explicit StopAfter(std::size_t limit) : limit_(limit) {}
+  void begin(const std::vector<std::string>&) override {}
+  void record(const Sample&) override { ++count; }
+  bool stopRequested() const override { return count >= limit_; }
+  std::size_t count = 0;
+
+ private:
+  std::size_t limit_;
+};
+}  // namespace
+
+TEST_CASE("outputs: ChannelRecorder and TeeRecorder pass on the stop request of what they wrap") {
+  // Without the forwarding the run would go on to t_end (31 samples): the wrapped recorder's
+  // stopRequested() was never asked.
+  const Scene scene = sceneFromJson(rodPendulum(), "rod.json");
+  ModelSystem system(scene.model);
+  const OutputChannels channels(scene.model, scene.outputs);
+  StopAfter stop(4);
+  MemoryRecorder mem;
+  TeeRecorder tee({&mem, &stop});
+  CHECK_FALSE(tee.stopRequested());
+  ChannelRecorder rec(system, channels, false, tee);
+  const SimulationResult r = runSimulation(system, parseSimulationSettings(scene.simulation), rec);
+  CHECK(r.outcome == RunOutcome::Stopped);
+  CHECK(stop.count == 4);
+  CHECK(mem.size() == 4);
+  CHECK(tee.stopRequested());
+  CHECK(rec.stopRequested());
+}

@@ -69,6 +69,10 @@ TEST_CASE("pendulum: rod tension m (g cos th + L th'^2), rigid2d bob on a pin an
       CHECK(pin.unique);
       CHECK(pin.planar);
       CHECK((pin.side2.point - Vector3d::Zero()).norm() < 1e-12);  // at the pivot
+      // in the joint's frame on the bob (the bob's own axes, x = (c, s), y = (-s, c)): the
+      // tension along the bob's y axis (towards the pivot), across it m g s I / (I + m L^2)
+      CHECK(near3(pin.side2.axes.col(0), Vector3d(c, s, 0)));
+      CHECK(near3(pin.side2.forceLocal, Vector3d(m * g * s * I / (I + m * L * L), tension, 0)));
     }
   }
 
@@ -86,6 +90,9 @@ TEST_CASE("pendulum: rod tension m (g cos th + L th'^2), rigid2d bob on a pin an
       CHECK(rod.kind == JointResultKind::Tension);
       CHECK(near(rod.tension, tension));
       CHECK(near3(rod.side2.force, tension * Vector3d(-s, c, 0)));
+      // the rod's own frame: x from the pivot to the bob; the bob is pulled back along it
+      CHECK(near3(rod.side2.axes.col(0), Vector3d(s, -c, 0)));
+      CHECK(near3(rod.side2.forceLocal, Vector3d(-tension, 0, 0)));
     }
   }
 }
@@ -153,6 +160,11 @@ TEST_CASE("slider-crank at constant crank speed: pin forces along the massless r
     CHECK(near3(byName(J, "bearing").side2.force, Fw));
     CHECK(near3(byName(J, "guide").side2.force, Vector3d(0, ms * g - Fw.y(), 0)));
     CHECK(std::abs(byName(J, "guide").side2.torque.z()) <= 1e-9 * std::max(1.0, std::abs(f)));
+    // joint frames: the guide's x along its axis, so the slider's normal force is its y
+    // component; the rod (a two-force member) carries f along its own x axis at both pins
+    CHECK(near3(byName(J, "guide").side2.forceLocal, Vector3d(0, ms * g - Fw.y(), 0)));
+    CHECK(near3(byName(J, "wrist_pin").side1.forceLocal, Vector3d(-f, 0, 0)));
+    CHECK(near3(byName(J, "crank_pin").side2.forceLocal, Vector3d(f, 0, 0)));
     const JointResult& motor = byName(J, "motor");
     CHECK(motor.kind == JointResultKind::Effort);
     CHECK(near(motor.effort, tau));
@@ -346,6 +358,11 @@ TEST_CASE("rigid3d on a spherical joint and on a hinge: Newton's force, no momen
       CHECK(near3(hinge.side2.force, F));
       CHECK(std::abs(hinge.side2.torque.z()) <= 1e-9 * F.norm());
       CHECK(hinge.side2.torque.norm() > 1e-3);  // it does hold the body's moments about x and y
+      // the hinge's frame on the body: z along its axis (world z here); components = axes^T
+      CHECK(near3(hinge.side2.axes.col(2), Vector3d::UnitZ()));
+      CHECK(std::abs(hinge.side2.torqueLocal.z()) <= 1e-9 * F.norm());
+      CHECK(near3(hinge.side2.forceLocal, hinge.side2.axes.transpose() * F));
+      CHECK(std::abs(hinge.side2.axes.determinant() - 1) < 1e-12);
     }
   }
 }

@@ -12,6 +12,9 @@ loader, solver, diagnosis and simulation loop, with NumPy arrays in and out.
     M, Q, A, b, C = model.matrices()  # the equations at a state
     run = model.simulate(t_end=2.0)   # one NumPy array per CSV column
     run["bob.x"], run.t, run.columns
+    run = model.simulate(outputs=[{"name": "pin", "reaction": "rod"}])  # + channels
+    run["pin.fx"], run.summary["channels"]["pin.fx"]["max"]
+    table = joinery.study("study.json", jobs=2)   # as `joinery study`
 
 Models can also be built in Python through the same type registries the scene loader uses
 (ModelBuilder; body_types(), joint_types(), force_types() list them).
@@ -43,6 +46,7 @@ from ._joinery import (  # noqa: F401  (re-exported)
     solve_problem,
 )
 from ._builder import ModelBuilder  # noqa: F401
+from ._study import StudyResult, study  # noqa: F401
 
 # show the public names as joinery.X (help(), repr and tracebacks), not joinery._joinery.X
 for _cls in (CheckReport, Diagnosis, Error, InputError, Model, ModelError, SimulationError,
@@ -53,5 +57,5 @@ del _cls
 __all__ = [
     "load", "Model", "ModelBuilder", "Solution", "Diagnosis", "CheckReport", "SimulationResult",
     "Error", "InputError", "ModelError", "SimulationError",
-    "body_types", "joint_types", "force_types", "solve_problem",
+    "body_types", "joint_types", "force_types", "solve_problem", "study", "StudyResult",
 ]

@@ -94,6 +94,7 @@ class SimulationResult:
     final_qdot: Vector
     stats: Dict[str, float]
     initial_conditions: Dict[str, Any]
+    summary: Dict[str, Any]  # the JSON of `joinery simulate --summary`
     def __getitem__(self, column: str) -> Vector: ...
     def __contains__(self, column: str) -> bool: ...
     def __len__(self) -> int: ...
@@ -123,6 +124,7 @@ class Model:
     def simulate(self, t_end: Optional[float] = None, *, q: Optional[ArrayLike] = None,
                  qdot: Optional[ArrayLike] = None, strict: bool = False,
                  callback: Optional[SampleCallback] = None, check: bool = False,
+                 outputs: Optional[Sequence[Mapping[str, Any]]] = None, accelerations: bool = False,
                  **settings: Union[float, str]) -> SimulationResult:
         """settings: integrator, rtol, atol, step, output_interval, stabilization (the scene's keys)."""
 
@@ -132,6 +134,23 @@ def solve_problem(source: Union[PathLike, Mapping[str, Any], None] = None, *, M:
                   Q: Optional[ArrayLike] = None, A: Optional[ArrayLike] = None, b: Optional[ArrayLike] = None,
                   C: Optional[ArrayLike] = None, coordinates: Optional[Sequence[str]] = None) -> Solution: ...
 def body_types() -> Dict[str, Dict[str, Any]]: ...
+
+class StudyResult:
+    columns: List[str]
+    parameters: List[str]
+    table: Optional[str]
+    total: int
+    ran: int
+    skipped: int
+    failed: int
+    def __getitem__(self, column: str) -> Any: ...  # float array; "message": List[str]
+    def __contains__(self, column: str) -> bool: ...
+    def __len__(self) -> int: ...
+    def keys(self) -> List[str]: ...
+    def values(self, column: str) -> List[str]: ...
+
+def study(path: PathLike, output: Optional[PathLike] = None, *, jobs: int = 1, resume: bool = False,
+          time_limit: Optional[float] = None) -> StudyResult: ...
 def joint_types() -> Dict[str, Dict[str, Any]]: ...
 def force_types() -> Dict[str, Dict[str, Any]]: ...
 

@@ -62,5 +62,6 @@ void bindModel(py::module_& m);
 void bindCheck(py::module_& m);
 void bindSimulate(py::module_& m);
 void bindRegistry(py::module_& m);
+void bindStudy(py::module_& m);
 
 }  // namespace joinery::python

@@ -7,6 +7,7 @@
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/matrix_problem.hpp"
+#include "joinery/core/overrides.hpp"
 #include "joinery/core/scene_completion.hpp"
 #include "py_common.hpp"
 #include "py_results.hpp"
@@ -41,26 +42,20 @@ State PyModel::state(const std::optional<Eigen::VectorXd>& q, const std::optiona
 
 namespace {
 
-/// Replaces values of the scene's top-level `parameters` (numbers or expression strings).
-/// @throws InputError naming the unknown parameter and the declared ones.
-void overrideParameters(nlohmann::json& doc, const py::dict& parameters, const std::string& file) {
-  if (parameters.empty()) return;
-  if (!doc.is_object() || !doc.contains("parameters") || !doc["parameters"].is_object())
-    throw InputError("parameters were given but the scene declares none", file, "/parameters");
-  nlohmann::json& declared = doc["parameters"];
+/// The `parameters` argument of load() as the library's overrides (SceneOptions::overrides,
+/// the `--set NAME=VALUE` of the CLI): scene parameters, instance parameters (`l1.L`) and
+/// simulation settings (`simulation.t_end`); numbers or expression strings.
+std::vector<Override> overridesOf(const py::dict& parameters) {
+  std::vector<Override> out;
   for (auto kv : parameters) {
     const std::string name = py::str(kv.first);
-    if (!declared.contains(name)) {
-      std::string known;
-      for (auto it = declared.begin(); it != declared.end(); ++it) known += (known.empty() ? "" : ", ") + it.key();
-      throw InputError("unknown parameter '" + name + "'; the scene declares: " + known, file, "/parameters");
-    }
-    const nlohmann::json v = toJson(kv.second);
+    nlohmann::json v = toJson(kv.second);
     if (!v.is_number() && !v.is_string())
-      throw InputError("parameter '" + name + "' must be a number or an expression string, got " + v.dump(),
-                       file, "/parameters/" + name);
-    declared[name] = v;
+      throw std::invalid_argument("parameters['" + name + "'] must be a number or an expression string, got " +
+                                  v.dump());
+    out.push_back(Override{name, std::move(v)});
   }
+  return out;
 }
 
 std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::dict>& parameters,
@@ -76,7 +71,7 @@ std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::
     file = py::str(py::module_::import("os").attr("fspath")(source));
     doc = readJsonFile(file);
   }
-  if (parameters) overrideParameters(doc, *parameters, file);
+  if (parameters) options.overrides = overridesOf(*parameters);
   // The GIL stays held: the loader's symbolic work (GiNaC: parsing, derivatives) is not
   // thread-safe, and the GIL is what serializes it between Python threads.
   // the same steps as the CLI's loadSceneForCommand: load, complete when asked, settings
@@ -185,8 +180,9 @@ Loads a scene into a Model.
 source: a path (str or os.PathLike) to a scene file, or a dictionary with the same content
   (then `name` is the pseudo file name used in error messages; relative includes are
   resolved against the working directory).
-parameters: overrides of the scene's top-level `parameters` ({"L": 0.5, "k": "2*k0"}):
-  numbers or expressions; an unknown name raises InputError.
+parameters: overrides, as `--set NAME=VALUE` of the command line ({"L": 0.5, "k": "2*k0",
+  "l1.m": 2, "simulation.t_end": 4}): scene parameters, instance parameters and simulation
+  settings; numbers or expressions; an unknown name raises InputError with a suggestion.
 complete_massless: as the scene field "complete_massless": true.
 
 Raises joinery.InputError (with .file, .path, .detail) for bad input and joinery.ModelError

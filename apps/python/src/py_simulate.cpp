@@ -1,12 +1,16 @@
 // Model.simulate(): the library's run loop with a recorder that fills one NumPy array per
-// CSV column, an optional per-sample Python callback that may stop the run.
+// CSV column (output channels and accelerations included, through the CLI's ChannelRecorder),
+// the run summary of `simulate --summary` (SummaryRecorder), an optional per-sample Python
+// callback that may stop the run.
 #include <cmath>
 #include <limits>
 #include <memory>
 
 #include "exit_status.hpp"
 #include "joinery/core/model_system.hpp"
+#include "joinery/core/outputs.hpp"
 #include "joinery/integrators/recorder.hpp"
+#include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "py_common.hpp"
 
@@ -15,10 +19,11 @@ namespace joinery::python {
 namespace {
 
 /// Every sample into one growing vector per column, named as the CSV of `joinery simulate`
-/// (CsvRecorder::columns); an undefined energy is NaN (an empty field in the CSV).
+/// (tableColumns: with the accelerations and output channels of the layout); an undefined
+/// energy is NaN (an empty field in the CSV).
 class ArrayRecorder final : public Recorder {
  public:
-  explicit ArrayRecorder(py::object callback) : callback_(std::move(callback)) {}
+  ArrayRecorder(py::object callback, TableLayout layout) : callback_(std::move(callback)), layout_(std::move(layout)) {}
   ~ArrayRecorder() override {
     if (error_ || !callback_.is_none()) {
       py::gil_scoped_acquire gil;  // Python objects are released with the GIL held
@@ -28,20 +33,14 @@ class ArrayRecorder final : public Recorder {
   }
 
   void begin(const std::vector<std::string>& coordinateNames) override {
-    columns_ = CsvRecorder::columns(coordinateNames);
+    columns_ = tableColumns(coordinateNames, layout_);
     data_.assign(columns_.size(), {});
-    n_ = coordinateNames.size();
+    row_.assign(columns_.size(), 0.0);
   }
 
   void record(const Sample& s) override {
-    std::size_t c = 0;
-    data_[c++].push_back(s.state.t);
-    for (Eigen::Index i = 0; i < s.state.q.size(); ++i) data_[c++].push_back(s.state.q(i));
-    for (Eigen::Index i = 0; i < s.state.v.size(); ++i) data_[c++].push_back(s.state.v(i));
-    data_[c++].push_back(s.energy && std::isfinite(*s.energy) ? *s.energy
-                                                               : std::numeric_limits<double>::quiet_NaN());
-    data_[c++].push_back(s.residuals.position);
-    data_[c++].push_back(s.residuals.velocity);
+    fillRow(s, layout_, row_.data());
+    for (std::size_t c = 0; c < row_.size(); ++c) data_[c].push_back(row_[c]);
     if (!callback_.is_none() && !stop_) call(s);
   }
 
@@ -71,9 +70,10 @@ class ArrayRecorder final : public Recorder {
   }
 
   py::object callback_;
+  TableLayout layout_;
   std::vector<std::string> columns_;
   std::vector<std::vector<double>> data_;
-  std::size_t n_ = 0;
+  std::vector<double> row_;
   bool stop_ = false;
   std::unique_ptr<py::error_already_set> error_;
 };
@@ -84,6 +84,7 @@ struct PySimulationResult {
   py::dict arrays;  // column -> 1-D NumPy array
   SimulationResult run;
   SimulationSettings settings;
+  nlohmann::json summary;  // SummaryRecorder::toJson(): the JSON of `simulate --summary`
 };
 
 py::dict statsOf(const SimulationResult& r) {
@@ -115,24 +116,46 @@ SimulationSettings settingsWith(const PyModel& pm, const std::optional<double>& 
   return parseSimulationSettings(section);
 }
 
+/// The scene with `outputs` (channel dictionaries, as entries of the scene's "outputs")
+/// appended to its own: the resolved scene loaded again, so the channels are read and checked
+/// by the scene loader (errors at /outputs/K of the resolved scene, K counting the scene's own).
+std::shared_ptr<const Scene> sceneWithOutputs(const PyModel& pm, const py::handle& outputs) {
+  if (outputs.is_none()) return pm.shared();
+  nlohmann::json extra = toJson(outputs);
+  if (!extra.is_array()) throw std::invalid_argument("outputs must be a list of channel dictionaries");
+  if (extra.empty()) return pm.shared();
+  nlohmann::json doc = pm.scene().resolved;
+  if (!doc.contains("outputs") || !doc["outputs"].is_array()) doc["outputs"] = nlohmann::json::array();
+  for (auto& e : extra) doc["outputs"].push_back(e);
+  return std::make_shared<const Scene>(sceneFromJson(doc, pm.scene().file));
+}
+
 PySimulationResult simulate(const PyModel& pm, std::optional<double> tEnd, const std::optional<Eigen::VectorXd>& q,
                             const std::optional<Eigen::VectorXd>& qdot, bool strict, const py::object& callback,
-                            bool check, const py::kwargs& settings) {
+                            bool check, const py::object& outputs, bool accelerations, const py::kwargs& settings) {
   const SimulationSettings s = settingsWith(pm, tEnd, settings);
   RunOptions options;
   if (strict) options.initialConditions = InitialConditionMode::Strict;
   const bool given = q || qdot;
   const State initial = given ? pm.state(q, qdot, 0.0) : State{};
+  // GIL held: loading (GiNaC) and compiling the channels' expressions
+  const std::shared_ptr<const Scene> scene = sceneWithOutputs(pm, outputs);
+  const OutputChannels channels(scene->model, scene->outputs);
+  const TableLayout layout{accelerations, channels.columns()};
 
-  ArrayRecorder recorder(callback);
+  ArrayRecorder recorder(callback, layout);
+  SummaryRecorder summary(layout);
+  TeeRecorder both({&recorder, &summary});
   PySimulationResult res;
   res.settings = s;
   {
     py::gil_scoped_release release;
-    ModelSystem system(pm.model());
-    res.run = given ? runSimulation(system, initial, s, recorder, {}, options)
-                    : runSimulation(system, s, recorder, {}, options);
+    ModelSystem system(scene->model);
+    ChannelRecorder rec(system, channels, accelerations, both);  // forwards the callback's stop
+    res.run = given ? runSimulation(system, initial, s, rec, {}, options)
+                    : runSimulation(system, s, rec, {}, options);
   }
+  res.summary = summary.toJson();
   recorder.rethrow();
   res.columns = recorder.columns();
   for (std::size_t c = 0; c < res.columns.size(); ++c) {
@@ -181,6 +204,10 @@ result.columns; plus how the run ended (outcome, message, exit_code) and its sta
       .def_property_readonly("final_qdot", [](const PySimulationResult& x) { return x.run.state.v; })
       .def_property_readonly("stats", [](const PySimulationResult& x) { return statsOf(x.run); },
                              "steps, rejected, evaluations, samples, projections, residuals, wall_s.")
+      .def_property_readonly("summary", [](const PySimulationResult& x) { return toPython(x.summary); },
+                             "The run summary of `joinery simulate --summary`: outcome, t, steps,\n"
+                             "evaluations, wall_s, energy {initial, final, max_abs_drift} and per column\n"
+                             "but t {min, t_min, max, t_max, final, rms} (docs/outputs.md).")
       .def_property_readonly("initial_conditions", [](const PySimulationResult& x) {
             py::dict d;
             d["projected"] = x.run.initial.projected;
@@ -199,8 +226,10 @@ result.columns; plus how the run ended (outcome, message, exit_code) and its sta
   model.attr("simulate") = py::cpp_function(
       &simulate, py::is_method(model), py::name("simulate"), py::arg("t_end") = py::none(), py::kw_only(),
       py::arg("q") = py::none(), py::arg("qdot") = py::none(), py::arg("strict") = false,
-      py::arg("callback") = py::none(), py::arg("check") = false, R"doc(
-simulate(t_end=None, *, q=None, qdot=None, strict=False, callback=None, check=False, **settings)
+      py::arg("callback") = py::none(), py::arg("check") = false, py::arg("outputs") = py::none(),
+      py::arg("accelerations") = false, R"doc(
+simulate(t_end=None, *, q=None, qdot=None, strict=False, callback=None, check=False,
+         outputs=None, accelerations=False, **settings)
 
 Runs the simulation as `joinery simulate` does, keeping every sample in NumPy arrays.
 
@@ -213,6 +242,12 @@ strict: reject inconsistent initial conditions instead of projecting them.
 callback(t, q, qdot): called after every sample; returning False stops the run there
 (outcome 'stopped'); an exception it raises stops the run and is re-raised.
 check: raise joinery.SimulationError unless the run completed (default: the result says).
+outputs: extra output channels, a list of dictionaries written as the entries of the
+  scene's "outputs" ({"name": "pin", "reaction": "wrist_pin"}, {"name": "tip", "point":
+  {"body": "arm", "point": [0.5, 0]}}, ...), after the scene's own; their columns come after
+  the standard ones, as in the CSV (docs/outputs.md). A bad channel raises InputError.
+accelerations: also the columns 'body.coord_ddot' (as `simulate --accelerations`).
+The result's .summary is the JSON of `simulate --summary`.
 
 Invalid settings raise joinery.InputError with .path '/simulation/<key>'. The GIL is
 released during the run (except inside the callback).)doc");

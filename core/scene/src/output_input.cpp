@@ -12,7 +12,7 @@ const std::vector<std::string> kKinds{"value", "point", "reaction", "effort", "e
 
 OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const SymbolTable& parameters) {
   e.requireObject();
-  std::vector<std::string> allowed{"name", "description"};
+  std::vector<std::string> allowed{"name", "description", "frame"};
   allowed.insert(allowed.end(), kKinds.begin(), kKinds.end());
   e.rejectUnknownKeys(allowed);
   OutputSpec s;
@@ -84,6 +84,14 @@ OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const
     s.kind = OutputKind::Energy;
     s.target = c.string();
   }
+  if (e.has("frame")) {  // reaction components in world axes (default) or the joint's own frame
+    const JsonCursor fc = e.at("frame");
+    if (s.kind != OutputKind::Reaction)
+      fc.failWith("'frame' applies to a reaction channel only; expected no 'frame' on a " + kind + " channel");
+    const std::string f = fc.string();
+    if (f != "world" && f != "joint") fc.fail("\"world\" or \"joint\" (the axes of the reaction's components)");
+    s.jointFrame = f == "joint";
+  }
   return s;
 }
 
@@ -103,7 +111,10 @@ nlohmann::json outputSpecJson(const OutputSpec& s) {
       j["point"] = {{"body", s.target}, {"point", {s.point.x(), s.point.y(), s.point.z()}}};
       if (s.acceleration) j["point"]["acceleration"] = true;
       break;
-    case OutputKind::Reaction: j["reaction"] = s.target; break;
+    case OutputKind::Reaction:
+      j["reaction"] = s.target;
+      if (s.jointFrame) j["frame"] = "joint";
+      break;
     case OutputKind::Effort: j["effort"] = s.target; break;
     case OutputKind::Energy: j["energy"] = s.target; break;
   }

@@ -172,6 +172,51 @@ std::vector<JointResult> JointResultsWorkspace::makeResults() const {
 
 namespace {
 
+/// A unit vector perpendicular to unit `z`, as close to `hint` as can be (hint parallel to z:
+/// the world axis least aligned with z).
+Vector3d perpendicularTo(const Vector3d& z, const Vector3d& hint) {
+  Vector3d x = hint - z * z.dot(hint);
+  if (x.norm() < 1e-8) {
+    Eigen::Index i = 0;
+    z.cwiseAbs().minCoeff(&i);
+    x = Vector3d::Unit(i) - z * z(i);
+  }
+  return x.normalized();
+}
+
+/// The joint's own frame on side k (columns: world x, y, z axes), docs/results.md:
+///  - distance (Tension kind): x along the line from point1 to point2 (both sides);
+///  - a joint axis a (Constraint::jointAxis): planar joints x = R a, z = world z; spatial
+///    joints z = R a, x = the body's x axis made perpendicular to it;
+///  - otherwise the body's frame (world axes for a body without orientation, e.g. a particle).
+Matrix3d jointFrame(const Constraint& c, int k, const BodyStateView& v, const Vector3d& p1,
+                    const Vector3d& p2, bool planar) {
+  Matrix3d R = Matrix3d::Identity();
+  if (v.body->frames() && v.n > 0) R = v.body->frames()->calcOrientation(v.coords());
+  Vector3d x, z;
+  if (c.resultKind() == JointResultKind::Tension) {
+    x = p2 - p1;
+    if (x.norm() == 0) return R;
+    x.normalize();
+    z = planar ? Vector3d::UnitZ() : perpendicularTo(x, R.col(2));
+  } else {
+    const Vector3d a = c.jointAxis(k);
+    if (a.norm() == 0) return R;
+    if (planar) {
+      x = (R * Vector3d(a.x(), a.y(), 0)).normalized();
+      z = Vector3d::UnitZ();
+    } else {
+      z = (R * a).normalized();
+      x = perpendicularTo(z, R.col(0));
+    }
+  }
+  Matrix3d F;
+  F.col(0) = x;
+  F.col(2) = planar ? z : perpendicularTo(x, z);
+  F.col(1) = F.col(2).cross(x);
+  return (F.array() + 0.0).matrix();  // -0 (from the cross product) as 0
+}
+
 /// One side's world point, force and torque (total and non-ideal) from the local forces.
 void fillSide(const Constraint& c, int k, double t, const std::vector<BodyStateView>& views,
               int offset, const VectorXd& gTotal, const VectorXd& gIdeal, bool nonideal, JointSide& side) {
@@ -184,6 +229,8 @@ void fillSide(const Constraint& c, int k, double t, const std::vector<BodyStateV
   side.forceNonideal.setZero();
   side.torqueNonideal.setZero();
   side.hasWrench = false;
+  side.forceLocal.setZero();
+  side.torqueLocal.setZero();
   if (!side.present) return;
   side.hasWrench = wrenchAtPoint(*v.body, t, v.coords(), v.velocities(), local,
                                  gTotal.segment(offset, v.n), side.force, side.torque);
@@ -247,6 +294,13 @@ void calcJointResults(const Model& model, const State& s, const JointMultipliers
     const int n0 = j.views.empty() ? 0 : j.views[0].n;
     if (!j.views.empty()) fillSide(c, 0, s.t, j.views, 0, j.gTotal, j.gIdeal, nonideal, r.side1);
     if (j.views.size() > 1) fillSide(c, 1, s.t, j.views, n0, j.gTotal, j.gIdeal, nonideal, r.side2);
+    for (int k = 0; k < 2 && k < static_cast<int>(j.views.size()); ++k) {
+      JointSide& sd = k == 0 ? r.side1 : r.side2;
+      const Vector3d p2 = j.views.size() > 1 ? r.side2.point : r.side1.point;
+      sd.axes = jointFrame(c, k, j.views[static_cast<std::size_t>(k)], r.side1.point, p2, r.planar);
+      sd.forceLocal.noalias() = sd.axes.transpose() * sd.force;
+      sd.torqueLocal.noalias() = sd.axes.transpose() * sd.torque;
+    }
     if (r.kind == JointResultKind::Tension) {
       const Vector3d d = r.side2.point - r.side1.point;
       const double len = d.norm();
@@ -280,6 +334,19 @@ nlohmann::json jointResultsJson(const std::vector<JointResult>& results,
         j["force" + idx] = vec3(sd.force);
         j["torque" + idx] = vec3(sd.torque);
       }
+    }
+    if (points) {
+      // the same forces in the joint's own frame on each body (docs/results.md)
+      nlohmann::json fr = nlohmann::json::object();
+      for (int k = 0; k < 2; ++k) {
+        const JointSide& sd = k == 0 ? r.side1 : r.side2;
+        if (!sd.present || !sd.hasWrench) continue;
+        const std::string idx = std::to_string(k + 1);
+        fr["force" + idx] = vec3(sd.forceLocal);
+        fr["torque" + idx] = vec3(sd.torqueLocal);
+        fr["axes" + idx] = nlohmann::json::array({vec3(sd.axes.col(0)), vec3(sd.axes.col(1)), vec3(sd.axes.col(2))});
+      }
+      if (!fr.empty()) j["joint_frame"] = fr;
     }
     nlohmann::json gen = nlohmann::json::object();
     for (std::size_t k = 0; k < r.coordinates.size(); ++k)

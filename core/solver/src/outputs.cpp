@@ -29,6 +29,7 @@ struct Compiled {
   int offset = 0, size = 0;  ///< the body's global coordinates
   Vector3d point = Vector3d::Zero();
   bool acceleration = false;
+  bool jointFrame = false;
   mutable MatrixXd J;  ///< 3 x size, sized at compile time
   // Reaction / Effort: index in Model::constraints()
   int joint = -1;
@@ -170,6 +171,7 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         c.joint = findJoint(s, s.kind == OutputKind::Reaction ? "/reaction" : "/effort");
         checkJointKind(s, *constraints[static_cast<std::size_t>(c.joint)]);
         needsJoints_ = true;
+        c.jointFrame = s.jointFrame;
         if (s.kind == OutputKind::Reaction) {
           for (const char* k : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) addColumn(s, s.name + k);
         } else {
@@ -201,6 +203,8 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
   const Impl& im = *impl_;
   if (im.channels.empty()) return;
   bool varsFilled = false;
+  // energies once per state, whatever the number of energy channels
+  double kinetic = kNaN, potential = kNaN;
   for (const Compiled& c : im.channels) {
     double* o = out + c.column;
     switch (c.kind) {
@@ -242,9 +246,11 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
         const JointSide* side = jr ? (jr->side2.present ? &jr->side2 : &jr->side1) : nullptr;
         const bool ok = side && side->present && side->hasWrench;
+        const Vector3d* f = ok ? (c.jointFrame ? &side->forceLocal : &side->force) : nullptr;
+        const Vector3d* tq = ok ? (c.jointFrame ? &side->torqueLocal : &side->torque) : nullptr;
         for (int k = 0; k < 3; ++k) {
-          o[k] = ok ? side->force(k) : kNaN;
-          o[3 + k] = ok ? side->torque(k) : kNaN;
+          o[k] = f ? (*f)(k) : kNaN;
+          o[3 + k] = tq ? (*tq)(k) : kNaN;
         }
         break;
       }
@@ -255,9 +261,9 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         break;
       }
       case OutputKind::Energy: {
-        const double T = c.energy == EnergyPart::Potential ? 0.0 : im.model->calcKineticEnergy(s);
-        const double V = c.energy == EnergyPart::Kinetic ? 0.0 : im.model->calcPotentialEnergy(s);
-        o[0] = T + V;
+        if (c.energy != EnergyPart::Potential && std::isnan(kinetic)) kinetic = im.model->calcKineticEnergy(s);
+        if (c.energy != EnergyPart::Kinetic && std::isnan(potential)) potential = im.model->calcPotentialEnergy(s);
+        o[0] = (c.energy == EnergyPart::Potential ? 0.0 : kinetic) + (c.energy == EnergyPart::Kinetic ? 0.0 : potential);
         break;
       }
     }

@@ -32,6 +32,8 @@ class TeeRecorder final : public Recorder {
   void begin(const std::vector<std::string>& coordinateNames) override;
   void record(const Sample& s) override;
   void end(const SimulationResult& result) override;
+  /// True when any of its recorders asks to stop.
+  bool stopRequested() const override;
 
  private:
   std::vector<Recorder*> recorders_;
@@ -51,6 +53,8 @@ class ChannelRecorder final : public Recorder {
   void begin(const std::vector<std::string>& coordinateNames) override;
   void record(const Sample& s) override;
   void end(const SimulationResult& result) override;
+  /// What the wrapped recorder says (a Python callback, a TeeRecorder, ...).
+  bool stopRequested() const override { return inner_.stopRequested(); }
 
  private:
   struct Buffers;

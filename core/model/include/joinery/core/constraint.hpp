@@ -109,6 +109,14 @@ class Constraint {
     (void)k;
     return Vector3d::Zero();
   }
+  /// Points/Tension kinds: the joint's axis in the frame of bodies()[k] (prismatic2d: the
+  /// sliding axis; revolute3d, cylindrical, universal, prismatic3d: axis1/axis2), zero when the
+  /// joint has none. Joint results express forces in the joint's own frame built on it
+  /// (docs/results.md#the-joints-own-frame).
+  virtual Vector3d jointAxis(int k) const {
+    (void)k;
+    return Vector3d::Zero();
+  }
 
   /// Optional non-ideal law (friction, ...): C over the local coordinates.
   const NonidealLaw* nonideal() const noexcept { return nonideal_.get(); }

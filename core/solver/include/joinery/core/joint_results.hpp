@@ -56,6 +56,11 @@ struct JointSide {
   Vector3d torque = Vector3d::Zero();    ///< total, about `point`
   Vector3d forceNonideal = Vector3d::Zero();   ///< the non-ideal part of `force`
   Vector3d torqueNonideal = Vector3d::Zero();  ///< the non-ideal part of `torque`
+  /// The joint's own frame on this body (docs/results.md#the-joints-own-frame): its x, y, z
+  /// axes in world components, as the columns. Origin: `point`.
+  Matrix3d axes = Matrix3d::Identity();
+  Vector3d forceLocal = Vector3d::Zero();   ///< `force` in the joint's frame: axes^T force
+  Vector3d torqueLocal = Vector3d::Zero();  ///< `torque` in the joint's frame
 };
 
 /// Results of one joint at one state.

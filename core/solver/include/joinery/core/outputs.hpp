@@ -41,6 +41,7 @@ struct OutputSpec {
   std::string target;      ///< Point: body; Reaction / Effort: joint; Energy: kinetic|potential|total
   Vector3d point = Vector3d::Zero();  ///< Point: the point in the body's frame
   bool acceleration = false;          ///< Point: also the columns N.ax N.ay N.az
+  bool jointFrame = false;  ///< Reaction: components in the joint's own frame ("frame": "joint")
   SymbolTable parameters;  ///< the parameters in scope where the channel was declared (Value)
   std::string file;        ///< where it was declared, for errors
   std::string path;        ///< JSON pointer of the entry ("/outputs/2", "/components/link/outputs/0")
