@@ -9,10 +9,11 @@
 /// round-trip form, `t` for time, and exactly the coordinate and velocity names given.
 
 #include <array>
-#include <charconv>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "joinery/core/format.hpp"
 
 namespace joinery {
 
@@ -30,9 +31,7 @@ using SymbolicPoint = std::optional<std::array<std::string, 3>>;
 
 /// Shortest text that reads back as exactly `value`, parenthesized when negative ("(-2.5)").
 inline std::string symbolicNumber(double value) {
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, value);
-  std::string s(buf, res.ptr);
+  const std::string s = formatExact(value);
   return value < 0 ? "(" + s + ")" : s;
 }
 
