@@ -167,7 +167,7 @@ TEST_CASE("hostile: an output that is the input is refused before anything is wr
   const std::vector<std::string> spellings = {scene, (d / "sub" / ".." / "self.json").string(), (d / "link.json").string()};
   for (const auto& target : spellings) {
     INFO(target);
-    for (const std::string cmd : {" simulate " + scene + " -o " + target, " simulate " + scene + " -o " +
+    for (const std::string& cmd : std::vector<std::string>{" simulate " + scene + " -o " + target, " simulate " + scene + " -o " +
                                       (d / "x.csv").string() + " --summary " + target,
                                   " graph " + scene + " -o " + target}) {
       INFO(cmd);
