@@ -240,6 +240,12 @@ double conditionOf(const PeerResult& peer) {
   return eig.eigenvalues().maxCoeff() / eig.eigenvalues().minCoeff();
 }
 
+std::string fmt(const Eigen::Vector3d& v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "[%.6g, %.6g, %.6g]", v.x(), v.y(), v.z());
+  return buf;
+}
+
 /// Trees only (with a loop the split of the force between the joints is not unique and each
 /// engine picks its own): the force and torque of each tree joint j<i> on its child (joinery's
 /// side 2, at point2 = the origin of M) against Simbody's mobilizer reaction. Errors relative
@@ -247,7 +253,11 @@ double conditionOf(const PeerResult& peer) {
 void compareReactions(const Model& model, const State& s, const PeerResult& peer, Outcome& out) {
   ModelWorkspace ws = model.makeWorkspace();
   JointMultipliers mult;
-  (void)solveJointMultipliers(model, s, ws, mult);
+  const Solution msol = solveJointMultipliers(model, s, ws, mult);
+  if (std::getenv("JOINERY_PEER_DEBUG") != nullptr)
+    std::fprintf(stderr, "multipliers: |A^T lambda - (M q'' - Q)| = %.3g, |A^T lambda - forceIdeal| = %.3g, |M q'' - Q| = %.3g\n",
+                 (ws.A.transpose() * mult.ideal - (ws.M * msol.qdd - ws.Q)).norm(),
+                 (ws.A.transpose() * mult.ideal - msol.forceIdeal).norm(), (ws.M * msol.qdd - ws.Q).norm());
   JointResultsWorkspace rws(model);
   std::vector<JointResult> results = rws.makeResults();
   calcJointResults(model, s, mult, rws, results);
@@ -256,6 +266,10 @@ void compareReactions(const Model& model, const State& s, const PeerResult& peer
     if (r.name.rfind("loop", 0) == 0) return;  // a closed loop: not compared
     if (!r.unique) return;
     const BodyResult& b = peer.bodies[static_cast<std::size_t>(std::stoi(r.name.substr(1)))];
+    if (std::getenv("JOINERY_PEER_DEBUG") != nullptr)
+      std::fprintf(stderr, "%s %s: joinery F %s T %s; Simbody F %s T %s\n", r.name.c_str(), r.type.c_str(),
+                   fmt(r.side2.force).c_str(), fmt(r.side2.torque).c_str(), fmt(toVector(b.reactionForce)).c_str(),
+                   fmt(toVector(b.reactionTorque)).c_str());
     dF = std::max(dF, (r.side2.force - toVector(b.reactionForce)).lpNorm<Eigen::Infinity>());
     dT = std::max(dT, (r.side2.torque - toVector(b.reactionTorque)).lpNorm<Eigen::Infinity>());
     sF = std::max(sF, toVector(b.reactionForce).lpNorm<Eigen::Infinity>());
