@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "joinery/core/errors.hpp"
+#include "verified_svd.hpp"
 
 namespace joinery {
 
@@ -24,6 +25,8 @@ namespace {
 
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
+using detail::computeSvd;
+using detail::Svd;
 
 std::string num(double v) { return formatNumber(v, 6); }
 
@@ -77,38 +80,6 @@ int numericalRank(const VectorXd& sigma, double rtol) {
   for (Eigen::Index i = 0; i < sigma.size(); ++i)
     if (sigma(i) > rtol * smax) ++r;
   return r;
-}
-
-/// A singular value decomposition X = U diag(s) V^T (U thin, V full).
-struct Svd {
-  MatrixXd U, V;
-  VectorXd s;
-  const MatrixXd& matrixU() const { return U; }
-  const MatrixXd& matrixV() const { return V; }
-  const VectorXd& singularValues() const { return s; }
-};
-
-/// The SVD of X (rows of norm 1 or 0: the solver scales them), by divide and conquer,
-/// verified. Eigen 3.4.0's BDCSVD can return wrong singular vectors for a matrix with an
-/// exactly redundant row (found by tests/peers/random_mechanisms: a null space with
-/// |X N| of order 1, hence a wrong q'' called well posed, or a consistent b called
-/// inconsistent). When U S V^T, |X v_i| = s_i or X N = 0 misses by more than 1e-10, the Jacobi
-/// SVD (slower, reliable) is used instead.
-Svd computeSvd(const MatrixXd& X, bool thinU) {
-  const unsigned options = (thinU ? static_cast<unsigned>(Eigen::ComputeThinU) : 0u) | static_cast<unsigned>(Eigen::ComputeFullV);
-  const Eigen::BDCSVD<MatrixXd> bdc(X, options);
-  Svd out{thinU ? bdc.matrixU() : MatrixXd(), bdc.matrixV(), bdc.singularValues()};
-  const Eigen::Index p = out.s.size();
-  constexpr double kTol = 1e-10;
-  const MatrixXd N = out.V.rightCols(X.cols() - p);
-  const bool nullOk = N.cols() == 0 || X.rows() == 0 || (X * N).cwiseAbs().maxCoeff() <= kTol;
-  const bool productOk = !thinU || X.size() == 0 ||
-      (X - out.U * out.s.asDiagonal() * out.V.leftCols(p).transpose()).cwiseAbs().maxCoeff() <= kTol;
-  // |X v_i| = s_i for the leading right singular vectors
-  const bool vOk = p == 0 || ((X * out.V.leftCols(p)).colwise().norm().transpose() - out.s).cwiseAbs().maxCoeff() <= kTol;
-  if (nullOk && productOk && vOk) return out;
-  const Eigen::JacobiSVD<MatrixXd> jac(X, options);
-  return {thinU ? jac.matrixU() : MatrixXd(), jac.matrixV(), jac.singularValues()};
 }
 
 /// Applies the pseudo-inverse given by an SVD (rank r) to the columns of rhs.

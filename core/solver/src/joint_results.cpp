@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "joinery/core/errors.hpp"
+#include "verified_svd.hpp"
 
 namespace joinery {
 
@@ -32,21 +33,23 @@ void minimumNormMultipliers(const MatrixXd& A, const VectorXd& f, VecRef lambda,
     d(i) = rn > 1e-13 * big && rn > 0 ? 1.0 / rn : 0.0;
   }
   const MatrixXd As = d.asDiagonal() * A;
-  Eigen::BDCSVD<MatrixXd> svd(As, Eigen::ComputeFullU | Eigen::ComputeThinV);
+  // As = W S Z^T from the verified SVD of As^T = Z S W^T (W: m x m, the left singular vectors)
+  const detail::Svd svd = detail::computeSvd(As.transpose(), true);
+  const MatrixXd& W = svd.matrixV();
+  const MatrixXd& Z = svd.matrixU();
   const VectorXd& sv = svd.singularValues();
   Eigen::Index rank = 0;
   const double smax = sv.size() ? sv(0) : 0.0;
   while (rank < sv.size() && sv(rank) > rankTol * smax) ++rank;
-  // particular solution y = U_r S_r^-1 V_r^T f, lambda_p = D y
-  const VectorXd y = svd.matrixU().leftCols(rank) *
-                     (svd.matrixV().leftCols(rank).transpose() * f).cwiseQuotient(sv.head(rank));
+  // particular solution y = W_r S_r^-1 Z_r^T f, lambda_p = D y
+  const VectorXd y = W.leftCols(rank) * (Z.leftCols(rank).transpose() * f).cwiseQuotient(sv.head(rank));
   VectorXd lam = d.asDiagonal() * y;
-  // left null space of A: D U_null plus the zero rows (d = 0); orthonormalize, project out
+  // left null space of A: D W_null plus the zero rows (d = 0); orthonormalize, project out
   const Eigen::Index k = m - rank;
   if (k > 0) {
-    MatrixXd N = d.asDiagonal() * svd.matrixU().rightCols(k);
+    MatrixXd N = d.asDiagonal() * W.rightCols(k);
     for (Eigen::Index i = 0; i < m; ++i)
-      if (d(i) == 0) N.row(i) = svd.matrixU().row(i).tail(k);  // a zero row is free
+      if (d(i) == 0) N.row(i) = W.row(i).tail(k);  // a zero row is free
     Eigen::HouseholderQR<MatrixXd> qr(N);
     const MatrixXd Q = qr.householderQ() * MatrixXd::Identity(m, k);
     lam -= Q * (Q.transpose() * lam);
