@@ -4,16 +4,25 @@
 // viewer's npm tree in the build folder; no browser is downloaded).
 //
 //   node scripts/render-catalogue.mjs [BUILD_DIR]      (default: build)
+//   node scripts/render-catalogue.mjs --page           (only docs/catalogue.md, no browser)
 //
-// Writes docs/img/catalogue-<part>.png (480 x 300 pixels of the 3-D view) and prints one line
-// per part. Needs a build with the viewer (node, npm) and the chromium package.
+// Writes docs/img/catalogue-<part>.png (the 3-D view, 900 x 560 page) and prints one line per
+// part, then docs/catalogue.md from the library files themselves (descriptions, parameters,
+// units, ports) and the bundled examples that use each part (examples/library, examples/scenes).
+// Pictures need a build with the viewer (node, npm) and the chromium package.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { writeCatalogue } from './catalogue-page.mjs';
+
 const source = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+if (process.argv[2] === '--page') {
+  writeCatalogue(source);
+  process.exit(0);
+}
 const build = resolve(process.argv[2] || join(source, 'build'));
 const joinery = join(build, 'apps', 'joinery');
 const web = join(build, 'apps', 'viewer-web');
@@ -61,3 +70,4 @@ try {
 } finally {
   await browser.close();
 }
+writeCatalogue(source);
