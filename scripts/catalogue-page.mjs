@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 const text = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 const cell = (s) => String(s).replace(/\|/g, '\\|');
+const prose = (s) => String(s).replace(/\*/g, '\\*');  // formulas: a*b is not emphasis
 const code = (s) => '`' + String(s).replace(/`/g, '') + '`';
 const libraryOrder = ['links', 'planar', 'spatial', 'vehicles'];
 
@@ -47,14 +48,14 @@ function portRow(name, p) {
 }
 
 function partSection(source, lib, name, c, examples, users) {
-  const lines = [`### \`${name}\``, '', c.description || '', ''];
+  const lines = [`### \`${name}\``, '', prose(c.description || ''), ''];
   const img = `img/catalogue-${name}.png`;
   if (existsSync(join(source, 'docs', img)))
     lines.push(`![joinery:${lib} ${name} with its defaults, drawn by joinery view](${img})`, '');
   lines.push(`Made of: ${madeOf(c)}.`, '');
   lines.push('| parameter | default | unit | meaning |', '|---|---|---|---|');
   for (const [p, v] of Object.entries(c.parameters || {}))
-    lines.push(`| ${code(p)} | ${code(text(v))} | ${cell((c.units || {})[p] || '-')} | ${cell((c.descriptions || {})[p] || '')} |`);
+    lines.push(`| ${code(p)} | ${code(text(v))} | ${cell((c.units || {})[p] || '-')} | ${prose(cell((c.descriptions || {})[p] || ''))} |`);
   lines.push('', '| port | where |', '|---|---|');
   for (const [p, v] of Object.entries(c.ports || {})) lines.push(portRow(p, v));
   const ex = [...(examples[name] || [])].map((e) => `[${e.replace(/^examples\//, '')}](../${e})`);
@@ -72,7 +73,7 @@ export function writeCatalogue(source) {
   const head = readFileSync(join(source, 'scripts', 'catalogue-intro.md'), 'utf8').trimEnd();
   const out = [head, ''];
   for (const { name, doc } of libs) {
-    out.push(`## \`joinery:${name}\``, '', doc.description || '', '');
+    out.push(`## \`joinery:${name}\``, '', prose(doc.description || ''), '');
     out.push(Object.keys(doc.components).map((p) => `[${p}](#${p.replace(/_/g, '_')})`).join(' · '), '');
     for (const [part, c] of Object.entries(doc.components)) out.push(...partSection(source, name, part, c, examples, users));
   }

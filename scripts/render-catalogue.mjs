@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -34,7 +35,7 @@ if (!chromium) throw new Error('no Chromium: install the Debian package chromium
 
 const libDir = join(source, 'apps', 'joinery', 'lib');
 const images = join(source, 'docs', 'img');
-const work = join(build, 'catalogue');
+const work = join(tmpdir(), 'joinery-catalogue');  // scenes and pages, not kept
 mkdirSync(work, { recursive: true });
 
 const browser = await puppeteer.launch({

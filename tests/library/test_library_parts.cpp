@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ Inertia tube3(double m, double L, double ro, double ri) {
   return {m * r2 / 2, m * (3 * r2 + L * L) / 12, m * (3 * r2 + L * L) / 12};
 }
 
+// long: a table, one entry per part (the closed forms of their shapes).
 /// The closed forms: part -> body (without the instance prefix) -> mass and inertia. Sub-mechanisms
 /// list the bodies of their nested instances.
 const std::map<std::string, std::map<std::string, MassForm>>& closedForms() {
@@ -215,6 +217,35 @@ TEST_CASE("every shipped part documents its parameters, units and ports", "[libr
         CHECK(c.at("units").contains(p.key()));
         CHECK(c.at("descriptions").contains(p.key()));
       }
+    }
+  }
+}
+
+TEST_CASE("docs/catalogue.md shows every part: picture, parameters with their units, ports", "[library]") {
+  // the page is generated (scripts/render-catalogue.mjs); this fails when a library changed and
+  // the page was not generated again
+  const std::string dir = std::string(JOINERY_SOURCE_DIR) + "/docs/";
+  std::ifstream in(dir + "catalogue.md");
+  REQUIRE(in);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const std::string& lib : joinery::test::libraryNames()) {
+    const nlohmann::json doc = joinery::test::readShipped(lib);
+    CHECK_THAT(page, Catch::Contains("## `joinery:" + lib + "`"));
+    for (auto it = doc.at("components").begin(); it != doc.at("components").end(); ++it) {
+      INFO("part " << it.key());
+      std::string description = it.value().at("description").get<std::string>();  // '*' written as '\*'
+      for (std::size_t k = description.find('*'); k != std::string::npos; k = description.find('*', k + 2))
+        description.insert(k, "\\");
+      CHECK_THAT(page, Catch::Contains("### `" + it.key() + "`\n\n" + description));
+      CHECK_THAT(page, Catch::Contains("](img/catalogue-" + it.key() + ".png)"));
+      CHECK(std::ifstream(dir + "img/catalogue-" + it.key() + ".png").good());
+      for (auto p = it.value().at("parameters").begin(); p != it.value().at("parameters").end(); ++p) {
+        const std::string v = p.value().is_string() ? p.value().get<std::string>() : p.value().dump();
+        CHECK_THAT(page, Catch::Contains("| `" + p.key() + "` | `" + v + "` | " +
+                                         it.value().at("units").at(p.key()).get<std::string>() + " |"));
+      }
+      for (auto p = it.value().at("ports").begin(); p != it.value().at("ports").end(); ++p)
+        CHECK_THAT(page, Catch::Contains("| `" + p.key() + "` | "));
     }
   }
 }
