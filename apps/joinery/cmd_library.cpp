@@ -18,12 +18,13 @@ namespace joinery::cli {
 namespace {
 
 const char* kLibraryHelp =
-    "usage: joinery library [NAME]\n\n"
+    "usage: joinery library [NAME [PART]]\n\n"
     "Lists the component libraries shipped with joinery; a scene includes one with\n"
-    "\"include\": [\"joinery:NAME\"]. With NAME (or joinery:NAME), prints its parts, their\n"
-    "parameters (defaults and units) and ports. Libraries are searched in JOINERY_LIB_PATH,\n"
-    "then the build tree, then share/joinery/lib of the installation.\n\n"
-    "exit status: 0 ok, 2 unknown library or unreadable file\n\noptions:\n";
+    "\"include\": [\"joinery:NAME\"]. With NAME (or joinery:NAME), prints its parts, what each\n"
+    "is made of, their parameters (defaults and units) and ports; with PART, that part only.\n"
+    "Libraries are searched in JOINERY_LIB_PATH, then the build tree, then share/joinery/lib\n"
+    "of the installation. The catalogue with pictures: docs/catalogue.md.\n\n"
+    "exit status: 0 ok, 2 unknown library or part, or unreadable file\n\noptions:\n";
 
 /// A library as written: ordered_json keeps the parameters and parts in the file's order.
 using Json = nlohmann::ordered_json;
@@ -104,6 +105,26 @@ int listLibraries() {
   return kOk;
 }
 
+/// `joinery library NAME PART`: one part, or exit 2 with a suggestion and the list.
+int printOnePart(const Json& lib, const std::string& name, const std::string& part) {
+  const Json none = Json::object();
+  const Json& parts = lib.contains("components") ? lib["components"] : none;
+  if (!parts.contains(part)) {
+    std::vector<std::string> names;
+    for (auto it = parts.begin(); it != parts.end(); ++it) names.push_back(it.key());
+    std::cerr << "joinery library: unknown part '" << part << "' of joinery:" << name << didYouMean(part, names)
+              << "; parts:";
+    for (const std::string& n : names) std::cerr << " " << n;
+    std::cerr << "\n";
+    return kInvalidInput;
+  }
+  std::ostringstream os;
+  os << "joinery:" << name;
+  printPart(os, part, parts[part]);
+  std::cout << os.str();
+  return kOk;
+}
+
 }  // namespace
 
 int runLibrary(const std::vector<std::string>& argv) {
@@ -114,7 +135,7 @@ int runLibrary(const std::vector<std::string>& argv) {
     return kOk;
   }
   applyLogLevel(args);
-  if (args.positional.size() > 1) throw UsageError{"library takes at most one NAME"};
+  if (args.positional.size() > 2) throw UsageError{"library takes at most a NAME and a PART"};
   if (args.positional.empty()) return listLibraries();
   std::string name = args.positional[0];
   if (name.rfind(kShippedLibraryPrefix, 0) == 0) name = name.substr(std::string(kShippedLibraryPrefix).size());
@@ -128,6 +149,7 @@ int runLibrary(const std::vector<std::string>& argv) {
     return kInvalidInput;
   }
   const Json lib = readLibrary(file);
+  if (args.positional.size() == 2) return printOnePart(lib, name, args.positional[1]);
   std::ostringstream os;
   os << "joinery:" << name << "  (" << file.string() << ")\n";
   if (lib.contains("description")) os << text(lib["description"]) << "\n";

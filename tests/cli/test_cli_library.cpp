@@ -52,7 +52,18 @@ TEST_CASE("cli: joinery library with an unknown name exits 2 with a suggestion")
   const auto r = runCommand(kExe + " library link");
   CHECK(r.exitCode == 2);
   CHECK_THAT(r.output, Catch::Contains("unknown library 'link'; did you mean 'links'?"));
-  CHECK(runCommand(kExe + " library a b").exitCode == 2);
+  CHECK(runCommand(kExe + " library a b c").exitCode == 2);
+}
+
+TEST_CASE("cli: joinery library NAME PART prints one part; an unknown part exits 2 with a suggestion") {
+  const auto r = runCommand(kExe + " library spatial tube3d");
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::StartsWith("joinery:spatial\ntube3d\n") &&
+                           Catch::Contains("    r_in      0.017             m       inner radius (0: a solid rod)"));
+  CHECK_THAT(r.output, !Catch::Contains("rod3d"));
+  const auto bad = runCommand(kExe + " library planar wheels");
+  CHECK(bad.exitCode == 2);
+  CHECK_THAT(bad.output, Catch::Contains("unknown part 'wheels' of joinery:planar; did you mean 'wheel'?; parts: four_bar"));
 }
 
 TEST_CASE("cli: the bundled slider-crank built from joinery:links is well posed") {
