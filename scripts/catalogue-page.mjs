@@ -74,7 +74,6 @@ export function writeCatalogue(source) {
   const out = [head, ''];
   for (const { name, doc } of libs) {
     out.push(`## \`joinery:${name}\``, '', prose(doc.description || ''), '');
-    out.push(Object.keys(doc.components).map((p) => `[${p}](#${p.replace(/_/g, '_')})`).join(' · '), '');
     for (const [part, c] of Object.entries(doc.components)) out.push(...partSection(source, name, part, c, examples, users));
   }
   writeFileSync(join(source, 'docs', 'catalogue.md'), out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n');
