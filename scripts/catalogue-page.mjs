@@ -37,7 +37,7 @@ function partsUsing(libs) {
 
 function madeOf(c) {
   const out = [];
-  for (const kind of ['bodies', 'joints', 'forces', 'instances'])
+  for (const kind of ['instances', 'bodies', 'joints', 'forces'])
     for (const e of c[kind] || []) out.push(`${code(e.name)} (${e.component ? 'part ' + code(e.component) : e.type})`);
   return out.join(', ');
 }

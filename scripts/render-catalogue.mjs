@@ -6,7 +6,7 @@
 //   node scripts/render-catalogue.mjs [BUILD_DIR]      (default: build)
 //   node scripts/render-catalogue.mjs --page           (only docs/catalogue.md, no browser)
 //
-// Writes docs/img/catalogue-<part>.png (the 3-D view, 900 x 560 page) and prints one line per
+// Writes docs/img/catalogue-<part>.png (the 3-D view of a 900 x 820 page) and prints one line per
 // part, then docs/catalogue.md from the library files themselves (descriptions, parameters,
 // units, ports) and the bundled examples that use each part (examples/library, examples/scenes).
 // Pictures need a build with the viewer (node, npm) and the chromium package.
@@ -58,7 +58,7 @@ try {
       writeFileSync(sceneFile, JSON.stringify(scene, null, 1));
       execFileSync(joinery, ['view', sceneFile, '-o', page], { stdio: ['ignore', 'pipe', 'inherit'] });
       const tab = await browser.newPage();
-      await tab.setViewport({ width: 900, height: 560 });
+      await tab.setViewport({ width: 900, height: 820 });  // a 3-D view of about 900 x 450
       await tab.goto(pathToFileURL(page).href, { waitUntil: 'load', timeout: 120000 });
       await tab.evaluate(() => window.joineryView.ready);
       await new Promise((r) => setTimeout(r, 300));

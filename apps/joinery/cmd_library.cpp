@@ -46,10 +46,10 @@ std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
 }
 
-/// "made of" line: the part's bodies (type), joints (type), forces (type) and instances (part).
+/// "made of" line: the part's instances (part), bodies, joints and forces (type).
 std::string madeOf(const Json& c) {
   std::string out;
-  for (const char* kind : {"bodies", "joints", "forces", "instances"}) {
+  for (const char* kind : {"instances", "bodies", "joints", "forces"}) {
     if (!c.contains(kind)) continue;
     for (const Json& e : c[kind]) {
       const std::string what = e.contains("component") ? text(e["component"]) : text(e.value("type", Json("?")));
