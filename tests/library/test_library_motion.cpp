@@ -126,3 +126,17 @@ TEST_CASE("two-link arm at rest: accelerations of the double pendulum by Lagrang
   CHECK(r.qdd("p.fore.link.z") == Approx(L1 * std::cos(p1) * a1 + L2 / 2 * std::cos(p2) * a2).epsilon(kTol));
   CHECK(std::abs(r.qdd("p.fore.link.y")) < 1e-12);
 }
+
+TEST_CASE("example rack_pinion_torsion: theta'' = -k q0 / (I_pinion + I_hub + m_rack r^2)", "[library]") {
+  // the torsion spring welded between the ground and the pinion, twisted by q0 = 0.5 rad
+  const Scene s = joinery::loadScene(std::string(JOINERY_SOURCE_DIR) + "/examples/library/rack_pinion_torsion.json");
+  const joinery::CheckReport r = joinery::checkScene(s);
+  REQUIRE(r.solution.diagnosis.wellPosed);
+  const auto body = [&](const char* b) { return joinery::test::resolvedElement(s, "bodies", b); };
+  const double rr = 0.04, k = 2, q0 = 0.5;
+  const double I = body("rp.pinion").at("inertia").get<double>() + body("spring.hub_b").at("inertia").get<double>() +
+                   body("rp.rack").at("mass").get<double>() * rr * rr;
+  const int i = joinery::test::coordinateIndex(s.model, "rp.pinion.theta");
+  REQUIRE(i >= 0);
+  CHECK(r.solution.qdd(i) == Approx(-k * q0 / I).epsilon(kTol));
+}
