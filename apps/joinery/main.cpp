@@ -22,7 +22,7 @@ const char* kUsage =
     "  modes SCENE [--at initial|equilibrium] [-n K] [--json]   linearised vibration modes\n"
     "  view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page\n"
     "  study STUDY.json -o TABLE.csv [-j N] [--resume]   run a parameter study, one row per case\n"
-    "  library [NAME]                   shipped component libraries; with NAME its parts, parameters, ports\n"
+    "  library [NAME [PART]]            shipped component libraries; with NAME its parts, parameters, ports\n"
     "  assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"

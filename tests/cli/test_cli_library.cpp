@@ -14,7 +14,26 @@ const std::string kExe = JOINERY_EXE;
 TEST_CASE("cli: joinery library lists the shipped libraries and their parts") {
   const auto r = runCommand(kExe + " library");
   REQUIRE(r.exitCode == 0);
-  CHECK_THAT(r.output, Catch::Contains("joinery:links") && Catch::Contains("crank, pendulum, rod, slider"));
+  CHECK_THAT(r.output, Catch::Contains("joinery:links") && Catch::Contains("rod, bar, tube, crank, slider, pendulum"));
+  CHECK_THAT(r.output, Catch::Contains("joinery:planar    parts: four_bar, slider_crank, wheel, spring_damper, "
+                                       "torsion_spring, gear_pair, rack_pinion"));
+  CHECK_THAT(r.output, Catch::Contains("joinery:spatial   parts: rod3d, bar3d, tube3d, arm_link, robot_arm2"));
+  CHECK_THAT(r.output, Catch::Contains("joinery:vehicles  parts: quarter_car"));
+}
+
+TEST_CASE("cli: joinery library shows sub-mechanisms, their parts and re-exported ports") {
+  const auto r = runCommand(kExe + " library planar");
+  REQUIRE(r.exitCode == 0);
+  // parameters in the file's order, with default, unit and meaning
+  CHECK_THAT(r.output, Catch::Matches("[\\s\\S]*\\nfour_bar\\n[\\s\\S]*\\n    a +0.1 +m +crank length \\(A to B\\)\\n    b +0.3 +m [\\s\\S]*"));
+  CHECK_THAT(r.output, Catch::Contains("  made of: crank (crank), coupler (rod), rocker (crank), crank_coupler (revolute2d), "
+                                       "coupler_rocker (revolute2d)"));
+  CHECK_THAT(r.output, Catch::Contains("    crank_pin re-exports crank.pin"));
+  CHECK_THAT(r.output, Catch::Contains("    k         1000              N/m     spring stiffness"));
+  const auto v = runCommand(kExe + " library joinery:vehicles");
+  REQUIRE(v.exitCode == 0);
+  CHECK_THAT(v.output, Catch::Contains("    k_t       160000            N/m     tyre stiffness"));
+  CHECK_THAT(v.output, Catch::Contains("    body      body (0, 0)"));
 }
 
 TEST_CASE("cli: joinery library NAME prints parts, parameters with defaults and units, and ports") {
@@ -33,7 +52,18 @@ TEST_CASE("cli: joinery library with an unknown name exits 2 with a suggestion")
   const auto r = runCommand(kExe + " library link");
   CHECK(r.exitCode == 2);
   CHECK_THAT(r.output, Catch::Contains("unknown library 'link'; did you mean 'links'?"));
-  CHECK(runCommand(kExe + " library a b").exitCode == 2);
+  CHECK(runCommand(kExe + " library a b c").exitCode == 2);
+}
+
+TEST_CASE("cli: joinery library NAME PART prints one part; an unknown part exits 2 with a suggestion") {
+  const auto r = runCommand(kExe + " library spatial tube3d");
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::StartsWith("joinery:spatial\ntube3d\n") &&
+                           Catch::Contains("    r_in      0.017             m       inner radius (0: a solid rod)"));
+  CHECK_THAT(r.output, !Catch::Contains("rod3d"));
+  const auto bad = runCommand(kExe + " library planar wheels");
+  CHECK(bad.exitCode == 2);
+  CHECK_THAT(bad.output, Catch::Contains("unknown part 'wheels' of joinery:planar; did you mean 'wheel'?; parts: four_bar"));
 }
 
 TEST_CASE("cli: the bundled slider-crank built from joinery:links is well posed") {

@@ -122,6 +122,20 @@ void Loader::addComponents(const JsonCursor& components) {
   }
 }
 
+namespace {
+
+/// A hint for a bad instance parameter whose component documents its unit (docs/library.md):
+/// parameters are plain numbers in that unit, not text with a unit.
+std::string unitHint(const JsonCursor& def, const std::string& parameter) {
+  if (!def.has("units") || !def.value().at("units").contains(parameter)) return {};
+  const nlohmann::json& unit = def.value().at("units").at(parameter);
+  if (!unit.is_string()) return {};
+  return " (parameter '" + parameter + "' is a plain number in " + unit.get<std::string>() +
+         ", as 'joinery library' lists; write no unit in the value)";
+}
+
+}  // namespace
+
 InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& outerPrefix,
                                      const Scope& outer, const PlacementInfo& outerPlace,
                                      const std::vector<std::string>& stack) {
@@ -167,7 +181,11 @@ InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& 
                    didYouMean(it.key(), declared) +
                    (declared.empty() ? std::string("; the component declares no parameters")
                                      : "; expected one of: " + joinNames(declared)));
-      fixed.setConstant(it.key(), evaluateNumber(v, outer.parameters));
+      try {
+        fixed.setConstant(it.key(), evaluateNumber(v, outer.parameters));
+      } catch (const InputError& e) {
+        throw withContext(e, unitHint(def, it.key()));
+      }
     }
   }
   if (overrides_) overrides_->applyToInstance(qualified, declared, outer.parameters, fixed);

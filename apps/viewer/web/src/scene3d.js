@@ -62,6 +62,21 @@ function visualShape(v, color, scale) {
   return obj;
 }
 
+/// Body-frame points around each visual shape (its centre plus and minus its bounding radius
+/// along each axis), so that the camera fits what is drawn, not only the joint points.
+function visualExtentPoints(visual) {
+  const out = [];
+  for (const v of visual) {
+    const c = point3(v.position);
+    const around = (p, r) => { for (let k = 0; k < 3; ++k) for (const s of [-r, r]) out.push(p.map((x, i) => (i === k ? x + s : x))); };
+    if (v.type === 'box') around(c, 0.5 * Math.hypot(...point3(v.size)));
+    else if (v.type === 'sphere') around(c, v.radius);
+    else if (v.type === 'cylinder') around(c, Math.hypot(v.radius, 0.5 * v.length));
+    else if (v.type === 'capsule') for (const e of [v.point1, v.point2]) around(point3(e).map((x, i) => x + c[i]), v.radius);
+  }
+  return out.filter((p) => p.every(Number.isFinite));
+}
+
 /// The geometry of a capsule from a to b (cylinder and two spheres, one mesh).
 function capsuleGeometry(r, a, b) {
   const va = new THREE.Vector3(...a), vb = new THREE.Vector3(...b);
@@ -135,16 +150,18 @@ export class MechanismView {
     this.resize();
   }
 
-  /// World bounds of every body origin and point over (at most ~300) frames.
+  /// World bounds of every body origin, point and visual shape over (at most ~300) frames.
   motionBounds() {
     const box = new THREE.Box3();
     const n = this.data.frames, step = Math.max(1, Math.floor(n / 300));
     const add = (p) => box.expandByPoint(new THREE.Vector3(...p));
+    const shapes = new Map(this.bodies.map((b) => [b, visualExtentPoints(b.visual || [])]));
     for (let i = 0; i < n; i += step) {
       for (const b of this.bodies) {
         const pose = poseAt(b, this.data, i);
         add(pose.position);
         for (const p of b.points) add(transformPoint(pose, point3(p)));
+        for (const p of shapes.get(b)) add(transformPoint(pose, p));
       }
     }
     for (const el of [...this.data.scene.joints, ...this.data.scene.forces])
