@@ -212,7 +212,7 @@ void reduce(const JsonCursor& c, const std::string& bodyName, LinearInput& in) {
   }
   const MatrixXd& T = r.T;
   in.M = T.transpose() * in.M * T;
-  in.M = 0.5 * (in.M + in.M.transpose());
+  in.M = (0.5 * (in.M + in.M.transpose())).eval();  // eval: no aliasing
   in.K = T.transpose() * in.K * T;
   in.D = T.transpose() * in.D * T;
   if (in.gravityLoad.size() != 0) in.gravityLoad = T.transpose() * in.gravityLoad;

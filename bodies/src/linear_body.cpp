@@ -38,7 +38,7 @@ LinearBody::LinearBody(std::string name, std::vector<std::string> coordinates, M
   if ((M_ - M_.transpose()).cwiseAbs().maxCoeff() >
       detail::kSymmetryTolerance * M_.cwiseAbs().maxCoeff())
     throw ModelError("linear: mass matrix must be symmetric");
-  M_ = 0.5 * (M_ + M_.transpose());
+  M_ = (0.5 * (M_ + M_.transpose())).eval();  // eval: the transpose must not alias
 }
 
 SymbolTable LinearBody::forceSymbols(const std::vector<std::string>& coordinates) {
