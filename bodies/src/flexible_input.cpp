@@ -4,6 +4,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -132,8 +133,10 @@ void readBeam(const JsonCursor& c, const JsonCursor& body, const FactoryContext&
   c.rejectUnknownKeys({"elements", "length", "E", "I", "A", "density", "position", "angle"});
   BeamSpec s;
   const JsonCursor ne = c.at("elements");
-  s.elements = ne.integer();
-  if (s.elements < 1 || s.elements > 500) ne.fail("a number of elements from 1 to 500");
+  const double elements = ctx.number(ne);  // a number or an expression over the parameters
+  if (!(elements >= 1 && elements <= 500 && elements == std::floor(elements)))
+    failValue(ne, elements, "a whole number of elements from 1 to 500");
+  s.elements = static_cast<int>(elements);
   s.length = readPositive(ctx, c.at("length"), "a length > 0 (m)");
   s.E = readPositive(ctx, c.at("E"), "Young's modulus > 0 (Pa)");
   s.I = readPositive(ctx, c.at("I"), "a second moment of area > 0 (m^4)");
@@ -247,6 +250,14 @@ LinearInput readLinearInput(const JsonCursor& c, const FactoryContext& ctx) {
   }
   const int n = static_cast<int>(in.coordinates.size());
   in.D = c.has("damping_matrix") ? readMatrix(c.at("damping_matrix"), ctx, n) : MatrixXd::Zero(n, n);
+  if (c.has("rayleigh")) {  // proportional damping alpha M + beta K, added to damping_matrix
+    const JsonCursor r = c.at("rayleigh");
+    r.rejectUnknownKeys({"mass", "stiffness"});
+    const double alpha = r.has("mass") ? readNonNegative(ctx, r.at("mass"), "a mass coefficient >= 0 (1/s)") : 0.0;
+    const double beta =
+        r.has("stiffness") ? readNonNegative(ctx, r.at("stiffness"), "a stiffness coefficient >= 0 (s)") : 0.0;
+    in.D += alpha * in.M + beta * in.K;
+  }
   if (c.has("reduction")) reduce(c.at("reduction"), c.at("name").string(), in);
   return in;
 }

@@ -233,7 +233,7 @@ namespace {
 
 std::unique_ptr<Body> makeLinear(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "coordinates", "mass_matrix", "damping_matrix", "stiffness_matrix",
-                       "force", "q0", "v0", "potential", "interface", "beam", "reduction", "gravity_load"});
+                       "force", "q0", "v0", "potential", "interface", "beam", "reduction", "gravity_load", "rayleigh"});
   const std::string name = detail::readBodyName(c);
   // coordinates, M, D, K and interface nodes: inline, from files, or generated (flexible_input.cpp)
   detail::LinearInput in = detail::readLinearInput(c, ctx);
