@@ -125,18 +125,41 @@ double readPositive(const FactoryContext& ctx, const JsonCursor& c, const std::s
   return v;
 }
 
-void readBeam(const JsonCursor& c, const JsonCursor& body, const FactoryContext& ctx, LinearInput& in) {
-  for (const char* key : {"coordinates", "mass_matrix", "stiffness_matrix", "gravity_load"})
-    if (body.has(key))
-      body.at(key).failWith(std::string("'") + key + "' and 'beam' exclude each other: the beam generates its "
-                            "coordinates and matrices");
-  c.rejectUnknownKeys({"elements", "length", "E", "I", "A", "density", "position", "angle"});
-  BeamSpec s;
-  const JsonCursor ne = c.at("elements");
+int readElements(const JsonCursor& ne, const FactoryContext& ctx) {
   const double elements = ctx.number(ne);  // a number or an expression over the parameters
   if (!(elements >= 1 && elements <= 500 && elements == std::floor(elements)))
     failValue(ne, elements, "a whole number of elements from 1 to 500");
-  s.elements = static_cast<int>(elements);
+  return static_cast<int>(elements);
+}
+
+// Planar (field I) or spatial (fields Iy, Iz, J, G) beam.
+BeamMatrices generateBeam(const JsonCursor& c, const FactoryContext& ctx, int& dofsPerNode) {
+  const bool spatial = c.has("Iy") || c.has("Iz") || c.has("J") || c.has("G");
+  if (spatial) {
+    c.rejectUnknownKeys({"elements", "length", "E", "G", "A", "Iy", "Iz", "J", "density", "position", "direction", "y_axis"});
+    SpatialBeamSpec s;
+    s.elements = readElements(c.at("elements"), ctx);
+    s.length = readPositive(ctx, c.at("length"), "a length > 0 (m)");
+    s.E = readPositive(ctx, c.at("E"), "Young's modulus > 0 (Pa)");
+    s.G = readPositive(ctx, c.at("G"), "a shear modulus > 0 (Pa)");
+    s.A = readPositive(ctx, c.at("A"), "a cross-section area > 0 (m^2)");
+    s.Iy = readPositive(ctx, c.at("Iy"), "a second moment of area about the local y axis > 0 (m^4)");
+    s.Iz = readPositive(ctx, c.at("Iz"), "a second moment of area about the local z axis > 0 (m^4)");
+    s.J = readPositive(ctx, c.at("J"), "a torsion constant > 0 (m^4)");
+    s.density = readNonNegative(ctx, c.at("density"), "a density >= 0 (kg/m^3)");
+    if (c.has("position")) s.start = ctx.vector3(c.at("position"), false);
+    if (c.has("direction")) s.direction = ctx.vector3(c.at("direction"), false);
+    if (!(s.direction.norm() > 0)) c.at("direction").fail("a direction of non-zero length");
+    s.yAxis = std::abs(s.direction.normalized().y()) < 0.9 ? Vector3d::UnitY() : Vector3d::UnitZ().cross(s.direction);
+    if (c.has("y_axis")) s.yAxis = ctx.vector3(c.at("y_axis"), false);
+    if (!(s.yAxis.cross(s.direction).norm() > 1e-9 * s.yAxis.norm() * s.direction.norm()))
+      (c.has("y_axis") ? c.at("y_axis") : c).failWith("the local y axis must not be parallel to the beam's direction");
+    dofsPerNode = 6;
+    return generateSpatialBeam(s);
+  }
+  c.rejectUnknownKeys({"elements", "length", "E", "I", "A", "density", "position", "angle"});
+  BeamSpec s;
+  s.elements = readElements(c.at("elements"), ctx);
   s.length = readPositive(ctx, c.at("length"), "a length > 0 (m)");
   s.E = readPositive(ctx, c.at("E"), "Young's modulus > 0 (Pa)");
   s.I = readPositive(ctx, c.at("I"), "a second moment of area > 0 (m^4)");
@@ -147,21 +170,35 @@ void readBeam(const JsonCursor& c, const JsonCursor& body, const FactoryContext&
     s.start = ctx.vector3(c.at("position"));
   }
   s.angle = ctx.numberOr(c, "angle", 0.0);
-  BeamMatrices b = generatePlanarBeam(s);
+  dofsPerNode = 3;
+  return generatePlanarBeam(s);
+}
+
+void readBeam(const JsonCursor& c, const JsonCursor& body, const FactoryContext& ctx, LinearInput& in) {
+  for (const char* key : {"coordinates", "mass_matrix", "stiffness_matrix", "gravity_load"})
+    if (body.has(key))
+      body.at(key).failWith(std::string("'") + key + "' and 'beam' exclude each other: the beam generates its "
+                            "coordinates and matrices");
+  int d = 3;
+  BeamMatrices b = generateBeam(c, ctx, d);
   in.coordinates = std::move(b.coordinates);
   in.M = std::move(b.M);
   in.K = std::move(b.K);
   // consistent gravity load: the work of uniform gravity through the element shape functions,
   // M r for the rigid translations r (exact: the shape functions reproduce a translation)
+  const int dims = d == 3 ? 2 : 3;
   MatrixXd R = MatrixXd::Zero(in.M.rows(), 3);
-  for (Eigen::Index i = 0; i < R.rows(); i += 3) {
-    R(i, 0) = 1;
-    R(i + 1, 1) = 1;
-  }
+  for (Eigen::Index i = 0; i < R.rows(); i += d)
+    for (int k = 0; k < dims; ++k) R(i + k, k) = 1;
   in.gravityLoad = in.M * R;
   for (std::size_t i = 0; i < b.nodes.size(); ++i) {
-    const int o = 3 * static_cast<int>(i);
-    in.nodes.push_back({"n" + std::to_string(i), b.nodes[i], {o, o + 1}, {o + 2}});
+    const int o = d * static_cast<int>(i);
+    InterfaceNode a{"n" + std::to_string(i), b.nodes[i], {o, o + 1}, {o + 2}};
+    if (d == 6) {
+      a.translation = {o, o + 1, o + 2};
+      a.rotation = {o + 3, o + 4, o + 5};
+    }
+    in.nodes.push_back(std::move(a));
   }
 }
 

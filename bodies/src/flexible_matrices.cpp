@@ -68,6 +68,68 @@ BeamMatrices generatePlanarBeam(const BeamSpec& s) {
   return out;
 }
 
+BeamMatrices generateSpatialBeam(const SpatialBeamSpec& s) {
+  const int ne = s.elements;
+  const double l = s.length / ne;
+  using M12 = Eigen::Matrix<double, 12, 12>;
+  M12 ke = M12::Zero(), me = M12::Zero();
+  // local coordinates per node: u v w rx ry rz (offsets 0..5, node 2 at +6)
+  const auto put2 = [&](M12& m, int a, int b, const double k[2][2], double f) {
+    const int idx[2] = {a, b};
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) m(idx[i], idx[j]) += f * k[i][j];
+  };
+  const auto put4 = [&](M12& m, const int idx[4], const double k[4][4], const double sign[4], double f) {
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) m(idx[i], idx[j]) += f * sign[i] * sign[j] * k[i][j];
+  };
+  const double two[2][2] = {{1, -1}, {-1, 1}}, mtwo[2][2] = {{2, 1}, {1, 2}};
+  const double kb[4][4] = {{12, 6 * l, -12, 6 * l},
+                           {6 * l, 4 * l * l, -6 * l, 2 * l * l},
+                           {-12, -6 * l, 12, -6 * l},
+                           {6 * l, 2 * l * l, -6 * l, 4 * l * l}};
+  const double mb[4][4] = {{156, 22 * l, 54, -13 * l},
+                           {22 * l, 4 * l * l, 13 * l, -3 * l * l},
+                           {54, 13 * l, 156, -22 * l},
+                           {-13 * l, -3 * l * l, -22 * l, 4 * l * l}};
+  const double rhoAl = s.density * s.A * l;
+  put2(ke, 0, 6, two, s.E * s.A / l);
+  put2(me, 0, 6, mtwo, rhoAl / 6);
+  put2(ke, 3, 9, two, s.G * s.J / l);
+  put2(me, 3, 9, mtwo, s.density * (s.Iy + s.Iz) * l / 6);
+  const int xy[4] = {1, 5, 7, 11}, xz[4] = {2, 4, 8, 10};
+  const double plus[4] = {1, 1, 1, 1}, minus[4] = {1, -1, 1, -1};  // x-z plane: ry = -dw/dx
+  put4(ke, xy, kb, plus, s.E * s.Iz / (l * l * l));
+  put4(me, xy, mb, plus, rhoAl / 420);
+  put4(ke, xz, kb, minus, s.E * s.Iy / (l * l * l));
+  put4(me, xz, mb, minus, rhoAl / 420);
+  // rows of R: the local axes in world coordinates; local = R world
+  const Vector3d ex = s.direction.normalized();
+  const Vector3d ey = (s.yAxis - s.yAxis.dot(ex) * ex).normalized();
+  Matrix3d R;
+  R.row(0) = ex.transpose();
+  R.row(1) = ey.transpose();
+  R.row(2) = ex.cross(ey).transpose();
+  M12 T = M12::Zero();
+  for (int b = 0; b < 4; ++b) T.block<3, 3>(3 * b, 3 * b) = R;
+  ke = T.transpose() * ke * T;
+  me = T.transpose() * me * T;
+  BeamMatrices out;
+  const int n = 6 * (ne + 1);
+  out.M = MatrixXd::Zero(n, n);
+  out.K = MatrixXd::Zero(n, n);
+  for (int e = 0; e < ne; ++e) {
+    out.M.block<12, 12>(6 * e, 6 * e) += me;
+    out.K.block<12, 12>(6 * e, 6 * e) += ke;
+  }
+  for (int i = 0; i <= ne; ++i) {
+    const std::string p = "n" + std::to_string(i) + "_";
+    out.coordinates.insert(out.coordinates.end(), {p + "x", p + "y", p + "z", p + "rx", p + "ry", p + "rz"});
+    out.nodes.push_back(s.start + (s.length * i / ne) * ex);
+  }
+  return out;
+}
+
 namespace {
 [[noreturn]] void fail(const std::string& m) { throw std::runtime_error(m); }
 }  // namespace

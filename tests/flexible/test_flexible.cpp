@@ -132,6 +132,49 @@ TEST_CASE("cantilever under its own weight: tip deflection rho A g L^4 / (8 E I)
   }
 }
 
+TEST_CASE("spatial cantilever: bending in both planes, torsion, tip deflections", "[flexible][beam][spatial]") {
+  const double Iy = 2e-9, Iz = 8e-10, J = 1e-9, G = 8e10;
+  const json body = {{"name", "beam"}, {"type", "linear"},
+                     {"beam", {{"elements", 16}, {"length", kL}, {"E", kE}, {"G", G}, {"A", kA}, {"Iy", Iy},
+                               {"Iz", Iz}, {"J", J}, {"density", kRho}}}};
+  json joints = json::array({{{"name", "pin"}, {"type", "spherical"}, {"body1", "ground"}, {"point1", {0, 0, 0}},
+                              {"body2", "beam"}, {"point2", {0, 0, 0}}}});
+  for (const char* r : {"rx", "ry", "rz"})
+    joints.push_back({{"name", std::string("clamp_") + r}, {"type", "coupling"},
+                      {"terms", {{{"coordinate", std::string("beam.n0_") + r}, {"coefficient", 1}}}}, {"value", "0"}});
+  const Scene s = load(json::array({body}), joints);
+  const ModesResult m = computeModes(s.model, s.model.initialState());
+  const auto nearest = [&](double f) {
+    double best = 1e300;
+    for (double x : m.frequenciesHz) best = std::min(best, std::abs(x - f) / f);
+    return best;
+  };
+  const double beta[2] = {1.8751040687, 4.6940911330};
+  for (double I : {Iy, Iz})
+    for (double b : beta) {
+      const double f = b * b * std::sqrt(kE * I / (kRho * kA * std::pow(kL, 4))) / (2 * kPi);
+      INFO("bending " << f << " Hz");
+      CHECK(nearest(f) < 1e-5);  // cubic elements, 16 of them: measured below 1e-5 (planar case)
+    }
+  // torsion, clamped-free: f = sqrt(G J / (rho Ip)) / (4 L); linear elements: error ~ (kh)^2/24 = 4e-4
+  const double ft = std::sqrt(G * J / (kRho * (Iy + Iz))) / (4 * kL);
+  INFO("torsion " << ft << " Hz");
+  CHECK(nearest(ft) < 1e-3);
+  // tip loads along y and z through the tip node's marker: P L^3 / (3 E I) in each plane
+  const double P = 3.0;
+  const json force = json::array({{{"name", "load"}, {"type", "force"}, {"body", "beam"}, {"point", {kL, 0, 0}},
+                                   {"value", {"0", std::to_string(P), std::to_string(P)}}}});
+  const Scene st = load(json::array({body}), joints, force);
+  const EquilibriumResult eq = findEquilibrium(st.model, st.model.initialState());
+  REQUIRE(eq.converged);
+  const auto& names = st.model.coordinateNames();
+  const auto at = [&](const std::string& c) { return eq.state.q(std::find(names.begin(), names.end(), c) - names.begin()); };
+  CHECK(at("beam.n16_y") == Approx(P * std::pow(kL, 3) / (3 * kE * Iz)).epsilon(1e-9));
+  CHECK(at("beam.n16_z") == Approx(P * std::pow(kL, 3) / (3 * kE * Iy)).epsilon(1e-9));
+  CHECK(at("beam.n16_rz") == Approx(P * kL * kL / (2 * kE * Iz)).epsilon(1e-9));   // dv/dx
+  CHECK(at("beam.n16_ry") == Approx(-P * kL * kL / (2 * kE * Iy)).epsilon(1e-9));  // -dw/dx
+}
+
 TEST_CASE("massless beam with a tip particle: f = sqrt(3 E I / (m L^3)) / (2 pi) (static condensation)", "[flexible][interface]") {
   const double m = 0.5;
   json b = beamBody(4);

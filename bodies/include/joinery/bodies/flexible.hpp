@@ -49,6 +49,21 @@ struct BeamMatrices {
 
 BeamMatrices generatePlanarBeam(const BeamSpec& spec);
 
+/// Generated spatial Euler–Bernoulli beam (12 coordinates per element: axial, torsion, bending
+/// in the local x-y plane with Iz and in the local x-z plane with Iy). The local x axis is
+/// `direction`, the local y axis `yAxis` made perpendicular to it. Per node i six coordinates
+/// in world directions: `n<i>_x`, `n<i>_y`, `n<i>_z` (m), `n<i>_rx`, `n<i>_ry`, `n<i>_rz`
+/// (small rotations, rad). Torsion: GJ/l and the consistent rotary mass rho (Iy + Iz) l / 6.
+struct SpatialBeamSpec {
+  int elements = 1;
+  double length = 1, E = 0, G = 0, A = 0, Iy = 0, Iz = 0, J = 0, density = 0;
+  Vector3d start = Vector3d::Zero();
+  Vector3d direction = Vector3d::UnitX();
+  Vector3d yAxis = Vector3d::UnitY();
+};
+
+BeamMatrices generateSpatialBeam(const SpatialBeamSpec& spec);
+
 /// Craig–Bampton reduction of `M q'' + K q` onto the `boundary` coordinates (indices, kept
 /// as physical coordinates, first and in the order given) plus `modes` fixed-interface normal
 /// modes: q = T [q_b; eta], T = [[I, 0], [Psi, Phi]] in the original order, Psi = -K_ii^-1 K_ib
