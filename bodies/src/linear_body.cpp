@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "body_input.hpp"
+#include "flexible_input.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/registry.hpp"
 
 namespace joinery {
@@ -36,7 +38,7 @@ LinearBody::LinearBody(std::string name, std::vector<std::string> coordinates, M
   if ((M_ - M_.transpose()).cwiseAbs().maxCoeff() >
       detail::kSymmetryTolerance * M_.cwiseAbs().maxCoeff())
     throw ModelError("linear: mass matrix must be symmetric");
-  M_ = 0.5 * (M_ + M_.transpose());
+  M_ = (0.5 * (M_ + M_.transpose())).eval();  // eval: the transpose must not alias
 }
 
 SymbolTable LinearBody::forceSymbols(const std::vector<std::string>& coordinates) {
@@ -92,8 +94,30 @@ SymbolicVector LinearBody::symbolicForces(const SymbolicNames& names) const {
   return out;
 }
 
-SymbolicVector LinearBody::symbolicGravityForce(const Vector3d&, const SymbolicNames& names) const {
-  return std::vector<std::string>(names.q.size(), "0");  // gravity does not act (see the header)
+SymbolicVector LinearBody::symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const {
+  if (gravityLoad_.size() == 0) return std::vector<std::string>(names.q.size(), "0");
+  const VectorXd f = gravityLoad_ * g;
+  std::vector<std::string> out;
+  for (Eigen::Index i = 0; i < f.size(); ++i) out.push_back(symbolicNumber(f(i)));
+  return out;
+}
+
+void LinearBody::addGravityForce(CVecRef, const Vector3d& g, VecRef Q) const {
+  if (gravityLoad_.size() != 0) Q.noalias() += gravityLoad_ * g;
+}
+
+double LinearBody::calcGravityPotential(CVecRef q, const Vector3d& g) const {
+  if (gravityLoad_.size() == 0) return 0;
+  double s = 0;
+  for (Eigen::Index i = 0; i < q.size(); ++i) s -= q(i) * gravityLoad_.row(i).dot(g);
+  return s;
+}
+
+void LinearBody::setGravityLoad(MatrixXd G) {
+  if (G.size() != 0 && (G.rows() != static_cast<Eigen::Index>(coordinates_.size()) || G.cols() != 3))
+    throw ModelError("linear: the gravity load must have one row per coordinate and 3 columns");
+  if (!G.allFinite()) throw ModelError("linear: the gravity load must be finite");
+  gravityLoad_ = std::move(G);
 }
 
 namespace {
@@ -113,6 +137,81 @@ double LinearBody::calcPotentialEnergy(double t, CVecRef q) const {
   return 0.5 * quadraticForm(K_, q) + detail::evaluatePotential(potential_, t, q);
 }
 
+// ---- interface nodes (docs/flexible.md) ----------------------------------------------------
+
+void LinearBody::setInterface(std::vector<InterfaceNode> nodes) {
+  const auto n = static_cast<int>(coordinates_.size());
+  for (const InterfaceNode& a : nodes) {
+    if (a.translation.size() != 2 && a.translation.size() != 3)
+      throw ModelError("linear: interface node '" + a.name + "' needs 2 or 3 translation coordinates");
+    for (const auto* list : {&a.translation, &a.rotation})
+      for (int i : *list)
+        if (i < 0 || i >= n) throw ModelError("linear: interface node '" + a.name + "' names no coordinate");
+  }
+  interface_ = std::move(nodes);
+  for (const InterfaceNode& a : interface_)
+    if (const InterfaceNode* first = nodeAt(a.position); first != &a)
+      throw ModelError("linear: interface nodes '" + first->name + "' and '" + a.name + "' are at the same position");
+}
+
+const InterfaceNode* LinearBody::nodeAt(const Vector3d& local) const {
+  for (const InterfaceNode& a : interface_) {
+    const bool planar = a.translation.size() == 2;
+    const Vector3d d = local - a.position;
+    const double dist = planar ? d.head<2>().norm() : d.norm();
+    if (dist <= 1e-9 * std::max(1.0, a.position.norm())) return &a;
+  }
+  return nullptr;
+}
+
+const PointMarker* LinearBody::points() const { return interface_.empty() ? nullptr : &marker_; }
+
+bool LinearBody::isPlanar() const {
+  return !interface_.empty() &&
+         std::all_of(interface_.begin(), interface_.end(), [](const InterfaceNode& a) { return a.translation.size() == 2; });
+}
+
+const InterfaceNode& LinearBody::NodeMarker::node(const Vector3d& local) const {
+  if (const InterfaceNode* a = body_.nodeAt(local)) return *a;
+  std::string list;
+  for (const InterfaceNode& a : body_.interface_)
+    list += (list.empty() ? "" : ", ") + a.name + " at [" + formatNumber(a.position.x()) + ", " +
+            formatNumber(a.position.y()) + (a.translation.size() == 3 ? ", " + formatNumber(a.position.z()) : "") + "]";
+  throw ModelError("body '" + body_.name() + "' (linear) has no interface node at [" + formatNumber(local.x()) + ", " +
+                   formatNumber(local.y()) + ", " + formatNumber(local.z()) +
+                   "]; a flexible body is joined only at its interface nodes: " + list);
+}
+
+Vector3d LinearBody::NodeMarker::calcPointPosition(CVecRef q, const Vector3d& local) const {
+  const InterfaceNode& a = node(local);
+  Vector3d r = a.position;
+  for (std::size_t k = 0; k < a.translation.size(); ++k) r(static_cast<Eigen::Index>(k)) += q(a.translation[k]);
+  return r;
+}
+
+void LinearBody::NodeMarker::calcPointJacobian(CVecRef, const Vector3d& local, MatRef J) const {
+  const InterfaceNode& a = node(local);
+  J.setZero();
+  for (std::size_t k = 0; k < a.translation.size(); ++k) J(static_cast<Eigen::Index>(k), a.translation[k]) = 1;
+}
+
+Vector3d LinearBody::NodeMarker::calcPointBias(CVecRef, CVecRef, const Vector3d& local) const {
+  (void)node(local);
+  return Vector3d::Zero();
+}
+
+SymbolicPoint LinearBody::NodeMarker::symbolicPointPosition(const Vector3d& local,
+                                                            const std::vector<std::string>& q) const {
+  const InterfaceNode& a = node(local);
+  std::array<std::string, 3> out;
+  for (int k = 0; k < 3; ++k) {
+    out[static_cast<std::size_t>(k)] = symbolicNumber(a.position(k));
+    if (static_cast<std::size_t>(k) < a.translation.size())
+      out[static_cast<std::size_t>(k)] += " + " + q[static_cast<std::size_t>(a.translation[static_cast<std::size_t>(k)])];
+  }
+  return out;
+}
+
 nlohmann::json LinearBody::toJson() const {
   nlohmann::json j = {{"name", name()},
                       {"type", "linear"},
@@ -123,6 +222,8 @@ nlohmann::json LinearBody::toJson() const {
   if (!D_.isZero(0.0)) j["damping_matrix"] = detail::toJsonMatrix(D_);
   if (!K_.isZero(0.0)) j["stiffness_matrix"] = detail::toJsonMatrix(K_);
   if (!force_.empty()) j["force"] = detail::expressionsToJson(force_);
+  if (gravityLoad_.size() != 0) j["gravity_load"] = detail::toJsonMatrix(gravityLoad_);
+  if (!interface_.empty()) j["interface"] = detail::interfaceToJson(interface_, coordinates_);
   if (!(potential_.isConstant() && potential_.evaluate(nullptr) == 0))
     j["potential"] = detail::expressionsToJson({potential_})[0];
   return j;
@@ -131,18 +232,13 @@ nlohmann::json LinearBody::toJson() const {
 namespace {
 
 std::unique_ptr<Body> makeLinear(const JsonCursor& c, const FactoryContext& ctx) {
-  c.rejectUnknownKeys({"name", "type", "coordinates", "mass_matrix", "damping_matrix",
-                       "stiffness_matrix", "force", "q0", "v0", "potential"});
+  c.rejectUnknownKeys({"name", "type", "coordinates", "mass_matrix", "damping_matrix", "stiffness_matrix",
+                       "force", "q0", "v0", "potential", "interface", "beam", "reduction", "gravity_load", "rayleigh"});
   const std::string name = detail::readBodyName(c);
-  const std::vector<std::string> coords = detail::readCoordinateNames(c.at("coordinates"));
+  // coordinates, M, D, K and interface nodes: inline, from files, or generated (flexible_input.cpp)
+  detail::LinearInput in = detail::readLinearInput(c, ctx);
+  const std::vector<std::string>& coords = in.coordinates;
   const int n = static_cast<int>(coords.size());
-  const JsonCursor mc = c.at("mass_matrix");
-  const MatrixXd M = ctx.matrix(mc, n, true);
-  detail::checkSymmetricPsd(mc, M, "mass_matrix");
-  const MatrixXd D = c.has("damping_matrix") ? ctx.matrix(c.at("damping_matrix"), n, true)
-                                             : MatrixXd::Zero(n, n);
-  const MatrixXd K = c.has("stiffness_matrix") ? ctx.matrix(c.at("stiffness_matrix"), n, true)
-                                               : MatrixXd::Zero(n, n);
   std::vector<Expression> force;
   if (c.has("force"))
     force = detail::readExpressions(c.at("force"), ctx, LinearBody::forceSymbols(coords), n,
@@ -151,8 +247,10 @@ std::unique_ptr<Body> makeLinear(const JsonCursor& c, const FactoryContext& ctx)
   for (const auto& s : coords) meaning += (meaning.empty() ? "" : ", ") + s;
   const VectorXd q0 = detail::readVectorOr(ctx, c, "q0", n, meaning);
   const VectorXd v0 = detail::readVectorOr(ctx, c, "v0", n, "velocities of " + meaning);
-  auto body = std::make_unique<LinearBody>(name, coords, M, D, K, std::move(force), q0, v0);
+  auto body = std::make_unique<LinearBody>(name, coords, in.M, in.D, in.K, std::move(force), q0, v0);
   body->setPotential(detail::readPotential(c, ctx, LinearBody::forceSymbols(coords), coords));
+  body->setInterface(std::move(in.nodes));
+  body->setGravityLoad(std::move(in.gravityLoad));
   return body;
 }
 

@@ -8,8 +8,13 @@
 /// Generalized force `Q = f(t, q, q') - D q' - K q`, with `D` and `K` constant and not
 /// necessarily symmetric (a skew part of `D` is gyroscopic, of `K` circulatory). Potential
 /// energy `1/2 q^T K q` (the symmetric part of K; the force expressions are not included).
-/// No markers: a linear body has no geometry; it is joined through coordinate couplings and
-/// expression joints. Gravity does not act on it (put it into `force`).
+/// Markers: none, unless the body declares interface nodes (setInterface(), scene field
+/// `interface`, docs/flexible.md): then the point of the body's frame at a node's reference
+/// position is that node, at `position + (its translation coordinates)`; the body's frame is
+/// the world frame (small displacements about a reference configuration fixed in the world).
+/// Otherwise it is joined through coordinate couplings and expression joints. Gravity acts
+/// only through the optional gravity load G (n x 3, scene field `gravity_load`; generated for
+/// beams: the consistent load M r of the rigid translations r): generalized force G g.
 #include <string>
 #include <vector>
 
@@ -17,6 +22,14 @@
 #include "joinery/core/expression.hpp"
 
 namespace joinery {
+
+/// A named point of a linear body whose displacement is given coordinates of the body.
+struct InterfaceNode {
+  std::string name;
+  Vector3d position = Vector3d::Zero();  ///< reference position (world frame, m); z = 0 when planar
+  std::vector<int> translation;          ///< indices of its x, y (and z) coordinates: 2 (planar) or 3
+  std::vector<int> rotation;             ///< indices of its rotation coordinates (planar: 1, about z; spatial: 3), or none
+};
 
 class LinearBody final : public Body {
  public:
@@ -41,6 +54,12 @@ class LinearBody final : public Body {
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
   SymbolicVector symbolicForces(const SymbolicNames& names) const override;
   SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
+  void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const override;
+  double calcGravityPotential(CVecRef q, const Vector3d& g) const override;
+  /// The gravity load G (n x 3): generalized force G g for gravity g. Empty: none.
+  /// @throws ModelError on a wrong size or non-finite entries.
+  void setGravityLoad(MatrixXd G);
+  const MatrixXd& gravityLoad() const noexcept { return gravityLoad_; }
   double calcKineticEnergy(double t, CVecRef q, CVecRef v) const override;
   double calcPotentialEnergy(double t, CVecRef q) const override;
   nlohmann::json toJson() const override;
@@ -50,7 +69,34 @@ class LinearBody final : public Body {
   void setPotential(Expression potential) { potential_ = std::move(potential); }
   const Expression& potential() const noexcept { return potential_; }
 
+  /// Declares the interface nodes (indices into the coordinates, checked); they become the
+  /// body's point markers. @throws ModelError on bad indices or two nodes at one position.
+  void setInterface(std::vector<InterfaceNode> nodes);
+  const std::vector<InterfaceNode>& interfaceNodes() const noexcept { return interface_; }
+  /// The node at `local` (within 1e-9 m relative to its distance from the origin; z ignored for
+  /// planar nodes), or nullptr.
+  const InterfaceNode* nodeAt(const Vector3d& local) const;
+  const PointMarker* points() const override;
+  /// True when the body has interface nodes and all of them are planar (2 translations).
+  bool isPlanar() const override;
+
  private:
+  class NodeMarker final : public PointMarker {
+   public:
+    explicit NodeMarker(const LinearBody& b) : body_(b) {}
+    Vector3d calcPointPosition(CVecRef q, const Vector3d& local) const override;
+    void calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const override;
+    Vector3d calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const override;
+    SymbolicPoint symbolicPointPosition(const Vector3d& local, const std::vector<std::string>& q) const override;
+
+   private:
+    const InterfaceNode& node(const Vector3d& local) const;
+    const LinearBody& body_;
+  };
+  std::vector<InterfaceNode> interface_;
+  MatrixXd gravityLoad_;
+  NodeMarker marker_{*this};
+
   Expression potential_;
   std::vector<std::string> coordinates_;
   MatrixXd M_, D_, K_;
