@@ -31,8 +31,8 @@ json chainScene(int N, double k, bool differenced = false) {
     const std::string a = "rod" + std::to_string(i - 1), b = "rod" + std::to_string(i);
     for (const std::string c : {"x", "y"}) {
       const std::string d = std::to_string(k) + "*(" + b + "." + c + " - " + a + "." + c + (c == "x" ? " - 1" : "") + ")";
-      forces.push_back({{"name", "g" + c + a}, {"type", "generalized"}, {"coordinate", a + "." + c}, {"value", d}});
-      forces.push_back({{"name", "g" + c + b}, {"type", "generalized"}, {"coordinate", b + "." + c}, {"value", "-" + d}});
+      forces.push_back({{"name", "g" + c + a + "_" + std::to_string(i)}, {"type", "generalized"}, {"coordinate", a + "." + c}, {"value", d}});
+      forces.push_back({{"name", "g" + c + b + "_" + std::to_string(i)}, {"type", "generalized"}, {"coordinate", b + "." + c}, {"value", "-" + d}});
     }
   }
   for (int i = 1; i < N && !differenced; ++i)
