@@ -6,7 +6,8 @@
 //   stiff_sim --model beam --ne 20 [--T 1]
 //   stiff_sim --model a05 --scene examples/validation/a05_flyball_governor.json [--T 1]
 // --integrators radau5,radau5-fd,dopri5 (default all three; radau5-fd: the finite-difference
-// Jacobian of q''), --reuse X (radau5's Jacobian reuse threshold, 0: default).
+// Jacobian of q''), --reuse X (radau5's Jacobian reuse threshold, 0: default), --sparse-from X
+// (radau5's sparse-LU threshold in unknowns, 0: always dense; default: its own).
 // One JSON line per run on stdout: model, k/ne, integrator, tol, error, evaluations (calls of
 // calcAccelerations, jacobian_evaluations of them in Jacobians), force_evaluations (Q alone), steps,
 // rejected, wall_s, cpu_s (median of --repeat runs, default 3), outcome; a05 also s_err (largest |s - published reference| at 0.1 s steps).
@@ -100,10 +101,13 @@ struct Run {
 
 /// `integ`: dopri5, radau5 (the force-linearization Newton matrix) or radau5-fd (the
 /// finite-difference Jacobian of q'', as before issue 18's second session).
+int gSparseFrom = -1;  // --sparse-from: radau5's sparse LU threshold (-1: its default, 0: dense)
+
 Run run(const Model& model, const std::string& integ, double tol, double T, double reuse = 0) {
   ModelSystem sys(model);
   SimulationSettings set;
   RunOptions opt;
+  opt.radauSparseFrom = gSparseFrom;
   opt.forceLinearization = integ != "radau5-fd";
   opt.jacobianReuse = reuse;
   set.tEnd = T;
@@ -154,6 +158,7 @@ int main(int argc, char** argv) {
   std::stringstream is(arg(a, "--integrators", "radau5,radau5-fd,dopri5"));
   for (std::string t; std::getline(is, t, ',');) integrators.push_back(t);
   const double reuse = std::stod(arg(a, "--reuse", "0"));
+  gSparseFrom = std::stoi(arg(a, "--sparse-from", "-1"));
   if (const std::string w = arg(a, "--write-scene", ""); !w.empty()) {  // the scene as a file
     json doc = model == "beam" ? beamScene(ne) : chainScene(N, k);
     doc["simulation"] = {{"t_end", T}, {"integrator", "implicit"}, {"rtol", 1e-6}, {"atol", 1e-6}, {"output_interval", 0.01}};
@@ -196,6 +201,7 @@ int main(int argc, char** argv) {
                 {"rejected", x.r.stats.integrator.rejected}, {"wall_s", x.r.stats.wallSeconds}, {"cpu_s", cpuMedian},
                 {"outcome", toString(x.r.outcome)}, {"n", scene.model.numCoordinates()}};
       if (model == "chain") j["k"] = k, j["N"] = N;
+      if (gSparseFrom >= 0) j["sparse_from"] = gSparseFrom;
       if (model == "beam") j["ne"] = ne;
       if (model == "a05") j["s_err"] = sErrorA05(scene.model, x.rec), j["ref_s_err"] = sErrorA05(scene.model, ref.rec);
       std::printf("%s\n", j.dump().c_str());

@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <numbers>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "commands.hpp"
 #include "joinery/core/check.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/json_input.hpp"
 #include "joinery/core/scene.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
@@ -30,14 +32,16 @@ extern const std::size_t kViewerScriptSize;
 namespace {
 
 const char* kViewHelp =
-    "usage: joinery view SCENE [--results RUN.csv] -o PAGE.html [--max-mb N]\n\n"
+    "usage: joinery view SCENE [--results RUN.csv | --modes MODES.json] -o PAGE.html [--max-mb N]\n\n"
     "Writes one self-contained HTML page (no network, no server: open it from disk) showing\n"
     "the mechanism in 3-D (planar models in their plane), played from the samples of RUN.csv\n"
     "(written by 'joinery simulate'), with plots of any of its columns. Without --results the\n"
     "page shows the initial state and the verdict of 'joinery check' (bodies whose motion is\n"
     "undetermined are drawn red). A run larger than --max-mb is thinned: every k-th sample is\n"
     "kept so that the coordinates fit, then the other columns (velocities, energy, ...) as\n"
-    "far as they fit; the page and this command say what was left out.\n\n"
+    "far as they fit; the page and this command say what was left out. With --modes (the JSON\n"
+    "of 'joinery modes -o') the page animates each mode shape about the state it was computed\n"
+    "at, one cycle per second of page time, mode k between t = k - 1 and k, with a mode picker.\n\n"
     "exit status: 0 done, 2 invalid input (or a program built without the viewer)\n\noptions:\n";
 
 /// Samples: column names and column-major values.
@@ -178,6 +182,89 @@ std::vector<std::string> fitToBudget(Samples& s, const Model& model, double maxB
   return messages;
 }
 
+/// The mode shapes of `joinery modes -o MODES.json` as samples: mode k (of at most kMaxModes)
+/// over t in [k - 1, k), kFramesPerMode frames of q + a sin(2 pi (t - k + 1)) shape_k, a
+/// scaled so that the points of the drawn bodies (`points`: body -> local points) move at most
+/// `fraction` of the model's size. Fills `info` with the modes' frequencies for the page.
+constexpr int kMaxModes = 24;
+constexpr int kFramesPerMode = 48;
+
+Samples modeSamples(const Model& model, const std::string& path, const nlohmann::json& points, double fraction,
+                    nlohmann::json& info) {
+  const nlohmann::json doc = readJsonFile(path);
+  const JsonCursor root(doc, path);
+  root.requireObject();
+  const auto& names = model.coordinateNames();
+  const auto n = static_cast<Eigen::Index>(names.size());
+  auto vectorOf = [&](const JsonCursor& c) {
+    c.requireObject();
+    VectorXd x(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const std::string& name = names[static_cast<std::size_t>(i)];
+      if (!c.has(name)) c.failWith("coordinate '" + name + "' of the scene is missing: the modes are not of this scene");
+      x(i) = c.at(name).number();
+    }
+    return x;
+  };
+  VectorXd q0 = vectorOf(root.at("q"));
+  const JsonCursor shapes = root.at("shapes"), freq = root.at("frequencies_hz");
+  shapes.requireArray();
+  freq.requireArray();
+  if (freq.size() != shapes.size()) freq.fail("one frequency per shape (" + std::to_string(shapes.size()) + ")");
+  if (shapes.size() == 0) shapes.fail("at least one mode shape");
+  const std::size_t count = std::min<std::size_t>(shapes.size(), kMaxModes);
+  // model size and how fast the drawn points move along a shape
+  std::vector<std::pair<const Body*, Vector3d>> marks;
+  for (const auto& slot : model.bodySlots()) {
+    if (!slot.body->points()) continue;
+    marks.emplace_back(slot.body, Vector3d::Zero());
+    if (points.contains(slot.body->name()))
+      for (const auto& p : points[slot.body->name()])
+        marks.emplace_back(slot.body, Vector3d(p.size() > 0 ? p[0].get<double>() : 0, p.size() > 1 ? p[1].get<double>() : 0,
+                                               p.size() > 2 ? p[2].get<double>() : 0));
+  }
+  auto positions = [&](const VectorXd& q) {
+    std::vector<Vector3d> r;
+    for (const auto& [b, local] : marks) {
+      const BodySlot& sl = model.slotOf(*b);
+      r.push_back(b->points()->calcPointPosition(q.segment(sl.offset, sl.size), local));
+    }
+    return r;
+  };
+  const std::vector<Vector3d> r0 = positions(q0);
+  Vector3d lo = Vector3d::Constant(0), hi = Vector3d::Constant(0);
+  if (!r0.empty()) lo = hi = r0[0];
+  for (const auto& r : r0) lo = lo.cwiseMin(r), hi = hi.cwiseMax(r);
+  const double size = (hi - lo).norm() > 1e-9 ? (hi - lo).norm() : 1.0;
+  Samples out;
+  out.names.push_back("t");
+  for (const auto& c : names) out.names.push_back(c);
+  out.columns.resize(out.names.size());
+  info = nlohmann::json::array();
+  for (std::size_t k = 0; k < count; ++k) {
+    const VectorXd shape = vectorOf(shapes.at(k));
+    const double eps = 1e-6;
+    VectorXd qe = q0 + eps * shape;
+    model.normalizeCoordinates(qe);
+    double rate = 0;  // largest point displacement per unit amplitude
+    const std::vector<Vector3d> re = positions(qe);
+    for (std::size_t i = 0; i < re.size(); ++i) rate = std::max(rate, (re[i] - r0[i]).norm() / eps);
+    const double amplitude = rate > 0 ? fraction * size / rate : fraction;
+    for (int f = 0; f < kFramesPerMode; ++f) {
+      const double phase = static_cast<double>(f) / kFramesPerMode;
+      VectorXd q = q0 + amplitude * std::sin(2 * std::numbers::pi * phase) * shape;
+      model.normalizeCoordinates(q);
+      out.columns[0].push_back(static_cast<double>(k) + phase);
+      for (Eigen::Index i = 0; i < n; ++i) out.columns[static_cast<std::size_t>(i) + 1].push_back(q(i));
+    }
+    const nlohmann::json& d = doc.contains("damping_ratios") && doc["damping_ratios"].is_array() &&
+                                      k < doc["damping_ratios"].size() ? doc["damping_ratios"][k] : nlohmann::json(0.0);
+    info.push_back({{"mode", k + 1}, {"frequency_hz", freq.at(k).number()}, {"damping_ratio", d},
+                    {"start", static_cast<double>(k)}, {"end", static_cast<double>(k + 1)}, {"amplitude", amplitude}});
+  }
+  return out;
+}
+
 /// Joints and forces as name, type, ends [{body, point}] and axis.
 nlohmann::json elementsJson(const nlohmann::json& list) {
   nlohmann::json out = nlohmann::json::array();
@@ -268,6 +355,8 @@ int runView(const std::vector<std::string>& argv) {
   specs.push_back({"--output", "-o", true, "the HTML page to write (required)"});
   specs.push_back({"--results", "", true, "a CSV written by 'joinery simulate' for this scene"});
   specs.push_back({"--max-mb", "", true, "largest size of the samples in the page, MB (default 80)"});
+  specs.push_back({"--modes", "", true, "animate the mode shapes of 'joinery modes -o MODES.json' (issue 18)"});
+  specs.push_back({"--mode-amplitude", "", true, "largest motion of a mode, a fraction of the model's size (default 0.1)"});
   specs.push_back(setOption());  // --set (issue 15)
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
@@ -285,7 +374,16 @@ int runView(const std::vector<std::string>& argv) {
   const std::string file = args.positional[0];
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"view needs -o PAGE.html"};
-  refuseOutputOverInput(*out, "-o", {file, args.get("--results").value_or("")});  // issue 22
+  refuseOutputOverInput(*out, "-o", {file, args.get("--results").value_or(""), args.get("--modes").value_or("")});  // issue 22
+  const auto modes = args.get("--modes");
+  if (modes && args.get("--results")) throw UsageError{"view takes --results or --modes, not both"};
+  double modeFraction = 0.1;
+  if (auto m = args.get("--mode-amplitude")) {
+    char* end = nullptr;
+    modeFraction = std::strtod(m->c_str(), &end);
+    if (end != m->c_str() + m->size() || !(modeFraction > 0) || !std::isfinite(modeFraction))
+      throw UsageError{"--mode-amplitude '" + *m + "': expected a number > 0"};
+  }
   double maxMb = 80;
   if (auto m = args.get("--max-mb")) {
     char* end = nullptr;
@@ -298,8 +396,14 @@ int runView(const std::vector<std::string>& argv) {
   const Scene scene = loadSceneForCommand(file, sceneOptions).scene;
   const auto results = args.get("--results");
   Samples samples;
-  nlohmann::json check = nlohmann::json::object();
-  if (results) {
+  nlohmann::json check = nlohmann::json::object(), modeInfo;
+  if (modes) {
+    nlohmann::json points = nlohmann::json::object();  // body -> the local points elements attach to
+    for (const char* list : {"joints", "forces"})
+      for (const auto& e : elementsJson(scene.resolved[list]))
+        for (const auto& end : e["ends"]) points[end["body"].get<std::string>()].push_back(end["point"]);
+    samples = modeSamples(scene.model, *modes, points, modeFraction, modeInfo);
+  } else if (results) {
     samples = readCsv(*results);
     checkMatchesScene(samples, scene.model, *results);
   } else {
@@ -308,7 +412,11 @@ int runView(const std::vector<std::string>& argv) {
   }
   const std::size_t totalRows = samples.rows();
   const std::vector<std::string> messages = fitToBudget(samples, scene.model, maxMb * 1e6);
-  nlohmann::json data = pageData(scene, file, samples, results.value_or(""));
+  nlohmann::json data = pageData(scene, file, samples, modes ? *modes : results.value_or(""));
+  if (modes) {
+    data["modes"] = modeInfo;
+    data["mode_amplitude"] = modeFraction;
+  }
   data["check"] = check;
   data["messages"] = messages;
   data["samples"]["rows"] = totalRows;
@@ -319,10 +427,10 @@ int runView(const std::vector<std::string>& argv) {
   const std::string page = viewerPage("joinery view: " + data["title"].get<std::string>(), data, values, script);
   writeFileAtomically(*out, page, "output file");  // run_files.hpp (issue 22)
   std::cout << "wrote " << *out << ": " << data["bodies"].size() << " bodies, " << samples.rows() << " frames"
-            << (results ? "" : " (the initial state)") << ", " << samples.names.size() << " columns, "
+            << (modes ? " (" + std::to_string(modeInfo.size()) + " modes)" : results ? "" : " (the initial state)") << ", " << samples.names.size() << " columns, "
             << std::fixed << std::setprecision(1) << static_cast<double>(page.size()) / 1e6 << " MB\n";
   for (const auto& m : messages) std::cout << "  note: " << m << "\n";
-  if (!results && !check.value("well_posed", true))
+  if (!results && !modes && !check.value("well_posed", true))
     std::cout << "  check: " << check["status"].get<std::string>() << "; undetermined bodies drawn red\n";
   return kOk;
 }

@@ -69,6 +69,11 @@ void LinearBody::calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const {
     Q(static_cast<Eigen::Index>(i)) += force_[i].evaluate(vars.data());
 }
 
+void LinearBody::addForceJacobians(double, CVecRef, CVecRef, const Vector3d&, MatRef dQdq, MatRef dQdv) const {
+  dQdq -= K_;
+  dQdv -= D_;
+}
+
 SymbolicVector LinearBody::symbolicForces(const SymbolicNames& names) const {
   // Q_i = force_i - sum_j D_ij q_j' - sum_j K_ij q_j
   const auto n = static_cast<Eigen::Index>(coordinates_.size());

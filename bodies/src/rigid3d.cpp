@@ -83,6 +83,20 @@ void Rigid3d::calcForces(double, CVecRef q, CVecRef v, VecRef Q) const {
   Q.segment<4>(3) = -4.0 * quat::bodyG(ed).transpose() * (inertia_ * wb);
 }
 
+void Rigid3d::addForceJacobians(double, CVecRef q, CVecRef v, const Vector3d&, MatRef dQdq,
+                                MatRef dQdv) const {
+  // Q_rot = -4 G(e')^T J w_b, w_b = 2 G(e) e' = -2 G(e') e (G(e) e = 0 for every e), so
+  // dQ_rot/de = 8 G(e')^T J G(e'), dQ_rot/de' = -4 P(J w_b) - 8 G(e')^T J G(e) with
+  // P(y) e' = G(e')^T y (column j: G(unit_j)^T y).
+  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
+  const quat::Matrix34d Ge = quat::bodyG(e), Ged = quat::bodyG(ed);
+  const Vector3d y = inertia_ * (2.0 * Ge * ed);
+  dQdq.block<4, 4>(3, 3) += 8.0 * Ged.transpose() * inertia_ * Ged;
+  Eigen::Matrix4d P;
+  for (int j = 0; j < 4; ++j) P.col(j) = quat::bodyG(Eigen::Vector4d::Unit(j)).transpose() * y;
+  dQdv.block<4, 4>(3, 3) += -4.0 * P - 8.0 * Ged.transpose() * inertia_ * Ge;
+}
+
 void Rigid3d::addGravityForce(CVecRef, const Vector3d& g, VecRef Q) const {
   Q.head<3>() += mass_ * g;
 }

@@ -136,7 +136,7 @@ bool Radau5Integrator::computeJacobian() {
   ++rstats_.jacobians;
   haveJac_ = jacFresh_ = true;
   haveLu_ = false;
-  if (Er_.rows() != n_) {  // back from the KKT form
+  if (Er_.rows() != n_ || Er_.cols() != n_) {  // back from the KKT form
     Er_.resize(n_, n_);
     Ec_.resize(n_, n_);
     luR_ = Eigen::PartialPivLU<MatrixXd>(n_);
@@ -152,11 +152,17 @@ void Radau5Integrator::factorizeKkt(double h) {
   const auto& k = coefficients();
   const auto m = lin_.A.rows();
   const auto N = n_ + m;
-  if (Er_.rows() != N) {  // first use, or the other form before: sized once
-    Er_ = MatrixXd::Zero(N, N);
-    Ec_ = MatrixXc::Zero(N, N);
-    luR_ = Eigen::PartialPivLU<MatrixXd>(N);
-    luC_ = Eigen::PartialPivLU<MatrixXc>(N);
+  const bool sparse = opt_.sparseFrom > 0 && N >= opt_.sparseFrom;
+  if (Er_.rows() != N || sparse != sparse_) {  // first use, or the other form before: sized once
+    if (!sparse) {
+      Er_ = MatrixXd::Zero(N, N);
+      Ec_ = MatrixXc::Zero(N, N);
+      luR_ = Eigen::PartialPivLU<MatrixXd>(N);
+      luC_ = Eigen::PartialPivLU<MatrixXc>(N);
+    } else {
+      Er_.resize(N, 0);  // the dense form is not used (its rows mark the size)
+      Ec_.resize(0, 0);
+    }
     rowScale_ = VectorXd::Ones(m);
     kR_ = VectorXd::Zero(n_);
     kRc_ = VectorXc::Zero(n_);
@@ -171,6 +177,15 @@ void Radau5Integrator::factorizeKkt(double h) {
   }
   const double c = k.gamma / h, eps = 1e-10;
   kktScale_ = c * c * rho;
+  sparse_ = sparse;
+  if (sparse_) {
+    factorizeKktSparse(c, std::complex<double>(k.alpha / h, k.beta / h), eps);
+    ++rstats_.factorizations;
+    ++rstats_.sparseFactorizations;
+    luH_ = h;
+    haveLu_ = true;
+    return;
+  }
   auto fill = [&](auto& E) {
     E.topRightCorner(n_, m) = kktScale_ * (rowScale_.asDiagonal() * lin_.A).transpose();
     E.bottomLeftCorner(m, n_) = rowScale_.asDiagonal() * lin_.A;
@@ -190,10 +205,75 @@ void Radau5Integrator::factorizeKkt(double h) {
   haveLu_ = true;
 }
 
-template <class Vec, class Scalar, class Lu>
-void Radau5Integrator::solveKkt(Vec& r, Scalar c, Lu& lu, Vec& R, Vec& rhs, Vec& sol) {
+void Radau5Integrator::factorizeKktSparse(double c, std::complex<double> cc, double eps) {
+  // the same KKT matrices as factorizeKkt, from the non-zero entries of the dense blocks
+  // (O(n^2) to scan, O(entries) and the fill of the sparse LU to factorize)
+  const auto m = lin_.A.rows();
+  const auto N = n_ + m;
+  auto sparse = [&](const MatrixXd& D, SparseD& S) {
+    trip_.clear();
+    for (Eigen::Index j = 0; j < D.cols(); ++j)
+      for (Eigen::Index i = 0; i < D.rows(); ++i)
+        if (D(i, j) != 0) trip_.emplace_back(static_cast<int>(i), static_cast<int>(j), D(i, j));
+    S.resize(D.rows(), D.cols());
+    S.setFromTriplets(trip_.begin(), trip_.end());
+  };
+  sparse(lin_.M, Msp_);
+  sparse(lin_.dQdv, Dsp_);
+  sparse(lin_.A, Asp_);
+  Asp_ = rowScale_.asDiagonal() * Asp_;  // rows of unit norm
+  SparseD K;
+  sparse(lin_.dQdq, K);
+  const SparseD At = Asp_.transpose();
+  auto assemble = [&](const SparseD& top, std::vector<Eigen::Triplet<double>>& t) {
+    t.clear();
+    for (int j = 0; j < top.outerSize(); ++j)
+      for (SparseD::InnerIterator it(top, j); it; ++it) t.emplace_back(static_cast<int>(it.row()), j, it.value());
+    for (int j = 0; j < At.outerSize(); ++j)  // kktScale As^T (top right), As (bottom left)
+      for (SparseD::InnerIterator it(At, j); it; ++it) {
+        t.emplace_back(static_cast<int>(it.row()), static_cast<int>(n_) + j, kktScale_ * it.value());
+        t.emplace_back(static_cast<int>(n_) + j, static_cast<int>(it.row()), it.value());
+      }
+    for (Eigen::Index i = 0; i < m; ++i) t.emplace_back(static_cast<int>(n_ + i), static_cast<int>(n_ + i), -eps);
+  };
+  const SparseD topR = (c * c) * Msp_ - c * Dsp_ - K;
+  assemble(topR, trip_);
+  Esp_.resize(N, N);
+  Esp_.setFromTriplets(trip_.begin(), trip_.end());
+  sluR_.analyzePattern(Esp_);
+  sluR_.factorize(Esp_);
+  // complex: (cc^2 M - cc D - K) on the same pattern
+  const std::complex<double> cc2 = cc * cc;
+  std::vector<Eigen::Triplet<std::complex<double>>> tc;
+  tc.reserve(trip_.size());
+  const SparseD topRe = cc2.real() * Msp_ - cc.real() * Dsp_ - K, topIm = cc2.imag() * Msp_ - cc.imag() * Dsp_;
+  for (int j = 0; j < topRe.outerSize(); ++j)
+    for (SparseD::InnerIterator it(topRe, j); it; ++it) tc.emplace_back(static_cast<int>(it.row()), j, it.value());
+  for (int j = 0; j < topIm.outerSize(); ++j)
+    for (SparseD::InnerIterator it(topIm, j); it; ++it)
+      tc.emplace_back(static_cast<int>(it.row()), j, std::complex<double>(0, it.value()));
+  for (const auto& t : trip_)
+    if (t.row() >= n_ || t.col() >= n_) tc.emplace_back(t.row(), t.col(), t.value());
+  Ecsp_.resize(N, N);
+  Ecsp_.setFromTriplets(tc.begin(), tc.end());
+  sluC_.analyzePattern(Ecsp_);
+  sluC_.factorize(Ecsp_);
+}
+
+template <class Vec, class Scalar, class Lu, class SparseLu>
+void Radau5Integrator::solveKkt(Vec& r, Scalar c, Lu& lu, SparseLu& slu, Vec& R, Vec& rhs, Vec& sol) {
   const auto m = lin_.A.rows();
   R = r.tail(n_) + c * r.head(n_);
+  if (sparse_) {
+    rhs.head(n_) = Msp_ * R;
+    rhs.head(n_) -= Dsp_ * r.head(n_);
+    rhs.tail(m) = Asp_ * R;  // rows already scaled
+    rhs.tail(m) /= c * c;
+    sol = slu.solve(rhs);
+    r.tail(n_) = c * sol.head(n_) - r.head(n_);
+    r.head(n_) = sol.head(n_);
+    return;
+  }
   rhs.head(n_).noalias() = lin_.M * R;
   rhs.head(n_).noalias() -= lin_.dQdv * r.head(n_);
   rhs.tail(m).noalias() = lin_.A * R;
@@ -226,7 +306,7 @@ void Radau5Integrator::solveReal(VectorXd& r) {
   // (c I - J) x = r with J = [0 I; Jq Jv]: (c^2 - c Jv - Jq) x_q = r_v + c r_q - Jv r_q,
   // x_v = c x_q - r_q
   const double c = coefficients().gamma / luH_;
-  if (kkt_) return solveKkt(r, c, luR_, kR_, kRhs_, kSol_);
+  if (kkt_) return solveKkt(r, c, luR_, sluR_, kR_, kRhs_, kSol_);
   tmpN_ = r.tail(n_) + c * r.head(n_);
   tmpN_.noalias() -= Jv_ * r.head(n_);
   xqR_ = luR_.solve(tmpN_);
@@ -237,7 +317,7 @@ void Radau5Integrator::solveReal(VectorXd& r) {
 void Radau5Integrator::solveComplex(VectorXc& r) {
   const auto& k = coefficients();
   const std::complex<double> c(k.alpha / luH_, k.beta / luH_);
-  if (kkt_) return solveKkt(r, c, luC_, kRc_, kRhsc_, kSolc_);
+  if (kkt_) return solveKkt(r, c, luC_, sluC_, kRc_, kRhsc_, kSolc_);
   tmpNc_ = r.tail(n_) + c * r.head(n_);
   tmpRe_.noalias() = Jv_ * r.head(n_).real();
   tmpIm_.noalias() = Jv_ * r.head(n_).imag();

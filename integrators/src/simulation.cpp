@@ -190,6 +190,7 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.maxStep = options.maxStep;
       o.useForceLinearization = options.forceLinearization;
       if (options.jacobianReuse > 0) o.jacobianReuse = o.linearizedJacobianReuse = options.jacobianReuse;
+      if (options.radauSparseFrom >= 0) o.sparseFrom = options.radauSparseFrom;
       return std::make_unique<Radau5Integrator>(system, o, bg);
     }
   }

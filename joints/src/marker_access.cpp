@@ -72,6 +72,78 @@ void BodyPoint::addForce(const LocalState& s, const Vector3d& F, VecRef Q) const
   Q.segment(offset_, n_).noalias() += J.transpose() * F;
 }
 
+namespace {
+
+/// n doubles on the stack for n <= kInlineColumns (the heap beyond: large `linear` bodies).
+class VectorScratch {
+ public:
+  explicit VectorScratch(int n) : n_(n) {
+    if (n > kInlineColumns) heap_.resize(static_cast<std::size_t>(n));
+  }
+  Eigen::Map<VectorXd> map() { return {n_ > kInlineColumns ? heap_.data() : inline_.data(), n_}; }
+
+ private:
+  int n_;
+  std::array<double, kInlineColumns> inline_;
+  std::vector<double> heap_;
+};
+
+/// H += sum_k F_k d2r_k/dq2 where bias(x) = d2r/dq2 [x, x] (a symmetric quadratic form in x):
+/// H_ii = F.bias(e_i), H_ij = F.(bias(e_i + e_j) - bias(e_i) - bias(e_j)) / 2.
+template <class Bias>
+void addPolarizedHessian(int n, const Bias& bias, const Vector3d& F, MatRef H) {
+  VectorScratch scratch(n), diag(n);
+  Eigen::Map<VectorXd> x = scratch.map(), d = diag.map();
+  x.setZero();
+  for (int i = 0; i < n; ++i) {
+    x(i) = 1;
+    d(i) = F.dot(bias(x));
+    x(i) = 0;
+    H(i, i) += d(i);
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      x(i) = x(j) = 1;
+      const double h = 0.5 * (F.dot(bias(x)) - d(i) - d(j));
+      x(i) = x(j) = 0;
+      H(i, j) += h;
+      H(j, i) += h;
+    }
+}
+
+/// W.col(j) += sign * d2r/dq2 [e_j, v] = sign * (bias(e_j + v) - bias(e_j - v)) / 4.
+template <class Bias>
+void addPolarizedVelocityJacobian(CVecRef v, const Bias& bias, double sign, MatRef W) {
+  const int n = static_cast<int>(v.size());
+  VectorScratch scratch(n);
+  Eigen::Map<VectorXd> x = scratch.map();
+  for (int j = 0; j < n; ++j) {
+    x = v;
+    x(j) += 1;
+    const Vector3d plus = bias(x);
+    x = -v;
+    x(j) += 1;
+    W.col(j) += (0.25 * sign) * (plus - bias(x)).head(W.rows());
+  }
+}
+
+}  // namespace
+
+void BodyPoint::addForceHessian(const LocalState& s, const Vector3d& F, MatRef H) const {
+  if (n_ == 0) return;
+  const auto q = s.bodies[index_].coords();
+  addPolarizedHessian(n_, [&](CVecRef x) { return marker_->calcPointBias(q, x, local_); }, F,
+                      H.block(offset_, offset_, n_, n_));
+}
+
+void BodyPoint::addVelocityJacobian(const LocalState& s, double sign, MatRef W) const {
+  if (n_ == 0) return;
+  const BodyStateView& bv = s.bodies[index_];
+  const auto q = bv.coords();
+  addPolarizedVelocityJacobian(bv.velocities(), [&](CVecRef x) { return marker_->calcPointBias(q, x, local_); },
+                               sign, W.middleCols(offset_, n_));
+}
+
 // ---- BodyFrame ------------------------------------------------------------------------
 
 BodyFrame::BodyFrame(const std::vector<const Body*>& bodies, int index)
@@ -104,6 +176,32 @@ void BodyFrame::addTorque(const LocalState& s, const Vector3d& T, VecRef Q) cons
   Eigen::Map<MatrixXd> J = scratch.map();
   marker_->calcAngularJacobian(s.bodies[index_].coords(), J);
   Q.segment(offset_, n_).noalias() += J.transpose() * T;
+}
+
+void BodyFrame::addAngleHessian(const LocalState& s, double tau, MatRef H) const {
+  if (n_ == 0) return;
+  const auto q = s.bodies[index_].coords();
+  addPolarizedHessian(n_, [&](CVecRef x) { return marker_->calcAngularBias(q, x); }, tau * Vector3d::UnitZ(),
+                      H.block(offset_, offset_, n_, n_));
+}
+
+void BodyFrame::addAngleRateJacobian(const LocalState& s, double sign, MatRef W) const {
+  if (n_ == 0) return;
+  const BodyStateView& bv = s.bodies[index_];
+  const auto q = bv.coords();
+  // W has one row: the z component (tail(1) of the 3-vector difference)
+  const int n = n_;
+  VectorScratch scratch(n);
+  Eigen::Map<VectorXd> x = scratch.map();
+  const auto v = bv.velocities();
+  for (int j = 0; j < n; ++j) {
+    x = v;
+    x(j) += 1;
+    const double plus = marker_->calcAngularBias(q, x).z();
+    x = -v;
+    x(j) += 1;
+    W(0, offset_ + j) += 0.25 * sign * (plus - marker_->calcAngularBias(q, x).z());
+  }
 }
 
 // ---- TimeFunction ---------------------------------------------------------------------

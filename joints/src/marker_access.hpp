@@ -79,6 +79,11 @@ class BodyPoint {
   Vector3d addJacobianRows(const LocalState& s, int dim, double sign, MatRef A) const;
   /// Q(this body) += J^T F: the generalized force of the world force F applied at the point.
   void addForce(const LocalState& s, const Vector3d& F, VecRef Q) const;
+  /// H(this body's block) += d(J^T F)/dq at fixed F = sum_k F_k d2r_k/dq2 (the geometric part
+  /// of a force Jacobian). From the marker's bias J' q' = d2r/dq2 [q', q'] by polarization.
+  void addForceHessian(const LocalState& s, const Vector3d& F, MatRef H) const;
+  /// W.middleCols(this body) += sign * d(J q')/dq (3 x n), by polarization of the bias.
+  void addVelocityJacobian(const LocalState& s, double sign, MatRef W) const;
 
  private:
   const PointMarker* marker_;
@@ -108,6 +113,11 @@ class BodyFrame {
   }
   /// Q(this body) += Jw^T T: the generalized force of the world torque T.
   void addTorque(const LocalState& s, const Vector3d& T, VecRef Q) const;
+  /// For a planar frame (w_z the rate of an angle theta(q), its bias d2theta/dq2 [q', q']):
+  /// H(this body's block) += tau d2theta/dq2 and W.middleCols(this body) (1 row) += sign *
+  /// d(w_z)/dq, by polarization of the z component of the angular bias.
+  void addAngleHessian(const LocalState& s, double tau, MatRef H) const;
+  void addAngleRateJacobian(const LocalState& s, double sign, MatRef W) const;
 
  private:
   const FrameMarker* marker_;

@@ -38,6 +38,14 @@ class PointForce final : public ForceElement {
     p_.addForce(s, F, Q);
   }
 
+  /// Exact Jacobians when the value depends on t alone: only the point's geometric term.
+  bool providesForceJacobians() const override { return vars_.numSlots() == 1 && bodies().size() == 1; }
+  void addForceJacobians(const LocalState& s, MatRef dQdq, MatRef) const override {
+    Vector3d F = Vector3d::Zero();
+    for (std::size_t i = 0; i < value_.size(); ++i) F(static_cast<Eigen::Index>(i)) = value_[i].evaluate(&s.t);
+    p_.addForceHessian(s, F, dQdq);
+  }
+
   nlohmann::json toJson() const override {
     return {{"name", name()},
             {"type", std::string(kType)},

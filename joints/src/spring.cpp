@@ -42,6 +42,45 @@ class Spring final : public ForceElement {
     p1_.addForce(s, -f2, Q);
   }
 
+  bool providesForceJacobians() const override { return true; }
+
+  /// Q = D^T f2 with D = d(r2 - r1)/dq = [-J1, J2] and f2(d, w), w = D q' the relative
+  /// velocity: dQ/dq = D^T (f2_d D + f2_w dw/dq) + the markers' geometric terms,
+  /// dQ/dq' = D^T f2_w D (docs/joints.md, "spring").
+  void addForceJacobians(const LocalState& s, MatRef dQdq, MatRef dQdv) const override {
+    const int nl = static_cast<int>(dQdq.cols());
+    detail::Jacobian3Scratch dBuf(nl), wBuf(nl), gBuf(nl);
+    Eigen::Map<MatrixXd> D = dBuf.map(), Wq = wBuf.map(), G = gBuf.map();
+    p1_.addJacobian(s, Matrix3d::Identity(), -1.0, D);
+    p2_.addJacobian(s, Matrix3d::Identity(), 1.0, D);
+    const Vector3d d = p2_.calcPosition(s) - p1_.calcPosition(s);
+    const double length = d.norm();
+    Vector3d f2;
+    Matrix3d Kd, Kw;  // df2/dd, df2/dw
+    if (length > kMinLength) {
+      const Vector3d u = d / length;
+      const Vector3d w = p2_.calcVelocity(s) - p1_.calcVelocity(s);
+      const double tension = k_ * (length - L0_) + c_ * u.dot(w);
+      const Matrix3d P = Matrix3d::Identity() - u * u.transpose();  // du/dd = P / |d|
+      f2 = -tension * u;
+      Kd = -u * (k_ * u.transpose() + (c_ / length) * (P * w).transpose()) - (tension / length) * P;
+      Kw = -c_ * u * u.transpose();
+      p1_.addVelocityJacobian(s, -1.0, Wq);
+      p2_.addVelocityJacobian(s, 1.0, Wq);
+    } else {
+      f2 = -k_ * d;
+      Kd = -k_ * Matrix3d::Identity();
+      Kw.setZero();
+    }
+    G.noalias() = Kd.lazyProduct(D);
+    G.noalias() += Kw.lazyProduct(Wq);
+    dQdq.noalias() += D.transpose().lazyProduct(G);
+    p1_.addForceHessian(s, -f2, dQdq);
+    p2_.addForceHessian(s, f2, dQdq);
+    G.noalias() = Kw.lazyProduct(D);
+    dQdv.noalias() += D.transpose().lazyProduct(G);
+  }
+
   double calcPotentialEnergy(const LocalState& s) const override {
     const double stretch = (p2_.calcPosition(s) - p1_.calcPosition(s)).norm() - L0_;
     return 0.5 * k_ * stretch * stretch;

@@ -32,6 +32,29 @@ class Torsion2d final : public ForceElement {
     f1_.addTorque(s, T, Q);
   }
 
+  bool providesForceJacobians() const override { return true; }
+
+  /// Q = -tau a^T with a = d(theta2 - theta1)/dq (the z rows of [-Jw1, Jw2]) and
+  /// tau = k twist + c a q': dQ/dq = -a^T (k a + c da q'/dq) - tau d2(theta2 - theta1)/dq2,
+  /// dQ/dq' = -c a^T a.
+  void addForceJacobians(const LocalState& s, MatRef dQdq, MatRef dQdv) const override {
+    const int nl = static_cast<int>(dQdq.cols());
+    detail::Jacobian3Scratch aBuf(nl), wBuf(nl);
+    Eigen::Map<MatrixXd> a = aBuf.map(), Wq = wBuf.map();  // row 0 used
+    const Eigen::RowVector3d ez(0, 0, 1);
+    f1_.addJacobian(s, ez, -1.0, a.topRows(1));
+    f2_.addJacobian(s, ez, 1.0, a.topRows(1));
+    f1_.addAngleRateJacobian(s, -1.0, Wq.topRows(1));
+    f2_.addAngleRateJacobian(s, 1.0, Wq.topRows(1));
+    const double tau = k_ * calcTwist(s) + c_ * angle_.calcAngleRate(s);
+    const auto ar = a.row(0);
+    Wq.row(0) = k_ * ar + c_ * Wq.row(0);  // dtau/dq
+    dQdq.noalias() -= ar.transpose().lazyProduct(Wq.row(0));
+    f1_.addAngleHessian(s, tau, dQdq);  // -tau d(a^T)/dq: +tau d2theta1/dq2, -tau d2theta2/dq2
+    f2_.addAngleHessian(s, -tau, dQdq);
+    dQdv.noalias() -= (c_ * ar.transpose()).lazyProduct(ar);
+  }
+
   double calcPotentialEnergy(const LocalState& s) const override {
     const double twist = calcTwist(s);
     return 0.5 * k_ * twist * twist;

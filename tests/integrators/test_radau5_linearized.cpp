@@ -1,6 +1,7 @@
 // radau5 with the force linearization (issue 18, docs/integrators.md "Radau IIA 5"): the
-// Newton matrix from M, A and the Jacobians of Q by finite differences grouped by a colouring
-// of the body-force graph, instead of 2n evaluations of q''.
+// Newton matrix from M, A and the Jacobians of Q — exact where the elements give them
+// (springs), by finite differences grouped by a colouring of the body-force graph otherwise —
+// instead of 2n evaluations of q''.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -19,12 +20,22 @@ using nlohmann::json;
 /// N rods (1 kg, 1 m) in a plane, the first pinned to the ground, each next one held to the
 /// previous tip by an undamped zero-length spring k (bench/stiff_sim.cpp's chain; the line of
 /// a zero-length damper is undefined).
-json chainScene(int N, double k) {
+json chainScene(int N, double k, bool differenced = false) {
   json bodies = json::array(), forces = json::array();
   for (int i = 0; i < N; ++i)
     bodies.push_back({{"name", "rod" + std::to_string(i)}, {"type", "rigid2d"}, {"mass", 1}, {"inertia", 1.0 / 12},
                       {"position", {i + 0.5, 0}}});
-  for (int i = 1; i < N; ++i)
+  for (int i = 1; i < N && differenced; ++i) {
+    // the same coupling written as generalized forces of the coordinates (no Jacobians given:
+    // differenced), between the rods' centres along x and y
+    const std::string a = "rod" + std::to_string(i - 1), b = "rod" + std::to_string(i);
+    for (const std::string c : {"x", "y"}) {
+      const std::string d = std::to_string(k) + "*(" + b + "." + c + " - " + a + "." + c + (c == "x" ? " - 1" : "") + ")";
+      forces.push_back({{"name", "g" + c + a + "_" + std::to_string(i)}, {"type", "generalized"}, {"coordinate", a + "." + c}, {"value", d}});
+      forces.push_back({{"name", "g" + c + b + "_" + std::to_string(i)}, {"type", "generalized"}, {"coordinate", b + "." + c}, {"value", "-" + d}});
+    }
+  }
+  for (int i = 1; i < N && !differenced; ++i)
     forces.push_back({{"name", "bush" + std::to_string(i)}, {"type", "spring"}, {"body1", "rod" + std::to_string(i - 1)},
                       {"point1", {0.5, 0}}, {"body2", "rod" + std::to_string(i)}, {"point2", {-0.5, 0}},
                       {"stiffness", k}, {"free_length", 0}});
@@ -33,36 +44,67 @@ json chainScene(int N, double k) {
   return {{"joinery", 1}, {"gravity", {0, -9.81, 0}}, {"bodies", bodies}, {"joints", joints}, {"forces", forces}};
 }
 
-TEST_CASE("force linearization: coloured columns equal a column-by-column difference of Q, cost independent of N",
+/// Central differences of Q, one column at a time.
+double worstAgainstDifferences(const Model& model, const State& s, const MatrixXd& dQdq) {
+  ModelWorkspace ws = model.makeWorkspace(true);
+  double worst = 0;
+  for (int j = 0; j < model.numCoordinates(); ++j) {
+    State p = s, m = s;
+    const double d = 1e-6;
+    p.q(j) += d;
+    m.q(j) -= d;
+    model.calcMassAndForces(p, ws);
+    const VectorXd Qp = ws.Q;
+    model.calcMassAndForces(m, ws);
+    worst = std::max(worst, ((Qp - ws.Q) / (2 * d) - dQdq.col(j)).cwiseAbs().maxCoeff());
+  }
+  return worst;
+}
+
+TEST_CASE("force linearization: exact spring Jacobians, two evaluations of Q whatever N",
           "[integrators][radau5][linearization]") {
   const double k = 1e6;
   for (int N : {4, 8, 16}) {
     const Scene scene = sceneFromJson(chainScene(N, k), "");
     ModelSystem sys(scene.model);
     State s = scene.model.initialState();
+    for (int i = 0; i < N; ++i) s.q(3 * i + 2) = 0.1 * i;
+    ForceLinearization lin;
+    REQUIRE(sys.calcForceLinearization(s, lin));
+    // M and A (bodies' Jacobians: gravity only, zero), then the springs' analytic Jacobians:
+    // nothing is differenced (before: 1 + 2 x 3 colours x 3 coordinates = 19)
+    CHECK(lin.forceEvaluations == 2);
+    const double worst = worstAgainstDifferences(scene.model, s, lin.dQdq);
+    INFO("N = " << N << ": largest difference " << worst);
+    // central differences: round-off ~1e-16 |Q| / 1e-6 with |Q| ~ 1e5 N gives ~1e-5 N/m;
+    // truncation ~1e-12 |Q'''| is smaller; a missing term is off by ~k or ~|Q|
+    CHECK(worst < 1e-8 * k);
+    CHECK(lin.dQdq(3 * 1, 3 * 1) == Approx(-2 * k).epsilon(1e-6));
+    CHECK(lin.dQdq(3 * 1, 3 * 2) == Approx(k).epsilon(1e-6));
+    if (N >= 4) CHECK(lin.dQdq(3 * 1, 3 * 3) == 0.0);
+  }
+}
+
+TEST_CASE("force linearization: coloured columns equal a column-by-column difference of Q, cost independent of N",
+          "[integrators][radau5][linearization]") {
+  const double k = 1e6;
+  for (int N : {4, 8, 16}) {
+    // the coupling as generalized forces of the coordinates: no Jacobians given, differenced
+    const Scene scene = sceneFromJson(chainScene(N, k, true), "");
+    ModelSystem sys(scene.model);
+    State s = scene.model.initialState();
     for (int i = 0; i < N; ++i) s.q(3 * i + 2) = 0.1 * i;  // turned rods: every spring direction differs
     ForceLinearization lin;
     REQUIRE(sys.calcForceLinearization(s, lin));
     const int n = scene.model.numCoordinates();
-    // a chain: bodies two apart share no spring, so 3 colours x 3 coordinates for q and for
-    // q', plus the base evaluation, whatever N (a column-by-column difference: 2n + 1)
-    CHECK(lin.forceEvaluations == (N >= 3 ? 1 + 2 * 3 * 3 : 1 + 2 * n));
-    // against one column at a time, central differences of Q
-    ModelWorkspace ws = scene.model.makeWorkspace(true);
-    double worst = 0;
-    for (int j = 0; j < n; ++j) {
-      State p = s, m = s;
-      const double d = 1e-6;
-      p.q(j) += d;
-      m.q(j) -= d;
-      scene.model.calcMassAndForces(p, ws);
-      const VectorXd Qp = ws.Q;
-      scene.model.calcMassAndForces(m, ws);
-      worst = std::max(worst, ((Qp - ws.Q) / (2 * d) - lin.dQdq.col(j)).cwiseAbs().maxCoeff());
-    }
+    // a chain: bodies two apart share no force, so 3 colours x 3 coordinates for q and for
+    // q', plus M and A and the differenced forces' base value, whatever N (a column-by-column
+    // difference: 2n + 2)
+    CHECK(lin.forceEvaluations == (N >= 3 ? 2 + 2 * 3 * 3 : 2 + 2 * n));
+    const double worst = worstAgainstDifferences(scene.model, s, lin.dQdq);
     INFO("N = " << N << ": largest difference " << worst << " (k = " << k << ")");
-    // forward differences: round-off eps |Q| / delta with |Q| ~ 1e5 N (the turned rods stretch
-    // the springs by ~0.1 m) and delta ~ 1e-8 gives ~1 N/m, i.e. 1e-6 of k; a wrong column
+    // forward differences: round-off eps |Q| / delta with |Q| ~ 1e5 N and delta ~ 1e-8 gives
+    // ~1 N/m, i.e. 1e-6 of k; a wrong column
     // (two coloured columns mixed, a missing neighbour) is off by k
     CHECK(worst < 1e-5 * k);
     // closed form of a zero-length spring: a middle rod's x is pulled by both neighbours

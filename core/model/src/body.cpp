@@ -22,6 +22,8 @@ SymbolicPoint PointMarker::symbolicPointPosition(const Vector3d&, const std::vec
 
 SymbolicVector Body::symbolicForces(const SymbolicNames&) const { return std::nullopt; }
 
+void Body::addForceJacobians(double, CVecRef, CVecRef, const Vector3d&, MatRef, MatRef) const {}
+
 SymbolicVector Body::symbolicGravityForce(const Vector3d& g, const SymbolicNames&) const {
   if (!g.isZero(0.0)) return std::nullopt;
   return std::vector<std::string>(static_cast<std::size_t>(numCoordinates()), "0");
@@ -86,5 +88,7 @@ int ForceElement::numLocalCoordinates() const {
 double ForceElement::calcPotentialEnergy(const LocalState&) const { return 0.0; }
 
 SymbolicVector ForceElement::symbolicForces(const SymbolicNames&) const { return std::nullopt; }
+
+void ForceElement::addForceJacobians(const LocalState&, MatRef, MatRef) const {}
 
 }  // namespace joinery

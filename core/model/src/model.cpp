@@ -278,6 +278,10 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
     ModelWorkspace::Local l;
     l.views.resize(f->bodies().size());
     l.vec = VectorXd::Zero(f->numLocalCoordinates());
+    if (f->providesForceJacobians()) {
+      l.jq = MatrixXd::Zero(f->numLocalCoordinates(), f->numLocalCoordinates());
+      l.jv = l.jq;
+    }
     ws.forces_.push_back(std::move(l));
   }
   return ws;
@@ -310,6 +314,60 @@ void Model::calcMassAndForces(const State& s, ModelWorkspace& ws) const {
 
 void Model::addElementForces(const State& s, ModelWorkspace& ws) const {
   for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    auto& l = ws.forces_[j];
+    const auto& slots = owned_->forceSlots[j];
+    fill(s, l.views, slots);
+    l.vec.setZero();
+    owned_->forces[j]->addForces(LocalState{s.t, l.views}, l.vec);
+    int k = 0;
+    for (const auto& sl : slots) {
+      ws.Q.segment(sl.offset, sl.size) += l.vec.segment(k, sl.size);
+      k += sl.size;
+    }
+  }
+}
+
+void Model::addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, MatRef dQdq, MatRef dQdv) const {
+  for (const auto& sl : slots_) {
+    if (sl.size == 0 || !sl.body->providesForceJacobians()) continue;
+    sl.body->addForceJacobians(s.t, s.q.segment(sl.offset, sl.size), s.v.segment(sl.offset, sl.size), gravity_,
+                               dQdq.block(sl.offset, sl.offset, sl.size, sl.size),
+                               dQdv.block(sl.offset, sl.offset, sl.size, sl.size));
+  }
+  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    const ForceElement& f = *owned_->forces[j];
+    if (!f.providesForceJacobians()) continue;
+    auto& l = ws.forces_[j];
+    const auto& slots = owned_->forceSlots[j];
+    fill(s, l.views, slots);
+    l.jq.setZero();
+    l.jv.setZero();
+    f.addForceJacobians(LocalState{s.t, l.views}, l.jq, l.jv);
+    int r = 0;  // scatter the local blocks: rows of body a, columns of body b
+    for (const auto& a : slots) {
+      int c = 0;
+      for (const auto& b : slots) {
+        if (a.size > 0 && b.size > 0) {
+          dQdq.block(a.offset, b.offset, a.size, b.size) += l.jq.block(r, c, a.size, b.size);
+          dQdv.block(a.offset, b.offset, a.size, b.size) += l.jv.block(r, c, a.size, b.size);
+        }
+        c += b.size;
+      }
+      r += a.size;
+    }
+  }
+}
+
+void Model::calcDifferencedForces(const State& s, ModelWorkspace& ws) const {
+  ws.Q.setZero();
+  for (const auto& sl : slots_) {
+    if (sl.size == 0 || sl.body->providesForceJacobians()) continue;
+    const auto q = s.q.segment(sl.offset, sl.size);
+    sl.body->calcForces(s.t, q, s.v.segment(sl.offset, sl.size), ws.Q.segment(sl.offset, sl.size));
+    sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
+  }
+  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    if (owned_->forces[j]->providesForceJacobians()) continue;
     auto& l = ws.forces_[j];
     const auto& slots = owned_->forceSlots[j];
     fill(s, l.views, slots);

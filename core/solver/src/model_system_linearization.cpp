@@ -8,6 +8,12 @@
 // perturbed gives both columns: the columns are grouped by a greedy distance-2 colouring of
 // the body-force graph. A chain of N bodies joined by springs needs 3 x (coordinates per
 // body) evaluations of Q for each of dQ/dq and dQ/dq', whatever N.
+//
+// Bodies and force elements that give their Jacobians exactly (providesForceJacobians():
+// springs, torsion springs, point forces of t, linear bodies without force expressions,
+// bodies with gravity only) are left out of the differences and the colouring: only the
+// rest of Q is differenced (Model::calcDifferencedForces), and a coordinate nothing
+// differenced depends on costs no evaluation.
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -23,6 +29,8 @@ struct ModelSystem::Linearizer {
   /// column groups: per group, the global coordinates perturbed together
   std::vector<std::vector<int>> groups;
   std::vector<int> bodyOf;  // global coordinate -> body slot
+  bool differenced = false;  // some body or force element is differenced
+  bool analytic = false;     // some force element gives its Jacobians (bodies' come with M)
   State st;
   VectorXd Q0, M0diag;
 
@@ -32,13 +40,22 @@ struct ModelSystem::Linearizer {
     std::unordered_map<const Body*, int> index;
     for (std::size_t i = 0; i < nb; ++i) index[slots[i].body] = static_cast<int>(i);
     std::vector<std::vector<char>> adj(nb, std::vector<char>(nb, 0));
-    for (std::size_t i = 0; i < nb; ++i) adj[i][i] = 1;
-    for (const ForceElement* f : model.forces())
+    for (std::size_t i = 0; i < nb; ++i) {
+      adj[i][i] = slots[i].body->providesForceJacobians() ? 0 : 1;
+      if (adj[i][i] && slots[i].size > 0) differenced = true;
+    }
+    for (const ForceElement* f : model.forces()) {
+      if (f->providesForceJacobians()) {
+        analytic = true;
+        continue;
+      }
+      differenced = true;
       for (const Body* a : f->bodies())
         for (const Body* b : f->bodies()) {
           const auto ia = index.find(a), ib = index.find(b);
           if (ia != index.end() && ib != index.end()) adj[static_cast<std::size_t>(ia->second)][static_cast<std::size_t>(ib->second)] = 1;
         }
+    }
     reach.resize(nb);
     for (std::size_t i = 0; i < nb; ++i)
       for (std::size_t j = 0; j < nb; ++j)
@@ -47,6 +64,7 @@ struct ModelSystem::Linearizer {
     std::vector<int> colour(nb, -1);
     std::vector<std::vector<char>> touched;  // per colour: the slots its bodies reach
     for (std::size_t i = 0; i < nb; ++i) {
+      if (reach[i].empty()) continue;  // nothing differenced depends on this body
       int c = 0;
       for (; c < static_cast<int>(touched.size()); ++c) {
         bool free = true;
@@ -77,14 +95,13 @@ struct ModelSystem::Linearizer {
   /// Forward differences of Q in q (inV = false) or q' (inV = true), one evaluation per group.
   void differentiate(const Model& model, const State& s, bool inV, MatrixXd& J, long long& count) {
     const auto& slots = model.bodySlots();
-    J.setZero();
     for (const auto& g : groups) {
       st.t = s.t;
       st.q = s.q;
       st.v = s.v;
       VectorXd& x = inV ? st.v : st.q;
       for (int j : g) x(j) += step(inV ? s.v(j) : s.q(j));
-      model.calcMassAndForces(st, ws);
+      model.calcDifferencedForces(st, ws);
       ++count;
       for (int j : g) {
         const double d = x(j) - (inV ? s.v(j) : s.q(j));
@@ -110,12 +127,22 @@ bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out
   ++out.forceEvaluations;
   out.M = L.ws.M;
   out.A = L.ws.A;
-  L.Q0 = L.ws.Q;
-  if (!out.M.allFinite() || !out.A.allFinite() || !L.Q0.allFinite()) return false;
+  if (!out.M.allFinite() || !out.A.allFinite() || !L.ws.Q.allFinite()) return false;
   out.dQdq.resize(n, n);
   out.dQdv.resize(n, n);
-  L.differentiate(model_, s, false, out.dQdq, out.forceEvaluations);
-  L.differentiate(model_, s, true, out.dQdv, out.forceEvaluations);
+  out.dQdq.setZero();
+  out.dQdv.setZero();
+  if (L.differenced) {  // forward differences of the rest of Q, from its own base value
+    model_.calcDifferencedForces(s, L.ws);
+    ++out.forceEvaluations;
+    L.Q0 = L.ws.Q;
+    L.differentiate(model_, s, false, out.dQdq, out.forceEvaluations);
+    L.differentiate(model_, s, true, out.dQdv, out.forceEvaluations);
+  }
+  // the elements' analytic Jacobians count as one evaluation of Q (about what their forces
+  // cost); the bodies' (zero for gravity only, -K and -D) come with the base evaluation
+  model_.addAnalyticForceJacobians(s, L.ws, out.dQdq, out.dQdv);
+  if (L.analytic) ++out.forceEvaluations;
   return out.dQdq.allFinite() && out.dQdv.allFinite();
 }
 

@@ -32,8 +32,11 @@ function buildLayout(data) {
   for (const s of [0.1, 0.25, 0.5, 1, 2, 4]) speed.append(el('option', s === 1 ? { value: s, selected: '' } : { value: s }, `${s}×`));
   const framesBox = el('input', { id: 'frames', type: 'checkbox' });
   const pngBtn = el('button', { id: 'png', title: 'save the view as PNG' }, 'PNG');
-  const controls = el('div', { class: 'controls' }, prevBtn, playBtn, nextBtn, scrub, timeLabel, speed,
-    el('label', {}, framesBox, ' body frames'), pngBtn);
+  // mode shapes (joinery view --modes): one cycle per mode, picked here
+  const modePicker = el('select', { id: 'mode', title: 'mode shape to animate' });
+  for (const m of scene.modes || []) modePicker.append(el('option', { value: String(m.mode - 1) }, modeLabel(m)));
+  const controls = el('div', { class: 'controls' }, ...(scene.modes ? [modePicker] : []), prevBtn, playBtn, nextBtn,
+    scrub, timeLabel, speed, el('label', {}, framesBox, ' body frames'), pngBtn);
   const plotBox = el('div', { class: 'plot' });
   const picker = el('select', { id: 'columns', multiple: '', title: 'columns to plot (ctrl-click for several)' });
   for (const n of data.names) if (n !== 't') picker.append(el('option', { value: n }, n));
@@ -41,7 +44,13 @@ function buildLayout(data) {
   document.getElementById('app').append(el('div', { class: 'header' }, title, notes), viewBox, controls, el('div', { class: 'bottom' }, plotBox, side));
 
   for (const m of pageMessages(scene)) notes.append(el('span', { class: m.cls }, m.text));
-  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker };
+  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker };
+}
+
+function modeLabel(m) {
+  const f = Math.abs(m.frequency_hz) >= 1e4 || (m.frequency_hz !== 0 && Math.abs(m.frequency_hz) < 1e-3)
+    ? m.frequency_hz.toExponential(4) : m.frequency_hz.toPrecision(6);
+  return `mode ${m.mode}: ${f} Hz` + (m.damping_ratio ? `, ζ ${Number(m.damping_ratio).toPrecision(3)}` : '');
 }
 
 /// The notes of the header: the check verdict, missing results, thinning, undrawn bodies.
@@ -50,7 +59,8 @@ function pageMessages(scene) {
   const check = scene.check;
   if (check.status) messages.push({ cls: check.well_posed ? 'ok' : 'bad', text: `check: ${check.status}` +
     (check.indeterminate_bodies && check.indeterminate_bodies.length ? ` — undetermined (red): ${check.indeterminate_bodies.join(', ')}` : '') });
-  if (!scene.samples.results) messages.push({ cls: 'info', text: 'no results: the initial state (run joinery simulate and pass --results)' });
+  if (scene.modes) messages.push({ cls: 'info', text: `mode shapes of ${scene.samples.results}: one cycle per second at 1× (not the mode's frequency), drawn points moving up to ${scene.mode_amplitude} of the model's size` });
+  else if (!scene.samples.results) messages.push({ cls: 'info', text: 'no results: the initial state (run joinery simulate and pass --results)' });
   for (const m of scene.messages || []) messages.push({ cls: 'info', text: m });
   const hidden = scene.bodies.filter((b) => !['rigid2d', 'rigid3d', 'particle'].includes(b.type)).map((b) => b.name);
   if (hidden.length) messages.push({ cls: 'info', text: `not drawn (generalised coordinates only): ${hidden.join(', ')}` });
@@ -63,7 +73,10 @@ function start() {
   const data = loadPageData(document);
   const scene = data.scene;
   const times = data.columns.t;
-  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker } = buildLayout(data);
+  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker } = buildLayout(data);
+  const modes = scene.modes || null;
+  let mode = 0;  // the mode shown (modes only)
+  const span = () => (modes ? [modes[mode].start, modes[mode].end] : [times[0], times[data.frames - 1]]);
   const messages = pageMessages(scene);
 
   // ---- views
@@ -76,7 +89,13 @@ function start() {
     time = t;
     view.pose(i);
     scrub.value = String(i);
-    timeLabel.textContent = `t = ${fmtTime(times[i])} s   (${i + 1}/${data.frames})`;
+    if (modes) {
+      mode = Math.min(modes.length - 1, Math.max(0, Math.floor(times[i] + 1e-9)));
+      modePicker.value = String(mode);
+      timeLabel.textContent = `phase ${(times[i] - modes[mode].start).toFixed(3)} of a cycle`;
+    } else {
+      timeLabel.textContent = `t = ${fmtTime(times[i])} s   (${i + 1}/${data.frames})`;
+    }
     plots.setTime(times[i]);
   }
   function setTime(t) { const i = frameAt(times, t); show(i, t); }
@@ -86,7 +105,8 @@ function start() {
     if (playing) {
       if (last !== null) {
         let t = time + ((now - last) / 1000) * Number(speed.value);
-        if (t > times[data.frames - 1]) t = times[0];
+        const [t0, t1] = span();
+        if (modes ? t >= t1 : t > t1) t = t0 + (modes ? (t - t1) % (t1 - t0) : 0);
         setTime(t);
       }
       last = now;
@@ -102,6 +122,8 @@ function start() {
   prevBtn.addEventListener('click', () => { setPlaying(false); setFrame(frame - 1); });
   nextBtn.addEventListener('click', () => { setPlaying(false); setFrame(frame + 1); });
   scrub.addEventListener('input', () => { setPlaying(false); setFrame(Number(scrub.value)); });
+  const setMode = (k) => { mode = k; setTime(modes[k].start); };
+  if (modes) modePicker.addEventListener('change', () => setMode(Number(modePicker.value)));
   framesBox.addEventListener('change', () => view.setFramesVisible(framesBox.checked));
   pngBtn.addEventListener('click', () => {
     const a = el('a', { href: view.toPNG(), download: `${scene.stem || 'joinery'}-t${fmtTime(times[frame])}.png` });
@@ -127,8 +149,12 @@ function start() {
   setFrame(0);
   requestAnimationFrame(tick);
 
-  const state = () => ({ frame, playing, rafCount });
-  return makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages });
+  const state = () => ({ frame, playing, rafCount, mode });
+  const api = makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages });
+  /// Mode shapes: the mode shown (0-based) and choosing one (shown at phase 0, its rest state).
+  api.mode = () => (modes ? mode : null);
+  api.setMode = (k) => { setPlaying(false); setMode(k); return mode; };
+  return api;
 }
 
 /// window.joineryView: the page's state for scripts and tests.

@@ -254,6 +254,64 @@ test('the visual-shapes example: poses equal the CSV, the shapes are drawn', asy
   await page.close();
 });
 
+test('mode shapes (view --modes): each mode oscillates about the linearised state along its shape', async () => {
+  const file = 'examples/analyses/two_bar_linkage.json';
+  const modesFile = join(work, 'two_bar_modes.json');
+  run(['modes', scene(file), '-o', modesFile]);
+  const modes = JSON.parse(readFileSync(modesFile, 'utf8'));
+  const { html, out } = view(file, 'two_bar_modes', null, ['--modes', modesFile]);
+  assert.match(out, /96 frames \(2 modes\)/);
+  const { page, errors, requests } = await open(browser, html);
+  const info = await page.evaluate(() => window.joineryView.scene.modes);
+  assert.equal(info.length, modes.frequencies_hz.length);
+  assert.equal(await page.evaluate(() => window.joineryView.frameCount()), 48 * info.length);
+  const labels = await page.$$eval('#mode option', (o) => o.map((x) => x.textContent));
+  labels.forEach((l, k) => assert.ok(l.startsWith(`mode ${k + 1}: ${modes.frequencies_hz[k].toPrecision(6)} Hz`), l));
+  const angle = (pose) => 2 * Math.atan2(pose.quaternion[3], pose.quaternion[0]);
+  const thumbs = [];
+  for (let k = 0; k < info.length; ++k) {
+    assert.equal(await page.evaluate((kk) => window.joineryView.setMode(kk), k), k);
+    // phase 0: the state the modes are about; phase 1/4: that state + amplitude x shape
+    for (const body of ['upper', 'lower']) {
+      const rest = await page.evaluate((b) => window.joineryView.bodyPose(b), body);
+      assert.ok(Math.abs(rest.position[0] - modes.q[`${body}.x`]) < 1e-12 && Math.abs(rest.position[1] - modes.q[`${body}.y`]) < 1e-12);
+      assert.ok(Math.abs(angle(rest) - modes.q[`${body}.theta`]) < 1e-9);
+    }
+    await page.evaluate((t) => window.joineryView.setTime(t), k + 0.25);
+    for (const body of ['upper', 'lower']) {
+      const p = await page.evaluate((b) => window.joineryView.bodyPose(b), body);
+      const a = info[k].amplitude, shape = modes.shapes[k];
+      assert.ok(Math.abs(p.position[0] - modes.q[`${body}.x`] - a * shape[`${body}.x`]) < 1e-9, `mode ${k + 1} ${body}.x`);
+      assert.ok(Math.abs(p.position[1] - modes.q[`${body}.y`] - a * shape[`${body}.y`]) < 1e-9, `mode ${k + 1} ${body}.y`);
+      assert.ok(Math.abs(angle(p) - modes.q[`${body}.theta`] - a * shape[`${body}.theta`]) < 1e-9, `mode ${k + 1} ${body}.theta`);
+    }
+    // the bars are 1 m, the model about 2 m: the largest point motion is 0.1 of its size
+    assert.ok(info[k].amplitude > 0.05 && info[k].amplitude < 0.5, `amplitude ${info[k].amplitude}`);
+    thumbs.push(await viewPixels(page));
+  }
+  assert.ok(differs(thumbs[0], thumbs[1]) > 2000, 'the two modes look different');
+  // the picker selects a mode; playing loops within it
+  await page.select('#mode', '1');
+  assert.equal(await page.evaluate(() => window.joineryView.mode()), 1);
+  assert.equal(await page.evaluate(() => window.joineryView.getTime()), 1);
+  await page.evaluate(() => window.joineryView.measureFps(1500));
+  const t = await page.evaluate(() => window.joineryView.getTime());
+  assert.ok(t >= 1 && t < 2, `playing stays in mode 2 (t = ${t})`);
+  assert.ok((await page.evaluate(() => window.joineryView.messages())).some((m) => /mode shapes of/.test(m)));
+  await page.evaluate(() => window.joineryView.setTime(1.25));
+  await screenshot(page, 'viewer-modes.png');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests, []);
+  await page.close();
+
+  // modes of another scene, and --results with --modes: exit 2
+  let r = runFailing(['view', scene('examples/scenes/slider_crank.json'), '--modes', modesFile, '-o', join(work, 'bad.html')]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /at \/q: coordinate 'crank\.rod\.x' of the scene is missing/);
+  r = runFailing(['view', scene(file), '--modes', modesFile, '--results', modesFile, '-o', join(work, 'bad.html')]);
+  assert.equal(r.status, 2);
+});
+
 test('bad input: a visual shape with a wrong field, a CSV of another model (exit 2)', () => {
   const doc = JSON.parse(readFileSync(scene('examples/scenes/pendulum.json'), 'utf8'));
   doc.bodies[0].visual = [{ type: 'sphere', radius: 0.1 }, { type: 'box', size: [1, 1, 1], colour: '#ff0000' }];

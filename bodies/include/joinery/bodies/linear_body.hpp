@@ -52,6 +52,10 @@ class LinearBody final : public Body {
   void getInitialState(VecRef q0, VecRef v0) const override;
   void calcMassMatrix(double t, CVecRef q, MatRef M) const override;
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
+  /// Without force expressions: dQ/dq = -K, dQ/dq' = -D.
+  bool providesForceJacobians() const override { return force_.empty(); }
+  void addForceJacobians(double t, CVecRef q, CVecRef v, const Vector3d& g, MatRef dQdq,
+                         MatRef dQdv) const override;
   SymbolicVector symbolicForces(const SymbolicNames& names) const override;
   SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
   void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const override;

@@ -36,6 +36,8 @@ class Rigid2d final : public Body, public PointMarker, public FrameMarker {
   void calcMassMatrix(double t, CVecRef q, MatRef M) const override;
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
   void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const override;
+  /// Q (gravity) does not depend on the state: zero Jacobians.
+  bool providesForceJacobians() const override { return true; }
   SymbolicVector symbolicForces(const SymbolicNames& names) const override;
   SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
   double calcGravityPotential(CVecRef q, const Vector3d& g) const override;

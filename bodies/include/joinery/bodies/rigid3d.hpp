@@ -50,6 +50,10 @@ class Rigid3d final : public Body, public PointMarker, public FrameMarker {
   void calcMassMatrix(double t, CVecRef q, MatRef M) const override;
   void calcForces(double t, CVecRef q, CVecRef v, VecRef Q) const override;
   void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const override;
+  bool providesForceJacobians() const override { return true; }
+  /// The exact Jacobians of the velocity-product term of calcForces().
+  void addForceJacobians(double t, CVecRef q, CVecRef v, const Vector3d& g, MatRef dQdq,
+                         MatRef dQdv) const override;
   double calcGravityPotential(CVecRef q, const Vector3d& g) const override;
   double calcKineticEnergy(double t, CVecRef q, CVecRef v) const override;
 

@@ -15,6 +15,8 @@
 /// tolerance transformation as in RADAU5. Dense output: the collocation polynomial.
 
 #include <Eigen/LU>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
 #include <complex>
 #include <limits>
 
@@ -44,6 +46,11 @@ struct Radau5Options {
   /// Use DynamicSystem::calcForceLinearization when the system provides it (false: always
   /// the finite-difference Jacobian of q'', 2n evaluations).
   bool useForceLinearization = true;
+  /// With the force linearization: the KKT iteration matrix (n + m unknowns) is factorized
+  /// by a sparse LU (Eigen::SparseLU, COLAMD ordering; chains and trees keep their few
+  /// entries per row) from this many unknowns on, densely below (docs/performance.md,
+  /// "Stiff models": where each pays). 0: always dense.
+  int sparseFrom = 120;
   /// Fixed step `initialStep`, no error control (for convergence studies only).
   bool fixedStep = false;
 };
@@ -53,6 +60,7 @@ struct Radau5Stats {
   long long jacobians = 0;       ///< Jacobians (finite differences of q'': 2n evaluations each; or force linearizations)
   long long linearizations = 0;  ///< of these, force linearizations (KKT iteration matrix)
   long long factorizations = 0;  ///< LU factorizations (one real + one complex n x n each)
+  long long sparseFactorizations = 0;  ///< of these, sparse (Radau5Options::sparseFrom)
   long long newtonIterations = 0;
   long long newtonFailures = 0;  ///< trial steps retried smaller because Newton did not converge
   long long errorRejections = 0; ///< trial steps rejected by the error estimate
@@ -118,8 +126,18 @@ class Radau5Integrator final : public Integrator {
   VectorXc kRc_, kRhsc_, kSolc_;
   void factorizeKkt(double h);
   /// (c^2 M - c dQdv - dQdq) x + A^T lambda = M R - dQdv r_q, A x = A R / c^2, R = r_v + c r_q.
-  template <class Vec, class Scalar, class Lu>
-  void solveKkt(Vec& r, Scalar c, Lu& lu, Vec& R, Vec& rhs, Vec& sol);
+  template <class Vec, class Scalar, class Lu, class SparseLu>
+  void solveKkt(Vec& r, Scalar c, Lu& lu, SparseLu& slu, Vec& R, Vec& rhs, Vec& sol);
+  // the sparse form of the KKT path (sparse_): the matrices and their LU
+  using SparseD = Eigen::SparseMatrix<double>;
+  using SparseC = Eigen::SparseMatrix<std::complex<double>>;
+  bool sparse_ = false;
+  SparseD Msp_, Dsp_, Asp_, Esp_;
+  SparseC Ecsp_;
+  Eigen::SparseLU<SparseD> sluR_;
+  Eigen::SparseLU<SparseC> sluC_;
+  std::vector<Eigen::Triplet<double>> trip_;
+  void factorizeKktSparse(double c, std::complex<double> cc, double eps);
   MatrixXd Zlast_;  // stages of the last accepted step (dense output, start values)
   double tOld_ = 0, hLast_ = 0;
   Radau5Stats rstats_;

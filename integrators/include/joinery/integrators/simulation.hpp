@@ -65,6 +65,9 @@ struct RunOptions {
   /// reuse thresholds (<= 0: Radau5Options' defaults).
   bool forceLinearization = true;
   double jacobianReuse = 0;
+  /// radau5: sparse LU of the KKT matrix from this many unknowns on (< 0: Radau5Options'
+  /// default; 0: always dense).
+  int radauSparseFrom = -1;
   /// When set, read after every accepted step: a nonzero value ends the run there with
   /// RunOutcome::Stopped (the samples so far are kept; the recorder's end() closes them). Meant
   /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/run_files.hpp).

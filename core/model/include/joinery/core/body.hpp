@@ -84,6 +84,13 @@ class Body {
   /// Adds the generalized force of uniform gravity `g` (m/s^2, world frame). Bodies without
   /// mass in space (expression, linear) add nothing.
   virtual void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const;
+  /// Whether addForceJacobians() gives the exact Jacobians of calcForces() + addGravityForce()
+  /// (false by default: an implicit integrator then differences them, docs/integrators.md).
+  virtual bool providesForceJacobians() const { return false; }
+  /// Adds d(calcForces + addGravityForce)/dq and /dq' (n_i x n_i) into `dQdq`, `dQdv`. Called
+  /// only when providesForceJacobians(); the default adds nothing.
+  virtual void addForceJacobians(double t, CVecRef q, CVecRef v, const Vector3d& g, MatRef dQdq,
+                                 MatRef dQdv) const;
   /// calcForces() as expression texts over `names` (see symbolic.hpp); no value when the
   /// body has no closed form (the default). Used to write force balances (completion.hpp).
   virtual SymbolicVector symbolicForces(const SymbolicNames& names) const;

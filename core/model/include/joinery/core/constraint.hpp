@@ -156,6 +156,12 @@ class ForceElement {
   /// addForces() as expression texts over `names` (the concatenated coordinates of bodies(),
   /// see symbolic.hpp); no value when the element has no closed form (the default).
   virtual SymbolicVector symbolicForces(const SymbolicNames& names) const;
+  /// Whether addForceJacobians() gives the exact Jacobians (decided at construction; false by
+  /// default: an implicit integrator then differences addForces(), docs/integrators.md).
+  virtual bool providesForceJacobians() const { return false; }
+  /// Adds dQ/dq and dQ/dq' of addForces() (local coordinates, both numLocalCoordinates()
+  /// square) into `dQdq`, `dQdv`. Called only when providesForceJacobians(); default: nothing.
+  virtual void addForceJacobians(const LocalState& s, MatRef dQdq, MatRef dQdv) const;
   virtual nlohmann::json toJson() const = 0;
 
  private:

@@ -98,8 +98,9 @@ struct ProjectionOptions {
 /// (the derivatives of A and of the constraint forces, non-stiff, are left out).
 struct ForceLinearization {
   MatrixXd M, A, dQdq, dQdv;
-  /// Evaluations of Q alone (no acceleration solve) this linearization cost: 1 + the colour
-  /// groups of finite-difference columns.
+  /// Evaluations of Q alone (no acceleration solve) this linearization cost: 1 (M, A), then,
+  /// when some force is differenced, 1 + the colour groups of finite-difference columns, and
+  /// 1 for the analytic Jacobians of the elements that give them (ModelSystem).
   long long forceEvaluations = 0;
 };
 

@@ -57,6 +57,7 @@ class ModelWorkspace {
     std::vector<BodyStateView> views;
     MatrixXd A;
     VectorXd b, vec, g;  // g: A_j^T lambda_j of a non-ideal joint (calcNonidealWork)
+    MatrixXd jq, jv;     // local force Jacobians (addAnalyticForceJacobians)
   };
   std::vector<Local> constraints_, forces_;
   std::vector<MatrixXd> bodyM_;
@@ -141,6 +142,13 @@ class Model {
 
   /// Evaluates M, Q (body forces + gravity + force elements) into ws.M, ws.Q. No allocation.
   void calcMassAndForces(const State& s, ModelWorkspace& ws) const;
+  /// Implicit integration (docs/integrators.md, "Radau IIA 5"): adds into dQdq, dQdv (n x n)
+  /// the exact dQ/dq, dQ/dq' of every body and force element that provides them
+  /// (providesForceJacobians()). No allocation.
+  void addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, MatRef dQdq, MatRef dQdv) const;
+  /// Q of only the bodies and force elements that do not provide Jacobians (the part left to
+  /// difference) into ws.Q. No allocation.
+  void calcDifferencedForces(const State& s, ModelWorkspace& ws) const;
   /// Evaluates the acceleration-level constraint rows into ws.A, ws.b. No allocation.
   void calcConstraints(const State& s, ModelWorkspace& ws) const;
   /// Position-level residual phi (m entries; zero for non-holonomic rows).
