@@ -20,6 +20,19 @@ bool writesInPlace(const std::string& path) {
   return !ec && fs::exists(st) && !fs::is_regular_file(st);
 }
 
+/// The file a rename must replace: `path` itself, or, when `path` is a symbolic link (a chain
+/// of them), the file it finally points to, so that the link stays a link.
+std::string renameTarget(const std::string& path) {
+  fs::path p(path);
+  std::error_code ec;
+  for (int hop = 0; hop < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hop) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p.string();
+}
+
 volatile std::sig_atomic_t gSignal = 0;
 
 extern "C" void onInterrupt(int sig) { gSignal = sig; }
@@ -27,7 +40,12 @@ extern "C" void onInterrupt(int sig) { gSignal = sig; }
 }  // namespace
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
-  writePath_ = writesInPlace(path_) ? path_ : path_ + ".partial";
+  if (writesInPlace(path_)) {
+    target_ = writePath_ = path_;
+  } else {
+    target_ = renameTarget(path_);
+    writePath_ = target_ + ".partial";
+  }
 }
 
 OutputFile::~OutputFile() { discard(); }
@@ -35,16 +53,16 @@ OutputFile::~OutputFile() { discard(); }
 void OutputFile::commit() {
   if (done_) return;
   done_ = true;
-  if (writePath_ == path_) return;
+  if (writePath_ == target_) return;
   std::error_code ec;
-  fs::rename(writePath_, path_, ec);
+  fs::rename(writePath_, target_, ec);
   if (ec) throw InputError("cannot rename " + writePath_ + " to the output file: " + ec.message(), path_);
 }
 
 void OutputFile::discard() noexcept {
   if (done_) return;
   done_ = true;
-  if (writePath_ == path_) return;
+  if (writePath_ == target_) return;
   std::error_code ec;
   fs::remove(writePath_, ec);
 }

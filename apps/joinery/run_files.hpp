@@ -25,7 +25,9 @@ class OutputFile {
 
   const std::string& path() const noexcept { return path_; }
   /// `path() + ".partial"` for a regular file (or a new one); path() itself for a device,
-  /// a pipe or another special file, which cannot be replaced by a rename.
+  /// a pipe or another special file, which cannot be replaced by a rename. When path() is a
+  /// symbolic link, the file it points to (plus ".partial"): the rename replaces that file
+  /// and the link stays a link.
   const std::string& writePath() const noexcept { return writePath_; }
   /// Renames writePath() over path(). @throws InputError naming both when it cannot.
   void commit();
@@ -33,7 +35,7 @@ class OutputFile {
   void discard() noexcept;
 
  private:
-  std::string path_, writePath_;
+  std::string path_, target_, writePath_;
   bool done_ = false;
 };
 

@@ -241,6 +241,26 @@ TEST_CASE("hostile: a run that writes nothing leaves an existing output untouche
   CHECK(r2.output.find("cannot open the output file for writing") != std::string::npos);
 }
 
+TEST_CASE("hostile: an output through a symbolic link replaces the file it points to, not the link",
+          "[hostile]") {
+  const fs::path d = tempDir();
+  const std::string scene = write(d / "short.json", pendulum(0.05, 0.01));
+  fs::create_directories(d / "results");
+  const fs::path real = d / "results" / "run.csv";
+  write(real, "old\n");
+  const fs::path link = d / "latest.csv";
+  fs::remove(link);
+  fs::create_symlink(fs::path("results") / "run.csv", link);  // relative, as users make them
+  const auto r = runCommand(kExe + " simulate " + scene + " -o " + link.string());
+  REQUIRE(r.exitCode == 0);
+  CHECK(fs::is_symlink(fs::symlink_status(link)));  // still a link, not replaced by a file
+  const std::string text = readAll(real);
+  CHECK(text.rfind("t,", 0) == 0);  // the run's CSV is in the file the link points to
+  CHECK(countLines(real) == 7);     // header + samples at t = 0, 0.01, ..., 0.05
+  CHECK_FALSE(fs::exists(real.string() + ".partial"));
+  CHECK_FALSE(fs::exists(link.string() + ".partial"));
+}
+
 TEST_CASE("hostile: SIGTERM stops a study; its table keeps the cases finished", "[hostile][signal]") {
   const fs::path d = tempDir();
   write(d / "study_scene.json", pendulum(0.1, 0.05));

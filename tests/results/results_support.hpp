@@ -20,6 +20,21 @@ struct JointRun {
   bool fromStructured = false;  ///< the structured path's own multipliers were used
 };
 
+/// The joints of a planar slider-crank: crank (length r, body "crank") on a bearing at the
+/// origin, rod (length l, body "rod"), slider ("slider") on a guide along the x axis, and
+/// the crank angle driven by `motor` (an expression of t). Bodies sit at their mid-points.
+inline nlohmann::json sliderCrankJoints(double r, double l, const std::string& motor) {
+  return {{{"name", "bearing"}, {"type", "revolute2d"}, {"body1", "ground"}, {"point1", {0, 0}},
+           {"body2", "crank"}, {"point2", {-r / 2, 0}}},
+          {{"name", "crank_pin"}, {"type", "revolute2d"}, {"body1", "crank"}, {"point1", {r / 2, 0}},
+           {"body2", "rod"}, {"point2", {-l / 2, 0}}},
+          {{"name", "wrist_pin"}, {"type", "revolute2d"}, {"body1", "rod"}, {"point1", {l / 2, 0}},
+           {"body2", "slider"}, {"point2", {0, 0}}},
+          {{"name", "guide"}, {"type", "prismatic2d"}, {"body1", "ground"}, {"point1", {0, 0}},
+           {"body2", "slider"}, {"point2", {0, 0}}, {"axis", {1, 0}}},
+          {{"name", "motor"}, {"type", "driver"}, {"coordinate", "crank.theta"}, {"value", motor}}};
+}
+
 /// Dense reference: solveJointMultipliers + calcJointResults.
 inline JointRun denseResults(const Model& model, const State& s) {
   JointRun r;

@@ -129,17 +129,7 @@ TEST_CASE("slider-crank at constant crank speed: pin forces along the massless r
       {"bodies", {crank, rod,
                   {{"name", "slider"}, {"type", "rigid2d"}, {"mass", ms}, {"inertia", Is},
                    {"position", {x, 0}}, {"velocity", {xd, 0}}}}},
-      {"joints",
-       {{{"name", "bearing"}, {"type", "revolute2d"}, {"body1", "ground"}, {"point1", {0, 0}},
-         {"body2", "crank"}, {"point2", {-r / 2, 0}}},
-        {{"name", "crank_pin"}, {"type", "revolute2d"}, {"body1", "crank"}, {"point1", {r / 2, 0}},
-         {"body2", "rod"}, {"point2", {-l / 2, 0}}},
-        {{"name", "wrist_pin"}, {"type", "revolute2d"}, {"body1", "rod"}, {"point1", {l / 2, 0}},
-         {"body2", "slider"}, {"point2", {0, 0}}},
-        {{"name", "guide"}, {"type", "prismatic2d"}, {"body1", "ground"}, {"point1", {0, 0}},
-         {"body2", "slider"}, {"point2", {0, 0}}, {"axis", {1, 0}}},
-        {{"name", "motor"}, {"type", "driver"}, {"coordinate", "crank.theta"},
-         {"value", std::to_string(th0) + " + " + std::to_string(w) + "*t"}}}}};
+      {"joints", sliderCrankJoints(r, l, std::to_string(th0) + " + " + std::to_string(w) + "*t")}};
   // th0 and w print exactly with 6 decimals (0.700000, 6.000000)
   const Scene sc = scene(j);
   const State st = sc.model.initialState();

@@ -32,16 +32,7 @@ json masslessSliderCrank() {
   return {{"joinery", 1}, {"gravity", {0, -9.81, 0}},
           {"bodies", {crank, rod, {{"name", "slider"}, {"type", "rigid2d"}, {"mass", 2.5}, {"inertia", 0.3},
                                    {"position", {x, 0}}}}},
-          {"joints",
-           {{{"name", "bearing"}, {"type", "revolute2d"}, {"body1", "ground"}, {"point1", {0, 0}},
-             {"body2", "crank"}, {"point2", {-r / 2, 0}}},
-            {{"name", "crank_pin"}, {"type", "revolute2d"}, {"body1", "crank"}, {"point1", {r / 2, 0}},
-             {"body2", "rod"}, {"point2", {-l / 2, 0}}},
-            {{"name", "wrist_pin"}, {"type", "revolute2d"}, {"body1", "rod"}, {"point1", {l / 2, 0}},
-             {"body2", "slider"}, {"point2", {0, 0}}},
-            {{"name", "guide"}, {"type", "prismatic2d"}, {"body1", "ground"}, {"point1", {0, 0}},
-             {"body2", "slider"}, {"point2", {0, 0}}, {"axis", {1, 0}}},
-            {{"name", "motor"}, {"type", "driver"}, {"coordinate", "crank.theta"}, {"value", "1.2 + 6*t"}}}},
+          {"joints", sliderCrankJoints(r, l, "1.2 + 6*t")},
           {"simulation", {{"t_end", 1.0}, {"integrator", "dopri5"}, {"rtol", 1e-8}, {"atol", 1e-10},
                           {"output_interval", 0.05}, {"stabilization", "projection"}}}};
   (void)w;

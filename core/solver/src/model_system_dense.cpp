@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "joinery/core/forward_dynamics.hpp"
@@ -76,7 +77,9 @@ bool DensePath::solveMetric(const SystemContext& ctx, const VectorXd& b, VecRef 
   st.released = st.redundant;
   res_ = bs_;
   res_.noalias() -= As_ * qdd;
-  const double bsNorm = std::max(bs_.norm(), 1e-12);
+  // the residual's scale as on the structured path: |bs| + 1e-4 |x| (a floor of 1e-12 made the
+  // verdict depend on units: a contradiction of 1e-30 m/s^2 passed as round-off)
+  const double bsNorm = std::max(bs_.norm() + 1e-4 * qdd.norm(), 1e-300);
   const double resNorm = res_.norm();
   if (resNorm <= ctx.solver.tolerances().consistency * bsNorm) return true;
   // A combination of rows (nearly) dependent at this state: the regularized solve released it;
@@ -132,7 +135,7 @@ void describeDenseSolution(const SystemContext& ctx, const State& s, const Solut
       if (maxRow > 0 && nr > ctx.solver.tolerances().zeroRow * maxRow)
         bs2 += (bmod(i) / nr) * (bmod(i) / nr);
     }
-    st.inconsistency = d.inconsistency / std::max(std::sqrt(bs2), 1e-12);
+    st.inconsistency = d.inconsistency / std::max(std::sqrt(bs2), std::numeric_limits<double>::min());
     if (d.fullRank && d.redundant > 0 && st.inconsistency <= ctx.options.singularInconsistency) {
       // a singular position passed with a little drift: least squares, not a contradiction
       st.posedness = Posedness::WellPosed;
