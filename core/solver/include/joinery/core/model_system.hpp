@@ -76,8 +76,7 @@ struct ModelSystemOptions {
 /// (ModelWorkspace, residual vectors, the metric W, the fast-path factors) are allocated once,
 /// in the constructor (the structured path's elimination at the first evaluation); the
 /// structured path does not allocate per evaluation, the dense solver and the pseudo-inverses
-/// do. On the structured path only small models (under 1e5 entries in M and A) get their dense
-/// matrices up front; on the dense paths models up to 1e7 entries. The others get them (and the
+/// do. Models with more than kDenseLimit entries in M and A get their dense matrices (and the
 /// dense metric of the projections) only when first needed.
 namespace detail {
 struct SystemContext;
