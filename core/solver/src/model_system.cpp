@@ -186,8 +186,11 @@ ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bo
   const detail::SystemContext ctx = context();
   detail::Projector::Run run(s, positions, positions ? p.phi : p.psi);
   if (!p.projector.begin(ctx, opt, run)) return run.rep;
-  if (resolvedPath() == EvaluationPath::Structured && !p.structured.serves()) {
-    // a projection before the first evaluation (the initial conditions): set the structure up
+  if (resolvedPath() == EvaluationPath::Structured && !p.structured.serves() && !ws_.hasDenseMatrices()) {
+    // a projection before the first evaluation (the initial conditions) of a model without dense
+    // matrices: set the structure up rather than allocate them and factorize a dense metric
+    // (small models keep the dense first projection: where the mechanism cannot close, its
+    // least-squares compromise is what `check` reports, tests/diagnosis)
     model_.calcBodyBlocks(s, ws_);
     model_.calcRowBlocks(s, ws_);
     p.structured.prepare(ctx, ws_.b);
