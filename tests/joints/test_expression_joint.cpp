@@ -23,43 +23,6 @@ InputError expressionInputError(F&& make) {
   return InputError("");
 }
 
-/// A velocity-level constraint along a random motion against finite differences:
-///   d psi / ds = psi_q q' + psi_q' q'' + psi_t = A a - b   (central difference, h = 1e-5),
-///   A = psi_q'   (central difference in the velocities at fixed q and t, h = 1e-6).
-/// Tolerance 1e-7 (relative, absolute floor 1e-7): truncation ~h^2 |psi'''| / 6 ~ 1e-9 and
-/// round-off ~eps |psi| / h ~ 1e-10 for O(1..10) quantities; a wrong term is O(1).
-void checkVelocityRows(const Constraint& c, const ElementMotion& motion) {
-  const double h = 1e-5;
-  const auto s0 = motion.at(0);
-  const Rows rows = accelerationRows(c, s0->state());
-  REQUIRE(rows.A.allFinite());
-  REQUIRE(rows.b.allFinite());
-  const VectorXd dpsi = (velocityError(c, motion.at(h)->state()) - velocityError(c, motion.at(-h)->state())) / (2 * h);
-  CHECK_THAT(VectorXd(rows.A * motion.acceleration() - rows.b), isApprox(dpsi, 1e-7, 1e-7));
-  CHECK_THAT(positionError(c, s0->state()), isApprox(VectorXd::Zero(c.numRows()), 0, 0));
-  // columns of A: perturb one local velocity at a time
-  const VectorXd q = s0->coordinates(), v = s0->velocities();
-  const double hv = 1e-6;
-  MatrixXd Afd(c.numRows(), c.numLocalCoordinates());
-  for (int k = 0; k < c.numLocalCoordinates(); ++k) {
-    auto split = [&](const VectorXd& whole) {
-      std::vector<VectorXd> parts;
-      int at = 0;
-      for (const Body* b : c.bodies()) {
-        parts.push_back(whole.segment(at, b->numCoordinates()));
-        at += b->numCoordinates();
-      }
-      return parts;
-    };
-    VectorXd vp = v, vm = v;
-    vp(k) += hv;
-    vm(k) -= hv;
-    StateHolder sp(c.bodies(), split(q), split(vp), motion.t0()), sm(c.bodies(), split(q), split(vm), motion.t0());
-    Afd.col(k) = (velocityError(c, sp.state()) - velocityError(c, sm.state())) / (2 * hv);
-  }
-  CHECK_THAT(rows.A, isApprox(Afd, 1e-7, 1e-7));
-}
-
 }  // namespace
 
 TEST_CASE("expression position constraints: A and b against finite differences on every body pairing",

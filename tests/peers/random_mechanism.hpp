@@ -19,10 +19,10 @@ struct Frame {
   Vec3 p{};
 };
 
-enum class JointType { Spherical, Revolute, Universal, Prismatic, Cylindrical, Weld };
-inline constexpr int kNumJointTypes = 6;
+enum class JointType { Spherical, Revolute, Universal, Prismatic, Cylindrical, Weld, Screw };
+inline constexpr int kNumJointTypes = 7;
 inline const char* jointTypeName(JointType t) {
-  static const char* names[] = {"spherical", "revolute", "universal", "prismatic", "cylindrical", "weld"};
+  static const char* names[] = {"spherical", "revolute", "universal", "prismatic", "cylindrical", "weld", "screw"};
   return names[static_cast<int>(t)];
 }
 
@@ -41,8 +41,10 @@ struct BodyDesc {
 ///   prismatic   translation along F.x = M.x, no rotation      (Slider)
 ///   cylindrical rotation about and translation along F.z = M.z (Cylinder)
 ///   weld        F = M                                         (Weld)
+///   screw       rotation q about F.z = M.z and translation pitch * q along it (Screw)
 struct JointDesc {
   JointType type = JointType::Spherical;
+  double pitch = 0;  ///< screw: translation per radian (Simbody's convention)
   int parent = -1, child = 0;
   Frame F, M;
   std::vector<double> q, u;
@@ -68,6 +70,9 @@ struct BodyResult {
   Mat3 R{};
   Vec3 x{}, v{}, w{}, a{}, alpha{};
   Vec3 eulerXYZ{};  ///< R as intrinsic (body-fixed) X, Y, Z rotations, from the peer
+  /// The reaction of the body's tree joint: the force and the torque (about the origin of its
+  /// frame M) that the parent applies to this body through the joint, world axes.
+  Vec3 reactionForce{}, reactionTorque{};
 };
 
 struct PeerResult {

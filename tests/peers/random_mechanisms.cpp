@@ -26,6 +26,7 @@
 
 #include "joinery/bodies/quaternion.hpp"
 #include "joinery/core/forward_dynamics.hpp"
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/scene.hpp"
 #include "random_mechanism.hpp"
 
@@ -101,6 +102,11 @@ JointDesc randomJoint(Rng& rng, int child) {
       j.u = {uniform(rng, -2, 2), uniform(rng, -2, 2)};
       break;
     case JointType::Weld: break;
+    case JointType::Screw:
+      j.q = {uniform(rng, -pi, pi)};
+      j.u = {uniform(rng, -2, 2)};
+      j.pitch = uniform(rng, -0.3, 0.3);
+      break;
   }
   return j;
 }
@@ -189,6 +195,10 @@ nlohmann::json jointJson(const JointDesc& j, int index) {
       o["type"] = "weld3d";
       if (index % 2 == 0) o["orientation"] = {{"matrix", jm(RF * RM.transpose())}};
       break;
+    case JointType::Screw:  // theta from F.x to M.x about F.z: Simbody's q; advance per turn
+      o["type"] = "screw", o["axis1"] = jv(RF.col(2)), o["axis2"] = jv(RM.col(2)), o["reference1"] = jv(RF.col(0)),
+      o["reference2"] = jv(RM.col(0)), o["pitch"] = 2 * std::numbers::pi * j.pitch, o["offset"] = 0.0;
+      break;
   }
   return o;
 }
@@ -216,6 +226,8 @@ nlohmann::json sceneJson(const Mechanism& m, const PeerResult& peer) {
 struct Outcome {
   bool ok = false;
   double linear = 0, angular = 0, energy = 0;  ///< relative errors (see the top of the file)
+  double reaction = 0;                         ///< joint reactions (trees; see compare())
+  bool reactionsCompared = false;
   double condition = 0;                        ///< of Simbody's generalized mass matrix
   double constraintCondition = 1;              ///< of joinery's row-scaled A (nonzero singular values)
   std::string message;
@@ -226,6 +238,45 @@ double conditionOf(const PeerResult& peer) {
   const Eigen::Map<const Eigen::MatrixXd> M(peer.massMatrix.data(), peer.nu, peer.nu);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(M);
   return eig.eigenvalues().maxCoeff() / eig.eigenvalues().minCoeff();
+}
+
+std::string fmt(const Eigen::Vector3d& v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "[%.6g, %.6g, %.6g]", v.x(), v.y(), v.z());
+  return buf;
+}
+
+/// Trees only (with a loop the split of the force between the joints is not unique and each
+/// engine picks its own): the force and torque of each tree joint j<i> on its child (joinery's
+/// side 2, at point2 = the origin of M) against Simbody's mobilizer reaction. Errors relative
+/// to the largest force (torque) component of Simbody's, or to 1 N (N m) when smaller.
+void compareReactions(const Model& model, const State& s, const PeerResult& peer, Outcome& out) {
+  ModelWorkspace ws = model.makeWorkspace();
+  JointMultipliers mult;
+  const Solution msol = solveJointMultipliers(model, s, ws, mult);
+  if (std::getenv("JOINERY_PEER_DEBUG") != nullptr)
+    std::fprintf(stderr, "multipliers: |A^T lambda - (M q'' - Q)| = %.3g, |A^T lambda - forceIdeal| = %.3g, |M q'' - Q| = %.3g\n",
+                 (ws.A.transpose() * mult.ideal - (ws.M * msol.qdd - ws.Q)).norm(),
+                 (ws.A.transpose() * mult.ideal - msol.forceIdeal).norm(), (ws.M * msol.qdd - ws.Q).norm());
+  JointResultsWorkspace rws(model);
+  std::vector<JointResult> results = rws.makeResults();
+  calcJointResults(model, s, mult, rws, results);
+  double dF = 0, dT = 0, sF = 1, sT = 1;
+  for (const JointResult& r : results) {
+    if (r.name.rfind("loop", 0) == 0) return;  // a closed loop: not compared
+    if (!r.unique) return;
+    const BodyResult& b = peer.bodies[static_cast<std::size_t>(std::stoi(r.name.substr(1)))];
+    if (std::getenv("JOINERY_PEER_DEBUG") != nullptr)
+      std::fprintf(stderr, "%s %s: joinery F %s T %s; Simbody F %s T %s\n", r.name.c_str(), r.type.c_str(),
+                   fmt(r.side2.force).c_str(), fmt(r.side2.torque).c_str(), fmt(toVector(b.reactionForce)).c_str(),
+                   fmt(toVector(b.reactionTorque)).c_str());
+    dF = std::max(dF, (r.side2.force - toVector(b.reactionForce)).lpNorm<Eigen::Infinity>());
+    dT = std::max(dT, (r.side2.torque - toVector(b.reactionTorque)).lpNorm<Eigen::Infinity>());
+    sF = std::max(sF, toVector(b.reactionForce).lpNorm<Eigen::Infinity>());
+    sT = std::max(sT, toVector(b.reactionTorque).lpNorm<Eigen::Infinity>());
+  }
+  out.reaction = std::max(dF / sF, dT / sT);
+  out.reactionsCompared = true;
 }
 
 /// Loads the scene file, solves at its initial state, compares with the peer. The errors are
@@ -296,6 +347,7 @@ Outcome compare(const PeerResult& peer, const std::string& path) {
   out.linear = dLin / sLin;
   out.angular = dAng / sAng;
   out.energy = std::abs(model.calcKineticEnergy(s) - peer.kineticEnergy) / std::max(1.0, peer.kineticEnergy);
+  compareReactions(model, s, peer, out);
   out.ok = true;
   return out;
 }
@@ -358,7 +410,7 @@ int main(int argc, char** argv) {
   }
   std::filesystem::create_directories(opt.dir);
   std::map<std::string, Stats> perType;
-  Stats all, energy, loops, trees, illConditioned;
+  Stats all, energy, loops, trees, illConditioned, reactions;
   double worstConstraintCondition = 0;
   int failures = 0;
   double worstCondition = 0;
@@ -380,14 +432,14 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
       out.message = std::string("joinery: ") + e.what();
     }
-    const double err = std::max(out.linear, out.angular);
+    const double err = std::max({out.linear, out.angular, out.reaction});
     // well conditioned: the constraint rows far from singular (kA <= 1e3); closer to a
     // singular position the error bound of the constrained solve grows like kA^2
     const bool wellConditioned = out.constraintCondition <= kWellConditioned;
     const double tol = wellConditioned ? opt.tol : opt.tol * std::pow(out.constraintCondition / kWellConditioned, 2);
     if (!out.ok || !(err <= tol) || !(out.energy <= opt.tol)) {
-      std::printf("FAIL seed %llu: %s linear %.3g angular %.3g energy %.3g (tolerance %.3g) cond(M) %.3g cond(A) %.3g%s\n",
-                  static_cast<unsigned long long>(seed), out.message.c_str(), out.linear, out.angular, out.energy, tol,
+      std::printf("FAIL seed %llu: %s linear %.3g angular %.3g reactions %.3g energy %.3g (tolerance %.3g) cond(M) %.3g cond(A) %.3g%s\n",
+                  static_cast<unsigned long long>(seed), out.message.c_str(), out.linear, out.angular, out.reaction, out.energy, tol,
                   out.condition, out.constraintCondition, rerun.c_str());
       ++failures;
       continue;
@@ -400,6 +452,7 @@ int main(int argc, char** argv) {
     }
     all.add(err, seed);
     energy.add(out.energy, seed);
+    if (out.reactionsCompared) reactions.add(out.reaction, seed);
     (m.loops.empty() ? trees : loops).add(err, seed);
     worstCondition = std::max(worstCondition, out.condition);
     std::map<std::string, bool> seen;
@@ -421,9 +474,12 @@ int main(int argc, char** argv) {
   line("closed loops", loops);
   for (const auto& [type, s] : perType) line(type.c_str(), s);
   std::printf("  kinetic energy: worst relative error %.2e; largest cond(M) %.2e\n", energy.worst, worstCondition);
+  std::printf("  joint reactions (trees, %d mechanisms): worst relative error %.2e (seed %llu)\n", reactions.count,
+              reactions.worst, static_cast<unsigned long long>(reactions.worstSeed));
   if (opt.json) {
     nlohmann::json j = {{"compared", all.count}, {"failed", failures}, {"tolerance", opt.tol},
                         {"worst", all.worst}, {"worst_energy", energy.worst},
+                        {"reactions_compared", reactions.count}, {"worst_reaction", reactions.worst},
                         {"ill_conditioned", illConditioned.count}, {"worst_ill_conditioned", illConditioned.worst}, {"per_type", nlohmann::json::object()}};
     for (const auto& [type, s] : perType) j["per_type"][type] = {{"count", s.count}, {"worst", s.worst}};
     std::printf("%s\n", j.dump().c_str());

@@ -30,6 +30,7 @@ SimTK::MobilizedBody makeMobilizer(SimTK::MobilizedBody& parent, const JointDesc
     case JointType::Prismatic: return MobilizedBody::Slider(parent, F, body, M);
     case JointType::Cylindrical: return MobilizedBody::Cylinder(parent, F, body, M);
     case JointType::Weld: return MobilizedBody::Weld(parent, F, body, M);
+    case JointType::Screw: return MobilizedBody::Screw(parent, F, body, M, j.pitch);
   }
   return {};
 }
@@ -92,6 +93,8 @@ PeerResult runSimbody(Mechanism& m) {
     sb.system.realize(sb.state, SimTK::Stage::Velocity);
     if (!m.loops.empty()) sb.system.projectU(sb.state, 1e-14);
     sb.system.realize(sb.state, SimTK::Stage::Acceleration);
+    SimTK::Vector_<SimTK::SpatialVec> reactions;  // at M, in Ground, parent on child
+    sb.matter.calcMobilizerReactionForces(sb.state, reactions);
     for (const SimTK::MobilizedBody& b : sb.mob) {
       BodyResult r;
       const SimTK::Transform& X = b.getBodyTransform(sb.state);
@@ -103,6 +106,8 @@ PeerResult runSimbody(Mechanism& m) {
       r.a = arr(b.getBodyOriginAcceleration(sb.state));
       r.alpha = arr(b.getBodyAngularAcceleration(sb.state));
       r.eulerXYZ = arr(X.R().convertRotationToBodyFixedXYZ());
+      r.reactionTorque = arr(reactions[b.getMobilizedBodyIndex()][0]);
+      r.reactionForce = arr(reactions[b.getMobilizedBodyIndex()][1]);
       out.bodies.push_back(r);
     }
     if (std::getenv("JOINERY_PEER_DEBUG") != nullptr) {  // the loop rows and their multipliers
