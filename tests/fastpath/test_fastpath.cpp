@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -288,6 +289,97 @@ TEST_CASE("Contradictory rows are inconsistent on the structured path, also at r
   CHECK(sf.posedness == Posedness::Inconsistent);
   CHECK(sf.denseComponents == 1);
   CHECK(sf.message.find("link") == std::string::npos);
+}
+
+/// The 3-D chain of bench/chain_model.hpp hanging straight down from the origin at rest: every
+/// rod along -z (body x axis rotated onto -z), no velocity. An equilibrium: b = 0 exactly and
+/// the accelerations vanish.
+Scene hangingChain(int N) {
+  nlohmann::json j = bench::chainScene(N, 0.0);
+  const double h = std::sqrt(0.5);
+  for (int i = 0; i < N; ++i) {
+    auto& b = j["bodies"][static_cast<std::size_t>(i)];
+    b["position"] = {0.0, 0.0, -(i + 0.5)};
+    b["orientation"] = {h, 0.0, h, 0.0};  // 90 degrees about y: body x -> world -z
+  }
+  return sceneFromJson(j, "hanging.json");
+}
+
+TEST_CASE("A chain hanging at rest is answered through the structure (b = 0)", "[fastpath]") {
+  // issue 22: at exact rest b = 0 and q'' = 0 to round-off, so a residual scale of |bs| + 1e-4 |q''|
+  // is round-off itself and every such state went to the dense solver (a 1024-link chain hanging
+  // still took minutes per evaluation). The free accelerations Q / rho now set the scale.
+  const Scene scene = hangingChain(64);
+  ModelSystem sys(scene.model), dense(scene.model, withPath(EvaluationPath::Dense));
+  const State s = sys.initialState();
+  VectorXd qdd(sys.numCoordinates()), qref(sys.numCoordinates());
+  const AccelerationStatus st = sys.calcAccelerations(s, qdd);
+  INFO(st.message);
+  REQUIRE(st.ok());
+  CHECK(st.structured);
+  CHECK(sys.structuredEvaluations() == 1);
+  CHECK(sys.denseEvaluations() == 0);
+  // the equilibrium: q'' = 0 up to the round-off of eliminating 64 links (g = 9.81: 1e-10 g)
+  CHECK(qdd.cwiseAbs().maxCoeff() < 1e-9);
+  REQUIRE(dense.calcAccelerations(s, qref).ok());
+  CHECK((qdd - qref).cwiseAbs().maxCoeff() < 1e-9);
+  // a contradiction at rest is still one: the same chain with a particle driven both to x = t^2
+  // and to x = 2 t^2 (b = 2 and 4 on one coordinate)
+  nlohmann::json j = bench::chainScene(4, 0.0);
+  j["bodies"].push_back({{"name", "p"}, {"type", "particle"}, {"mass", 1}, {"position", {0.0, 5.0, 0.0}}});
+  j["joints"].push_back({{"name", "d1"}, {"type", "driver"}, {"coordinate", "p.x"}, {"value", "t^2"}});
+  j["joints"].push_back({{"name", "d2"}, {"type", "driver"}, {"coordinate", "p.x"}, {"value", "2*t^2"}});
+  const Scene bad = sceneFromJson(j, "contradiction.json");
+  ModelSystem sb(bad.model);
+  VectorXd qb(sb.numCoordinates());
+  CHECK(sb.calcAccelerations(sb.initialState(), qb).posedness == Posedness::Inconsistent);
+}
+
+TEST_CASE("A state handed to the dense solver is not reported as structured", "[fastpath]") {
+  // issue 22: one component (a particle driven both to x = t^2 and to x = 2 t^2): the structured
+  // path factorizes it (one row released), its residual test fails and the whole model goes to the
+  // dense solver. The status is the dense solver's alone: not structured, no released row.
+  const Scene scene = sceneFromJson(nlohmann::json::parse(R"({"joinery": 1,
+      "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1}],
+      "joints": [{"name": "d1", "type": "driver", "coordinate": "p.x", "value": "t^2"},
+                 {"name": "d2", "type": "driver", "coordinate": "p.x", "value": "2*t^2"}]})"),
+                                    "one_component.json");
+  ModelSystem sys(scene.model);
+  VectorXd qdd(1);
+  const AccelerationStatus st = sys.calcAccelerations(sys.initialState(), qdd);
+  INFO(st.message);
+  CHECK(st.posedness == Posedness::Inconsistent);
+  CHECK(sys.denseEvaluations() == 1);
+  CHECK(sys.structuredEvaluations() == 0);
+  CHECK_FALSE(st.structured);
+  CHECK(st.released == 0);
+  CHECK(st.denseComponents == 0);
+}
+
+TEST_CASE("A well-posed model never allocates its dense matrices, from the initial projection on", "[fastpath]") {
+  // 40 links: n = 280, m = 160, n (n + m) = 1.2e5 entries. The structured path answers it, so its
+  // dense M, A and metric (allocated and zeroed up front before: 200 MB and 0.7 s of the start of
+  // a 256-link chain) are never made; the projection of drifted initial conditions, before any
+  // evaluation, runs on the structure too (it used a dense Cholesky of W, O(n^3)).
+  const Scene scene = bench::chainModel(40, 1.0);
+  ModelSystem sys(scene.model);
+  CHECK_FALSE(sys.hasDenseMatrices());
+  State s = sys.initialState();
+  s.q(0) += 1e-3;  // link0's centre off its pin
+  s.v(1) += 1e-3;
+  const ProjectionReport pp = sys.projectPositions(s, ProjectionOptions{});
+  const ProjectionReport pv = sys.projectVelocities(s, ProjectionOptions{});
+  CHECK(pp.converged);
+  CHECK(pv.converged);
+  CHECK(pp.iterations > 0);
+  const ConstraintResiduals r = sys.calcConstraintResiduals(s);
+  // the projection's own tolerance: 1e-12 max(1, |q|_inf), 1e-12 max(1, |v|_inf)
+  CHECK(r.position <= 1e-12 * std::max(1.0, s.q.cwiseAbs().maxCoeff()));
+  CHECK(r.velocity <= 1e-12 * std::max(1.0, s.v.cwiseAbs().maxCoeff()));
+  VectorXd qdd(sys.numCoordinates());
+  CHECK(sys.calcAccelerations(s, qdd).ok());
+  CHECK(sys.denseEvaluations() == 0);
+  CHECK_FALSE(sys.hasDenseMatrices());
 }
 
 TEST_CASE("A structured evaluation does not allocate", "[fastpath]") {

@@ -28,18 +28,24 @@ CoordKind kindOf(const Body& b, int local) {
 
 std::string num(double v) { return formatNumber(v == 0 ? 0.0 : v, 3); }
 
-/// The unit of one constraint row from the coordinates it acts on (A's row).
-std::string rowUnit(const Model& model, const MatrixXd& A, int row) {
-  const double scale = A.row(row).cwiseAbs().maxCoeff();
+/// The unit of row `k` of row block `r` from the coordinates it acts on (the block's rows in
+/// `ws`: the structured blocks, no dense A, so that a large model's residuals cost O(n)).
+std::string rowUnit(const Model& model, const ModelWorkspace& ws, std::size_t r, int k) {
+  const auto row = ws.rowBlockRows(r).row(k);
+  const double scale = row.size() ? row.cwiseAbs().maxCoeff() : 0.0;
   bool length = false, angle = false, other = false;
-  for (int i = 0; i < A.cols(); ++i) {
-    if (!(std::abs(A(row, i)) > 1e-12 * scale)) continue;
-    const Body& b = model.bodyOfCoordinate(i);
-    switch (kindOf(b, i - model.slotOf(b).offset)) {
-      case CoordKind::Length: length = true; break;
-      case CoordKind::Angle:
-      case CoordKind::Quaternion: angle = true; break;
-      case CoordKind::Other: other = true; break;
+  int col = 0;
+  for (const int bi : model.rowBlockBodies(r)) {
+    if (bi < 0) continue;  // the ground has no coordinates
+    const BodySlot& sl = model.bodySlots()[static_cast<std::size_t>(bi)];
+    for (int i = 0; i < sl.size; ++i, ++col) {
+      if (!(std::abs(row(col)) > 1e-12 * scale)) continue;
+      switch (kindOf(*sl.body, i)) {
+        case CoordKind::Length: length = true; break;
+        case CoordKind::Angle:
+        case CoordKind::Quaternion: angle = true; break;
+        case CoordKind::Other: other = true; break;
+      }
     }
   }
   if (other) return "";
@@ -74,14 +80,15 @@ std::vector<JointResidual> jointResiduals(const Model& model, const State& s, bo
                                           double tolerance) {
   std::vector<JointResidual> out;
   if (model.numConstraintRows() == 0) return out;
-  ModelWorkspace ws = model.makeWorkspace();
+  ModelWorkspace ws = model.makeWorkspace(false);  // row blocks only: O(n) for any model size
   VectorXd r(model.numConstraintRows());
   if (velocities)
     model.calcVelocityErrors(s, ws, r);
   else
     model.calcPositionErrors(s, ws, r);
-  model.calcConstraints(s, ws);
-  for (const RowBlock& rb : model.rowBlocks()) {
+  model.calcRowBlocks(s, ws);
+  for (std::size_t bi = 0; bi < model.rowBlocks().size(); ++bi) {
+    const RowBlock& rb = model.rowBlocks()[bi];
     JointResidual jr;
     jr.joint = rb.name;
     if (rb.constraint && rb.constraint->typeName() == "distance") toLength(*rb.constraint, velocities, r(rb.row));
@@ -91,7 +98,7 @@ std::vector<JointResidual> jointResiduals(const Model& model, const State& s, bo
     for (int k = 0; k < rb.size; ++k)
       if (!(std::abs(seg(k)) <= tolerance))
         jr.rows.push_back({rb.row + k, model.rowNames()[static_cast<std::size_t>(rb.row + k)], seg(k)});
-    jr.unit = rowUnit(model, ws.A, jr.rows.front().row);
+    jr.unit = rowUnit(model, ws, bi, jr.rows.front().row - rb.row);
     if (velocities) jr.unit = jr.unit.empty() ? "(per s)" : jr.unit + "/s";
     out.push_back(std::move(jr));
   }

@@ -2,6 +2,7 @@
 #include "joinery/core/check.hpp"
 
 #include <cmath>
+#include <new>
 #include <set>
 #include <spdlog/spdlog.h>
 
@@ -69,8 +70,7 @@ bool structuredCheck(const Model& model, const State& s, Solution& sol, JointMul
   const int n = model.numCoordinates(), m = model.numConstraintRows();
   VectorXd qdd = VectorXd::Zero(n);
   const AccelerationStatus st = system.calcAccelerations(s, qdd, Baumgarte{});
-  // structuredEvaluations(): the structured path answered (st.structured alone is also set
-  // when its residual test handed the whole model to the dense solver)
+  // structuredEvaluations(): the structured path answered
   const bool ok = st.ok() && st.structured && system.structuredEvaluations() == 1 && st.released == 0 && st.redundant == 0 && st.denseComponents == 0 &&
                   !st.leastSquares && system.calcMultipliers(s, mult);
   spdlog::debug("check: structured path {} (ok {}, structured {}, released {}, redundant {}, dense components {})",
@@ -152,15 +152,21 @@ CheckReport checkModel(const Model& model, const CheckOptions& options) {
     r.path = CheckPath::Structured;
   } else {
     const double bytes = denseDiagnosisBytes(model);
+    const auto refuse = [&](const std::string& why) {
+      return ModelError("the model has " + std::to_string(model.numCoordinates()) + " coordinates and " +
+                        std::to_string(model.numConstraintRows()) +
+                        " constraint rows and is not well posed through its structure; its dense diagnosis "
+                        "would need about " + std::to_string(static_cast<long long>(bytes / 1e6)) + " MB (" + why + ")");
+    };
     if (bytes > options.maxDenseBytes)
-      throw ModelError("the model has " + std::to_string(model.numCoordinates()) + " coordinates and " +
-                       std::to_string(model.numConstraintRows()) +
-                       " constraint rows and is not well posed through its structure; its dense diagnosis "
-                       "would need about " + std::to_string(static_cast<long long>(bytes / 1e6)) +
-                       " MB (the limit is " + std::to_string(static_cast<long long>(options.maxDenseBytes / 1e6)) +
-                       " MB, CheckOptions::maxDenseBytes)");
-    ModelWorkspace ws = model.makeWorkspace();
-    r.solution = solveJointMultipliers(model, s, ws, mult);
+      throw refuse("the limit is " + std::to_string(static_cast<long long>(options.maxDenseBytes / 1e6)) +
+                   " MB, CheckOptions::maxDenseBytes");
+    try {
+      ModelWorkspace ws = model.makeWorkspace();
+      r.solution = solveJointMultipliers(model, s, ws, mult);
+    } catch (const std::bad_alloc&) {  // within the limit, but more than this machine has
+      throw refuse("more memory than is available");
+    }
     r.path = CheckPath::Dense;
   }
   JointResultsWorkspace jws(model);

@@ -28,7 +28,9 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
     : model_(model), options_(options), solver_(solver),
       ws_(model.makeWorkspace(static_cast<double>(model.numCoordinates()) *
                                   (model.numCoordinates() + model.numConstraintRows()) <=
-                              kDenseLimit)),
+                              (options.path == EvaluationPath::DenseMetric || options.path == EvaluationPath::Dense
+                                   ? kDenseLimit
+                                   : detail::kDenseUpFrontStructured))),
       parts_(std::make_unique<Parts>()) {
   const int n = model.numCoordinates();
   const int m = model.numConstraintRows();
@@ -128,6 +130,9 @@ void ModelSystem::evaluateStructured(const State& s, VecRef qdd, const Baumgarte
     st = undecided();
     return;
   }
+  // the dense solver answers the whole state: nothing of the failed structured attempt stays
+  // in the status (`structured`, released rows, the least-squares note)
+  st = AccelerationStatus{};
   ensureDense();
   model_.calcMassAndForces(s, ws_);
   model_.calcConstraints(s, ws_);
@@ -181,6 +186,15 @@ ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bo
   const detail::SystemContext ctx = context();
   detail::Projector::Run run(s, positions, positions ? p.phi : p.psi);
   if (!p.projector.begin(ctx, opt, run)) return run.rep;
+  if (resolvedPath() == EvaluationPath::Structured && !p.structured.serves() && !ws_.hasDenseMatrices()) {
+    // a projection before the first evaluation (the initial conditions) of a model without dense
+    // matrices: set the structure up rather than allocate them and factorize a dense metric
+    // (small models keep the dense first projection: where the mechanism cannot close, its
+    // least-squares compromise is what `check` reports, tests/diagnosis)
+    model_.calcBodyBlocks(s, ws_);
+    model_.calcRowBlocks(s, ws_);
+    p.structured.prepare(ctx, ws_.b);
+  }
   if (resolvedPath() == EvaluationPath::Structured && p.structured.serves() &&
       p.projector.structuredSteps(ctx, opt, p.structured.kkt(), run))
     return p.projector.finish(run);

@@ -43,6 +43,11 @@ inline void reportNonFinite(const State& s, const NonFiniteError& e, Acceleratio
 /// Models with more entries than this in M and A (n^2 + m n) get their dense matrices only when
 /// the dense solver or a projection first needs them (80 MB of doubles).
 constexpr double kDenseLimit = 1e7;
+/// On the structured path (the automatic choice) the dense matrices are allocated up front only
+/// below this many entries (about 200 coordinates, under 1 MB): a model that the structure
+/// answers never pays for them (a 256-link 3-D chain allocated and zeroed 200 MB, 0.7 s of its
+/// start); a larger one allocates them when the dense solver first needs them.
+constexpr double kDenseUpFrontStructured = 1e5;
 
 /// Max |x_i| over the listed rows; `at` receives the row (or -1).
 inline double maxAbsRows(const VectorXd& x, const std::vector<int>& rows, int& at) {
@@ -170,6 +175,10 @@ class StructuredPath {
   /// the entry and throws). Validating through the dense solver instead cost O(n^3) at the
   /// start of every run: 50-80 s for a 256-link chain.
   void validateBlocks(const SystemContext& ctx, const VectorXd& b);
+  /// Before the first evaluation (a projection of the initial state): validates M and analyzes
+  /// the elimination from the blocks in ctx.ws, so that the projector can use the structure
+  /// instead of a dense O(n^3) metric. Allocates once (the analysis).
+  void prepare(const SystemContext& ctx, const VectorXd& b);
   /// Accelerations from the blocks in ctx.ws with right side `b`.
   Outcome solve(const SystemContext& ctx, const State& s, const VectorXd& b, VecRef qdd,
                 AccelerationStatus& st);

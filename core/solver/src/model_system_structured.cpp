@@ -35,6 +35,13 @@ void StructuredPath::validateBlocks(const SystemContext& ctx, const VectorXd& b)
   validated_ = true;
 }
 
+void StructuredPath::prepare(const SystemContext& ctx, const VectorXd& b) {
+  validateBlocks(ctx, b);
+  if (!validated_ || kkt_.analyzed()) return;
+  kkt_.analyze(ctx.ws);
+  denseComps_.reserve(static_cast<std::size_t>(kkt_.numComponents()));
+}
+
 StructuredPath::Outcome StructuredPath::solve(const SystemContext& ctx, const State& s,
                                               const VectorXd& b, VecRef qdd, AccelerationStatus& st) {
   const int m = ctx.model.numConstraintRows();

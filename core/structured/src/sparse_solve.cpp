@@ -252,8 +252,15 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
   for (std::size_t k = 0; k < nodes_.size(); ++k) {
     const Node& nd = nodes_[k];
     if (!nd.body) continue;
+    // |x|^2 + |q / rho|^2: at exact rest (b = 0, x = 0 to round-off: a chain hanging still)
+    // the round-off of As x scales with the free accelerations Q / rho, not with x; without
+    // them every state at rest went to the dense solver (the dense solver's own consistency
+    // scale also holds |Q| / max M_ii, docs/theory.md)
     double x2 = 0;
-    for (int c = 0; c < nd.nq; ++c) x2 += xk_(nd.qOffset + c) * xk_(nd.qOffset + c);
+    for (int c = 0; c < nd.nq; ++c) {
+      const double qc = q ? (*q)(nd.qOffset + c) / lastRho_ : 0.0;
+      x2 += xk_(nd.qOffset + c) * xk_(nd.qOffset + c) + qc * qc;
+    }
     compX_[static_cast<std::size_t>(nodeComp_[k])] += x2;
   }
   double r2 = 0, b2 = 0, x2 = 0;
