@@ -11,6 +11,21 @@
 
 namespace joinery {
 
+namespace {
+
+/// The Euler-Bernoulli bending element of length l (cubic Hermite shape functions), for the
+/// coordinates (w1, r1, w2, r2): stiffness k times EI / l^3, consistent mass m times rho A l / 420.
+struct Hermite {
+  double k[4][4], m[4][4];
+  explicit Hermite(double l)
+      : k{{12, 6 * l, -12, 6 * l}, {6 * l, 4 * l * l, -6 * l, 2 * l * l}, {-12, -6 * l, 12, -6 * l},
+          {6 * l, 2 * l * l, -6 * l, 4 * l * l}},
+        m{{156, 22 * l, 54, -13 * l}, {22 * l, 4 * l * l, 13 * l, -3 * l * l}, {54, 13 * l, 156, -22 * l},
+          {-13 * l, -3 * l * l, -22 * l, 4 * l * l}} {}
+};
+
+}  // namespace
+
 BeamMatrices generatePlanarBeam(const BeamSpec& s) {
   const int ne = s.elements;
   const double l = s.length / ne;
@@ -19,14 +34,9 @@ BeamMatrices generatePlanarBeam(const BeamSpec& s) {
   const double ea = s.E * s.A / l, ei = s.E * s.I / (l * l * l);
   const int ax[2] = {0, 3}, bd[4] = {1, 2, 4, 5};
   const double ka[2][2] = {{1, -1}, {-1, 1}}, ma[2][2] = {{2, 1}, {1, 2}};
-  const double kb[4][4] = {{12, 6 * l, -12, 6 * l},
-                           {6 * l, 4 * l * l, -6 * l, 2 * l * l},
-                           {-12, -6 * l, 12, -6 * l},
-                           {6 * l, 2 * l * l, -6 * l, 4 * l * l}};
-  const double mb[4][4] = {{156, 22 * l, 54, -13 * l},
-                           {22 * l, 4 * l * l, 13 * l, -3 * l * l},
-                           {54, 13 * l, 156, -22 * l},
-                           {-13 * l, -3 * l * l, -22 * l, 4 * l * l}};
+  const Hermite h(l);
+  const auto& kb = h.k;
+  const auto& mb = h.m;
   const double rhoAl = s.density * s.A * l;
   for (int a = 0; a < 2; ++a)
     for (int b = 0; b < 2; ++b) {
@@ -84,14 +94,9 @@ BeamMatrices generateSpatialBeam(const SpatialBeamSpec& s) {
       for (int j = 0; j < 4; ++j) m(idx[i], idx[j]) += f * sign[i] * sign[j] * k[i][j];
   };
   const double two[2][2] = {{1, -1}, {-1, 1}}, mtwo[2][2] = {{2, 1}, {1, 2}};
-  const double kb[4][4] = {{12, 6 * l, -12, 6 * l},
-                           {6 * l, 4 * l * l, -6 * l, 2 * l * l},
-                           {-12, -6 * l, 12, -6 * l},
-                           {6 * l, 2 * l * l, -6 * l, 4 * l * l}};
-  const double mb[4][4] = {{156, 22 * l, 54, -13 * l},
-                           {22 * l, 4 * l * l, 13 * l, -3 * l * l},
-                           {54, 13 * l, 156, -22 * l},
-                           {-13 * l, -3 * l * l, -22 * l, 4 * l * l}};
+  const Hermite h(l);
+  const auto& kb = h.k;
+  const auto& mb = h.m;
   const double rhoAl = s.density * s.A * l;
   put2(ke, 0, 6, two, s.E * s.A / l);
   put2(me, 0, 6, mtwo, rhoAl / 6);

@@ -312,8 +312,9 @@ void Model::calcMassAndForces(const State& s, ModelWorkspace& ws) const {
   addElementForces(s, ws);
 }
 
-void Model::addElementForces(const State& s, ModelWorkspace& ws) const {
+void Model::addElementForces(const State& s, ModelWorkspace& ws, bool differencedOnly) const {
   for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    if (differencedOnly && owned_->forces[j]->providesForceJacobians()) continue;
     auto& l = ws.forces_[j];
     const auto& slots = owned_->forceSlots[j];
     fill(s, l.views, slots);
@@ -366,19 +367,7 @@ void Model::calcDifferencedForces(const State& s, ModelWorkspace& ws) const {
     sl.body->calcForces(s.t, q, s.v.segment(sl.offset, sl.size), ws.Q.segment(sl.offset, sl.size));
     sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
   }
-  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
-    if (owned_->forces[j]->providesForceJacobians()) continue;
-    auto& l = ws.forces_[j];
-    const auto& slots = owned_->forceSlots[j];
-    fill(s, l.views, slots);
-    l.vec.setZero();
-    owned_->forces[j]->addForces(LocalState{s.t, l.views}, l.vec);
-    int k = 0;
-    for (const auto& sl : slots) {
-      ws.Q.segment(sl.offset, sl.size) += l.vec.segment(k, sl.size);
-      k += sl.size;
-    }
-  }
+  addElementForces(s, ws, true);
 }
 
 void Model::calcConstraints(const State& s, ModelWorkspace& ws) const {

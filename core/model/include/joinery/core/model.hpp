@@ -169,9 +169,9 @@ class Model {
  private:
   friend class ModelBuilder;
   Model();
-  /// Adds every force element's generalized force to ws.Q (shared by the dense and block
-  /// evaluations).
-  void addElementForces(const State& s, ModelWorkspace& ws) const;
+  /// Adds the force elements' generalized forces to ws.Q (shared by the dense and block
+  /// evaluations; `differencedOnly`: only those without analytic Jacobians).
+  void addElementForces(const State& s, ModelWorkspace& ws, bool differencedOnly = false) const;
 
   struct Owned;
   std::unique_ptr<Owned> owned_;
