@@ -17,7 +17,7 @@ CODE_FENCE = re.compile(r"^\s*(```|~~~)")
 def slug(heading):
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'."""
     s = heading.strip().lower()
-    s = re.sub(r"[`*_~]", "", s)
+    s = re.sub(r"[`*~]", "", s)  # GitHub keeps "_" (a word character)
     s = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", s)
     s = re.sub(r"[^\w\- ]", "", s, flags=re.UNICODE)
     return s.replace(" ", "-")
