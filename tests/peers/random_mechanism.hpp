@@ -82,10 +82,17 @@ struct PeerResult {
   double kineticEnergy = 0;
   std::vector<double> massMatrix;  ///< the peer's generalized mass matrix, row-major nu x nu
   int nu = 0;
+  bool hasReactions = true;  ///< BodyResult's reactions are the peer's (DART side: not filled)
 };
 
 /// Builds the mechanism in Simbody 3.7 at its state (finding the loop points, projecting the
 /// speeds onto the loop constraints) and computes the accelerations.
 PeerResult runSimbody(Mechanism& m);
+
+/// The same tree in DART 6 at Simbody's state (`reference`: its result), when built with DART
+/// (JOINERY_PEER_DART): accelerations, kinetic energy and mass matrix. Not ok (with the reason)
+/// for a closed loop or a joint DART does not have (cylindrical), or when DART's world pose
+/// and velocities differ from the reference's.
+PeerResult runDart(const Mechanism& m, const PeerResult& reference);
 
 }  // namespace joinery::peers

@@ -19,6 +19,7 @@
 #include <map>
 #include <numbers>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include <Eigen/Dense>
@@ -251,6 +252,7 @@ std::string fmt(const Eigen::Vector3d& v) {
 /// side 2, at point2 = the origin of M) against Simbody's mobilizer reaction. Errors relative
 /// to the largest force (torque) component of Simbody's, or to 1 N (N m) when smaller.
 void compareReactions(const Model& model, const State& s, const PeerResult& peer, Outcome& out) {
+  if (!peer.hasReactions) return;
   ModelWorkspace ws = model.makeWorkspace();
   JointMultipliers mult;
   const Solution msol = solveJointMultipliers(model, s, ws, mult);
@@ -365,6 +367,35 @@ struct Stats {
   }
 };
 
+#ifdef JOINERY_PEER_DART
+/// The same tree in DART, against the same scene file: false (after printing why) when they
+/// differ beyond `tol` (accelerations) or `energyTol`; a tree with a cylindrical joint is skipped.
+bool compareWithDart(const Mechanism& m, const PeerResult& simbody, const std::string& path, double tol,
+                     double energyTol, Stats& dart, int& skipped, const std::string& rerun) {
+  const PeerResult dp = runDart(m, simbody);
+  if (!dp.ok && dp.error.rfind("cylindrical", 0) == 0) {
+    ++skipped;
+    return true;
+  }
+  Outcome od;
+  try {
+    if (!dp.ok) throw std::runtime_error("DART: " + dp.error);
+    od = compare(dp, path);
+  } catch (const std::exception& e) {
+    od.message = e.what();
+  }
+  const double err = std::max(od.linear, od.angular);
+  if (!od.ok || !(err <= tol) || !(od.energy <= energyTol)) {
+    std::printf("FAIL seed %llu (DART): %s linear %.3g angular %.3g energy %.3g (tolerance %.3g)%s\n",
+                static_cast<unsigned long long>(m.seed), od.message.c_str(), od.linear, od.angular, od.energy, tol,
+                rerun.c_str());
+    return false;
+  }
+  dart.add(std::max(err, od.energy), m.seed);
+  return true;
+}
+#endif
+
 struct Options {
   std::uint64_t seed = 1;
   int count = 50;
@@ -410,7 +441,8 @@ int main(int argc, char** argv) {
   }
   std::filesystem::create_directories(opt.dir);
   std::map<std::string, Stats> perType;
-  Stats all, energy, loops, trees, illConditioned, reactions;
+  Stats all, energy, loops, trees, illConditioned, reactions, dart;
+  int dartSkipped = 0;
   double worstConstraintCondition = 0;
   int failures = 0;
   double worstCondition = 0;
@@ -444,6 +476,12 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
+#ifdef JOINERY_PEER_DART
+    if (wellConditioned && m.loops.empty() && !compareWithDart(m, peer, path, tol, opt.tol, dart, dartSkipped, rerun)) {
+      ++failures;
+      continue;
+    }
+#endif
     if (!opt.keep) std::filesystem::remove(path);
     if (!wellConditioned) {
       illConditioned.add(err, seed);
@@ -476,12 +514,20 @@ int main(int argc, char** argv) {
   std::printf("  kinetic energy: worst relative error %.2e; largest cond(M) %.2e\n", energy.worst, worstCondition);
   std::printf("  joint reactions (trees, %d mechanisms): worst relative error %.2e (seed %llu)\n", reactions.count,
               reactions.worst, static_cast<unsigned long long>(reactions.worstSeed));
+#ifdef JOINERY_PEER_DART
+  std::printf("  DART 6 (well-conditioned trees without a cylindrical joint, %d more skipped): %d mechanisms, worst relative\n"
+              "    error %.2e (seed %llu; accelerations and kinetic energy against joinery's)\n",
+              dartSkipped, dart.count, dart.worst, static_cast<unsigned long long>(dart.worstSeed));
+#endif
   if (opt.json) {
     nlohmann::json j = {{"compared", all.count}, {"failed", failures}, {"tolerance", opt.tol},
                         {"worst", all.worst}, {"worst_energy", energy.worst},
                         {"reactions_compared", reactions.count}, {"worst_reaction", reactions.worst},
                         {"ill_conditioned", illConditioned.count}, {"worst_ill_conditioned", illConditioned.worst}, {"per_type", nlohmann::json::object()}};
     for (const auto& [type, s] : perType) j["per_type"][type] = {{"count", s.count}, {"worst", s.worst}};
+#ifdef JOINERY_PEER_DART
+    j["dart"] = {{"count", dart.count}, {"worst", dart.worst}, {"skipped", dartSkipped}};
+#endif
     std::printf("%s\n", j.dump().c_str());
   }
   return failures == 0 ? 0 : 1;
