@@ -239,6 +239,16 @@ class Parser {
       if (GiNaC::is_exactly_a<GiNaC::numeric>(base) && GiNaC::is_exactly_a<GiNaC::numeric>(expo)) {
         return foldPower(GiNaC::ex_to<GiNaC::numeric>(base), GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
       }
+      // a constant base (sqrt(1/12), pi) to a large or fractional number is folded the same
+      // way: GiNaC would expand sqrt(1/12)^(-10^72) exactly, and throws there leaking the
+      // power it was building (found by fuzz_expression)
+      if (GiNaC::is_exactly_a<GiNaC::numeric>(expo) && GiNaC::ex_to<GiNaC::numeric>(expo).is_real() &&
+          !(GiNaC::ex_to<GiNaC::numeric>(expo).is_integer() &&
+            std::fabs(GiNaC::ex_to<GiNaC::numeric>(expo).to_double()) <= 64)) {
+        const GiNaC::ex value = build(op.pos, [&] { return base.evalf(); });
+        if (GiNaC::is_exactly_a<GiNaC::numeric>(value) && GiNaC::ex_to<GiNaC::numeric>(value).is_real())
+          return foldPower(GiNaC::ex_to<GiNaC::numeric>(value), GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
+      }
       return build(op.pos, [&] { return GiNaC::pow(base, expo); });
     }
     return base;
