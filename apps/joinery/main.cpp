@@ -1,5 +1,7 @@
 // joinery — command-line front end. Subcommands: check, solve, simulate, graph, validate.
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,6 +28,8 @@ const char* kUsage =
     "  assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command.\n"
+    "before the command: --confine-includes[=DIR]   refuse included files outside the scene's\n"
+    "                                   folder (or DIR), symbolic links followed\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
     "             6 validation check failed, 143/130 stopped by SIGTERM/SIGINT (simulate, study)\n";
 }
@@ -36,6 +40,28 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
     return args.empty() ? kInvalidInput : kOk;
+  }
+  // options before the command, for every scene the command loads (docs/scene-format.md, "Limits")
+  while (!args.empty() && args[0].rfind("--confine-includes", 0) == 0) {
+    const std::string& a = args[0];
+    if (a != "--confine-includes" && a.rfind("--confine-includes=", 0) != 0) break;
+    std::string root = "1";  // the scene's own folder
+    if (a.size() > 18) {
+      std::error_code ec;
+      const std::filesystem::path dir(a.substr(19));
+      if (dir.empty() || !std::filesystem::is_directory(dir, ec)) {
+        std::cerr << "joinery: " << a << ": '" << dir.string() << "' is not a folder; expected --confine-includes or "
+                  << "--confine-includes=DIR with an existing folder\n";
+        return kInvalidInput;
+      }
+      root = std::filesystem::absolute(dir, ec).string();
+    }
+    ::setenv("JOINERY_CONFINE_INCLUDES", root.c_str(), 1);  // read by the scene loader
+    args.erase(args.begin());
+  }
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return kInvalidInput;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());

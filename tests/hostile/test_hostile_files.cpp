@@ -105,6 +105,25 @@ TEST_CASE("hostile: includes can be confined to the scene's folder", "[hostile]"
   }
 }
 
+TEST_CASE("hostile: the command line confines includes for every command", "[hostile]") {
+  const fs::path d = tempDir();
+  write(d / "lib.json", R"({"joinery": 1, "components": {}})");
+  const std::string scene =
+      write(d / "inner" / "up.json", std::string(R"({"joinery": 1, "include": ["../lib.json"], )") + kParticle + "}");
+  CHECK(runCommand(kExe + " check " + scene).exitCode == 0);  // ../ is allowed by default
+  const auto refused = runCommand(kExe + " --confine-includes check " + scene);
+  CHECK(refused.exitCode == 2);
+  CHECK(refused.output.find("outside") != std::string::npos);
+  CHECK(refused.output.find("/include/0") != std::string::npos);
+  CHECK(runCommand(kExe + " --confine-includes solve " + scene).exitCode == 2);  // every command
+  CHECK(runCommand("JOINERY_CONFINE_INCLUDES=1 " + kExe + " check " + scene).exitCode == 2);
+  // a wider root given explicitly admits the parent folder
+  CHECK(runCommand(kExe + " --confine-includes=" + d.string() + " check " + scene).exitCode == 0);
+  const auto noFolder = runCommand(kExe + " --confine-includes=" + (d / "missing").string() + " check " + scene);
+  CHECK(noFolder.exitCode == 2);
+  CHECK(noFolder.output.find("is not a folder") != std::string::npos);
+}
+
 TEST_CASE("hostile: escape sequences in a scene never reach the terminal raw", "[hostile]") {
   const auto scene = write(tempDir() / "escape.json", R"({"joinery": 1, "bodies": [{"name": "p", "type": "particle",
       "dim": 1, "mass": 1}], "joints": [{"name": "j", "type": "revolute2d", "body1": "\u001b[2J\u001b[31mevil",

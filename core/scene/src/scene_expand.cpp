@@ -2,6 +2,7 @@
 // definitions, and instances expanded into bodies, joints and forces with qualified names and
 // placements.
 #include <algorithm>
+#include <cstdlib>
 #include <system_error>
 
 #include "scene_loader.hpp"
@@ -24,11 +25,20 @@ bool isInside(const fs::path& p, const fs::path& root) {
 
 }  // namespace
 
-/// The folder includes are confined to (empty: not confined).
+/// The folder includes are confined to (empty: not confined). Besides the options, the
+/// environment variable JOINERY_CONFINE_INCLUDES confines them for every scene a process
+/// loads (what `joinery --confine-includes[=DIR]` sets): "1" to the scene's folder, a path to
+/// that folder, "0" or empty not at all.
 fs::path includeRootFor(const SceneOptions& options, const std::string& file) {
-  if (!options.confineIncludes) return {};
+  std::string given = options.includeRoot;
+  if (!options.confineIncludes) {
+    const char* env = std::getenv("JOINERY_CONFINE_INCLUDES");
+    const std::string value = env ? env : "";
+    if (value.empty() || value == "0") return {};
+    given = value == "1" ? std::string() : value;
+  }
   std::error_code ec;
-  fs::path root = options.includeRoot.empty() ? fs::absolute(file, ec).parent_path() : fs::path(options.includeRoot);
+  fs::path root = given.empty() ? fs::absolute(file, ec).parent_path() : fs::path(given);
   fs::path canonical = fs::weakly_canonical(root, ec);
   return ec ? root.lexically_normal() : canonical;
 }
@@ -68,7 +78,7 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     if (ec) key = fs::absolute(path, ec).string();
     if (!includeRoot_.empty() && !isInside(fs::path(key), includeRoot_))
       entry.failWith("included file '" + given + "' resolves to '" + key + "', outside '" + includeRoot_.string() +
-                     "'; includes are confined to that folder (SceneOptions::includeRoot, --include-root)");
+                     "'; includes are confined to that folder (SceneOptions::confineIncludes, joinery --confine-includes, JOINERY_CONFINE_INCLUDES)");
     const auto cyc = std::find_if(stack.begin(), stack.end(), [&](const IncludeFrame& f) { return f.key == key; });
     if (cyc != stack.end()) {
       std::string chain;
