@@ -15,6 +15,7 @@ packages=(
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
   libsimbody-dev                 # peer engine of tests/peers (random mechanisms, A06) and bench/peers (issue 21)
+  libdart-dev                    # second peer of tests/peers for trees (random mechanisms; not in the sanitizer build)
   clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
   libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines (issue 15)
