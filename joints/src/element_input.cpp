@@ -1,7 +1,6 @@
 #include "element_input.hpp"
 
 #include <cctype>
-#include <regex>
 
 #include "joinery/core/format.hpp"
 
@@ -178,19 +177,58 @@ int StateVariables::addExtra(const std::string& name) {
   return slot;
 }
 
+namespace {
+
+struct QualifiedName {
+  std::size_t at, length;
+};
+
+bool identifierStart(char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; }
+bool identifierPart(char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }
+
+/// The qualified names of `text` (identifier, then one or more '.identifier'), left to right,
+/// each as long as it goes: the matches of [A-Za-z_]\w*(\.[A-Za-z_]\w*)+ in one linear pass.
+/// (std::regex recursed once per character and overflowed the stack on a 26 000-character
+/// name: issue 22.)
+std::vector<QualifiedName> qualifiedNames(const std::string& text) {
+  std::vector<QualifiedName> out;
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    if (!identifierStart(text[i])) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < n && identifierPart(text[i])) ++i;
+    int dots = 0;
+    while (i + 1 < n && text[i] == '.' && identifierStart(text[i + 1])) {
+      ++dots;
+      ++i;
+      while (i < n && identifierPart(text[i])) ++i;
+    }
+    if (dots > 0) out.push_back({start, i - start});
+  }
+  return out;
+}
+
+}  // namespace
+
 Expression StateVariables::parse(const JsonCursor& c, const FactoryContext& ctx,
                                  std::vector<const Body*>& bodies, const Options& opts) {
   if (c.value().is_number()) return Expression::constant(c.number());
   if (!c.value().is_string()) c.fail("an expression (a string or a number)");
   const std::string text = c.string();
   const std::string context = "in expression \"" + text + "\": ";
-  static const std::regex qualified(R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), qualified);
-       it != std::sregex_iterator(); ++it) {
-    const std::string name = it->str();
+  // the parser's own length limit first: the scan below and every message quote the text
+  if (text.size() > ExpressionLimits::maxLength)
+    c.failWith("expression is " + std::to_string(text.size()) + " characters long; the limit is " +
+               std::to_string(ExpressionLimits::maxLength));
+  for (const QualifiedName& found : qualifiedNames(text)) {
+    const std::string name = text.substr(found.at, found.length);
     // a qualified name glued to a preceding digit or dot is not a name ("1.5e3" never matches,
     // but "2.x" would): skip those, the parser reports them
-    const auto at = static_cast<std::size_t>(it->position());
+    const std::size_t at = found.at;
     if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '.' ||
                    text[at - 1] == '_'))
       continue;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "joinery/core/errors.hpp"
+#include "joinery/core/expression.hpp"
 #include "joinery/core/scene.hpp"
 #include "run_command.hpp"
 
@@ -132,4 +133,30 @@ TEST_CASE("hostile: escape sequences in a scene never reach the terminal raw", "
   CHECK(r.exitCode == 2);
   CHECK(r.output.find('\x1b') == std::string::npos);
   CHECK(r.output.find("\\x1b[2J") != std::string::npos);
+}
+
+TEST_CASE("hostile: a 26 000-character name in an expression is an error at its path, not a stack overflow",
+          "[hostile]") {
+  // issue 22: std::regex scanned an expression for qualified names ('body.coord') recursing once
+  // per character, and overflowed the stack on a force whose expression named a 26 000-character
+  // body. Now: a linear scan, after the length limit.
+  for (const std::size_t length : {std::size_t{26000}, std::size_t{9000}}) {
+    INFO(length);
+    const std::string name(length, 'a');
+    const auto file = write(tempDir() / "long_name.json",
+                            std::string(R"({"joinery": 1, )") + kParticle +
+                                R"(, "forces": [{"name": "f", "type": "generalized", "coordinate": "p.x", "value": ")" +
+                                name + R"(.x"}]})");
+    for (const char* command : {"check", "solve"}) {
+      INFO(command);
+      const auto r = runCommand(kExe + " " + command + " " + file);
+      CHECK(r.exitCode == 2);
+      CHECK(r.output.find("/forces/0/value") != std::string::npos);
+      if (length > joinery::ExpressionLimits::maxLength)
+        CHECK(r.output.find("the limit is " + std::to_string(joinery::ExpressionLimits::maxLength)) != std::string::npos);
+      else
+        CHECK(r.output.find("expected the name of a body of the scene") != std::string::npos);
+      CHECK(r.output.size() < 4000);  // the echoed name is truncated
+    }
+  }
 }
