@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/expression.hpp"
@@ -104,6 +105,38 @@ TEST_CASE("hostile: a derivative that would blow up is refused", "[hostile]") {
     CHECK(err.detail().find("its derivative has more than " + std::to_string(ExpressionLimits::maxNodes)) !=
           std::string::npos);
   }
+}
+
+TEST_CASE("hostile: a nest of atan2 is refused before GiNaC builds its second derivative", "[hostile]") {
+  // issue 22: a driver whose value was 190 nested atan2 (1 711 characters) took 5.8 s (10 s on
+  // a loaded machine) in GiNaC before the size of its second derivative was refused. The size
+  // is now estimated from the first derivative before differentiating it again.
+  const std::string nested = nest("atan2(", "t", ",1)", 190);
+  REQUIRE(nested.size() < ExpressionLimits::maxLength);
+  SymbolTable tt = table();
+  const Expression e = Expression::parse(nested, tt);
+  const int tSlot = tt.findVariable("t");
+  const auto start = std::chrono::steady_clock::now();
+  const Expression first = e.derivative(tSlot);  // within the limit: about 18 000 nodes as a tree
+  CHECK(first.evaluate(std::vector<double>{0.0, 0.3}.data()) == Approx([] {
+          // d/dt of the nest at t = 0.3: the product of 1 / (1 + u_k^2) over the levels
+          double u = 0.3, product = 1;
+          for (int i = 0; i < 190; ++i) {
+            product /= 1 + u * u;
+            u = std::atan2(u, 1.0);
+          }
+          return product;
+        }()).epsilon(1e-12));
+  try {
+    (void)first.derivative(tSlot);
+    FAIL("no error");
+  } catch (const ExpressionError& err) {
+    CHECK(err.detail().find("its derivative has more than " + std::to_string(ExpressionLimits::maxNodes)) !=
+          std::string::npos);
+    CHECK(err.detail().find("estimated before differentiating") != std::string::npos);
+  }
+  // a hang guard only (an idle machine takes well under a second)
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));
 }
 
 TEST_CASE("hostile: 100 000 chained parameters load in linear time", "[hostile]") {

@@ -121,13 +121,15 @@ Expression Expression::derivative(int slot) const {
   if (!dependsOn(slot)) return Expression();
   std::lock_guard<std::recursive_mutex> lock(detail::ginacMutex());
   const GiNaC::realsymbol* sym = impl_->symbols->find(slot);
+  const std::string text = impl_->text.empty() ? std::string("(a derivative)") : impl_->text;
+  detail::checkDerivativeEstimate(*impl_->form, text);
   GiNaC::ex d;
   try {
     d = impl_->form->diff(*sym);
   } catch (const std::exception& ex) {
     throw ExpressionError(std::string("cannot differentiate: ") + ex.what(), toString());
   }
-  detail::checkSize(d, "its derivative", impl_->text.empty() ? std::string("(a derivative)") : impl_->text);
+  detail::checkSize(d, "its derivative", text);
   return Expression(detail::makeImpl(d, impl_->symbols, {}));
 }
 

@@ -230,6 +230,13 @@ std::string printForm(const GiNaC::ex& form);
 /// names it in the message ("expression", "its derivative").
 void checkSize(const GiNaC::ex& form, const std::string& what, const std::string& text);
 
+/// Throws ExpressionError when the derivative of `form` would surely pass the node limit:
+/// its size estimated from the form's (sum, product and chain rules, in one pass) is over
+/// kDerivativeEstimateFactor times ExpressionLimits::maxNodes. GiNaC would otherwise spend
+/// seconds building it before checkSize could refuse it (a nest of 190 atan2: 10 s).
+void checkDerivativeEstimate(const GiNaC::ex& form, const std::string& text);
+constexpr double kDerivativeEstimateFactor = 20;
+
 /// Parses `text` against `table` (caller holds the GiNaC lock); `symbols` receives the
 /// variables it uses. Throws ExpressionError.
 GiNaC::ex parseForm(const std::string& text, const SymbolTable& table,

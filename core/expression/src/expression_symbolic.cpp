@@ -3,6 +3,7 @@
 // See docs/expressions.md.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "expression_internal.hpp"
@@ -152,7 +153,61 @@ std::size_t countNodes(const GiNaC::ex& form, std::size_t cap) {
   return count;
 }
 
+/// The tree sizes of a form and of its derivative, estimated bottom-up without recursion:
+///   leaf 1 | sum: 1 + sum d_i | product of k factors: sum_i (d_i + size - s_i) + 1 (each
+///   term the product with one factor differentiated) | power and function: sum_i (d_i + 2
+///   size + 4) (the chain rule repeats the arguments in the outer derivative).
+/// Stops with +inf once the derivative estimate passes `cap` or the walk passes `maxWalk`.
+double estimateDerivativeNodes(const GiNaC::ex& form, double cap, std::size_t maxWalk) {
+  struct Frame {
+    GiNaC::ex e;
+    std::size_t next = 0;
+    double sizes = 0, derivatives = 0;  // sums over the children done
+  };
+  std::vector<Frame> stack{{form}};
+  std::size_t walked = 0;
+  double size = 0, derivative = 0;  // of the node just finished
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next < f.e.nops()) {
+      if (++walked > maxWalk) return std::numeric_limits<double>::infinity();
+      GiNaC::ex child = f.e.op(f.next++);
+      stack.push_back({std::move(child)});
+      continue;
+    }
+    const auto k = static_cast<double>(f.e.nops());
+    size = 1 + f.sizes;
+    if (k == 0)
+      derivative = 1;
+    else if (GiNaC::is_a<GiNaC::add>(f.e))
+      derivative = 1 + f.derivatives;
+    else if (GiNaC::is_a<GiNaC::mul>(f.e))
+      derivative = 1 + f.derivatives + k * size - f.sizes;
+    else
+      derivative = f.derivatives + k * (2 * size + 4);
+    if (derivative > cap) return std::numeric_limits<double>::infinity();
+    stack.pop_back();
+    if (!stack.empty()) {
+      stack.back().sizes += size;
+      stack.back().derivatives += derivative;
+    }
+  }
+  return derivative;
+}
+
 }  // namespace
+
+void checkDerivativeEstimate(const GiNaC::ex& form, const std::string& text) {
+  const double limit = static_cast<double>(ExpressionLimits::maxNodes);
+  const double cap = kDerivativeEstimateFactor * limit;
+  if (!(estimateDerivativeNodes(form, cap, 4 * ExpressionLimits::maxNodes) <= cap)) {
+    throw ExpressionError("its derivative has more than " + std::to_string(ExpressionLimits::maxNodes) +
+                              " terms and operations (estimated before differentiating: over " +
+                              std::to_string(static_cast<long long>(cap)) +
+                              "); simplify it or split it with parameters",
+                          text);
+  }
+}
 
 void checkSize(const GiNaC::ex& form, const std::string& what, const std::string& text) {
   if (countNodes(form, ExpressionLimits::maxNodes) > ExpressionLimits::maxNodes) {
