@@ -188,3 +188,23 @@ TEST_CASE("hostile: a 10000-link chain is checked in bounded memory; failing, re
   CHECK(r2.output.find("dense diagnosis would need about") != std::string::npos);
   CHECK(r2.output.find("bad_alloc") == std::string::npos);
 }
+
+TEST_CASE("hostile: a model not finite at the initial state is named, with one exit status from every command",
+          "[hostile][verdict]") {
+  // issue 22: "error: Q[0] is -nan; expected a finite number" named no element, and `check`
+  // exited 2 where `simulate` exited 5 on the same scene. log(p.x) at x = -1 is NaN.
+  const std::string scene = write("nan_force.json", std::string(R"js({"joinery": 1,
+    "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1, "position": [-1]}],
+    "forces": [{"name": "push", "type": "generalized", "coordinate": "p.x", "value": "log(p.x)"}], )js") +
+                                                           kSim + "}");
+  const fs::path out = tempDir() / "nan_force.csv";
+  for (const std::string& command : {"check " + scene, "solve " + scene, "simulate " + scene + " -o " + out.string()}) {
+    INFO(command);
+    const auto r = runCommand(kExe + " " + command);
+    INFO(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK(r.output.find("force 'push' (generalized), which gives") != std::string::npos);
+    CHECK(r.output.find("on p.x") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(out));  // nothing was written
+}

@@ -10,6 +10,7 @@
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model_system.hpp"
+#include "joinery/core/nonfinite_source.hpp"
 #include "joinery/core/plausibility.hpp"
 
 namespace joinery {
@@ -212,7 +213,12 @@ CheckReport checkScene(const Scene& scene, const CheckOptions& options) {
     for (const auto& w : warnings)
       if (w.find("not twice differentiable") != std::string::npos)
         throw InputError(w + " (" + e.what() + ")", scene.file);
-    throw;
+    // otherwise name the element it comes from (issue 22: "Q[0] is -nan" named nothing)
+    const std::string source = describeNonFiniteSource(scene.model, scene.model.initialState());
+    if (source.empty()) throw;
+    throw InputError(std::string("the model is not finite at the initial state: ") + e.what() + "; it comes from " +
+                         source,
+                     scene.file);
   }
   r.warnings = std::move(warnings);
   r.sceneName = scene.name;

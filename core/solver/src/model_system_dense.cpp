@@ -108,7 +108,7 @@ void DensePath::solveReference(const SystemContext& ctx, const State& s, const V
       last_ = ctx.solver.solve(ws.M, ws.Q, ws.A, b, ws.C, names);
     }
   } catch (const NonFiniteError& e) {
-    reportNonFinite(s, e, st);
+    reportNonFinite(ctx.model, s, e, st);
     return;
   }
   qdd = last_.qdd;

@@ -16,6 +16,7 @@
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/model_system.hpp"
+#include "joinery/core/nonfinite_source.hpp"
 #include "sparse_path.hpp"
 
 namespace joinery {
@@ -31,12 +32,14 @@ struct SystemContext {
   ModelWorkspace& ws;
 };
 
-/// A non-finite model value met by the dense solver: the status says so, naming the entry.
-inline void reportNonFinite(const State& s, const NonFiniteError& e, AccelerationStatus& st) {
+/// A non-finite model value met by the dense solver: the status says so, naming the entry and
+/// the element of the model it comes from (a cold path: it evaluates each element alone).
+inline void reportNonFinite(const Model& model, const State& s, const NonFiniteError& e, AccelerationStatus& st) {
   st.finite = false;
   st.rankA = -1;
   std::ostringstream os;
   os << "non-finite model value at t = " << s.t << ": " << e.what();
+  if (const std::string source = describeNonFiniteSource(model, s); !source.empty()) os << "; it comes from " << source;
   st.message = os.str();
 }
 

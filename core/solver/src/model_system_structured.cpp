@@ -189,7 +189,7 @@ void StructuredPath::solveComponentsDense(const SystemContext& ctx, const State&
   try {
     sol = ctx.solver.solve(M, Q, A, bc, VectorXd(), names);
   } catch (const NonFiniteError& e) {
-    reportNonFinite(s, e, st);
+    reportNonFinite(ctx.model, s, e, st);
     return;
   }
   for (Eigen::Index k = 0; k < nc; ++k) qdd(coords[static_cast<std::size_t>(k)]) = sol.qdd(k);
