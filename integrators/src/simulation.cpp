@@ -1,4 +1,5 @@
 // The simulation loop: initial conditions, integration, drift control, sampling, outcome.
+#include "joinery/core/errors.hpp"
 #include "joinery/core/format.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "joinery/integrators/radau5.hpp"
@@ -85,6 +86,9 @@ std::string describeStop(const AccelerationStatus& st, double t) {
 
 // ---- initial conditions -------------------------------------------------------------------
 
+/// The interrupt flag of `options` is set (a SIGTERM/SIGINT arrived).
+bool interrupted(const RunOptions& options) { return options.interrupt && *options.interrupt != 0; }
+
 InitialConditionReport makeConsistent(DynamicSystem& system, State& s, const RunOptions& options,
                                       RunOutcome& outcome) {
   InitialConditionReport rep;
@@ -124,8 +128,15 @@ InitialConditionReport makeConsistent(DynamicSystem& system, State& s, const Run
   const VectorXd q0 = s.q;
   const VectorXd v0 = s.v;
   system.normalizeCoordinates(s.q);
-  const ProjectionReport pp = system.projectPositions(s, options.initialProjection);
-  const ProjectionReport pv = system.projectVelocities(s, options.initialProjection);
+  ProjectionOptions projection = options.initialProjection;
+  projection.interrupt = options.interrupt;
+  const ProjectionReport pp = system.projectPositions(s, projection);
+  const ProjectionReport pv = interrupted(options) ? ProjectionReport{} : system.projectVelocities(s, projection);
+  if (pp.interrupted || pv.interrupted || interrupted(options)) {
+    outcome = RunOutcome::Stopped;
+    rep.message = "interrupted during the initial projection, before the first step";
+    return rep;
+  }
   rep.after = system.calcConstraintResiduals(s);
   rep.positionCorrection = s.q.size() ? (s.q - q0).cwiseAbs().maxCoeff() : 0.0;
   rep.velocityCorrection = s.v.size() ? (s.v - v0).cwiseAbs().maxCoeff() : 0.0;
@@ -386,6 +397,8 @@ SimulationResult& Run::integrate(const State& s) {
     const AccelerationStatus st = system_.calcAccelerations(s, qdd, bg_);
     if (!st.ok()) {
       res_.t = s.t;
+      // a model not finite at the initial state is an input error, as `check` says (issue 22)
+      if (!st.finite) return finish(RunOutcome::InvalidInitialConditions, describeStop(st, s.t));
       return finish(outcomeOf(st) == RunOutcome::Completed ? RunOutcome::Failed : outcomeOf(st),
                     describeStop(st, s.t));
     }
@@ -401,7 +414,7 @@ SimulationResult& Run::integrate(const State& s) {
       if (!r.ok) return stopAtIntegrator(outcomeOf(r.status), r.t, describeStop(r.status, r.t));
       if (dense) recordInside(r.tNew, sample);
       acceptStep(cur);
-      if (options_.interrupt && *options_.interrupt != 0) {
+      if (interrupted(options_)) {
         res_.stats.integrator = integ_->stats();
         return finish(RunOutcome::Stopped, "interrupted after the step to t = " + num(cur.t));
       }
@@ -432,9 +445,20 @@ SimulationResult Run::run(const State& initial) {
   // ---- initial conditions ----
   State s = initial;
   if (!finiteState(s)) return finish(RunOutcome::Failed, "the initial state is not finite");
+  if (interrupted(options_)) return finish(RunOutcome::Stopped, "interrupted before the initial conditions were checked");
   RunOutcome icOutcome = RunOutcome::Completed;
   try {
     res_.initial = makeConsistent(system_, s, options_, icOutcome);
+  } catch (const NonFiniteError& e) {
+    // the status of the accelerations at the initial state names the element (issue 22)
+    std::string why = e.what();
+    try {
+      VectorXd qdd = VectorXd::Zero(system_.numCoordinates());
+      const AccelerationStatus st = system_.calcAccelerations(s, qdd, Baumgarte{});
+      if (!st.finite && !st.message.empty()) why = st.message;
+    } catch (const std::exception&) {  // keep the projection's own words
+    }
+    return finish(RunOutcome::InvalidInitialConditions, "checking the initial conditions failed: " + why);
   } catch (const std::exception& e) {
     return finish(RunOutcome::Failed, std::string("checking the initial conditions failed: ") + e.what());
   }
@@ -445,6 +469,7 @@ SimulationResult Run::run(const State& initial) {
   bg_ = settings_.stabilization == Stabilization::Baumgarte ? options_.baumgarte : Baumgarte{};
   integ_ = makeIntegrator(system_, settings_, options_, bg_);
   integ_->reset(s);
+  if (interrupted(options_)) return finish(RunOutcome::Stopped, "interrupted before the first step");
   return integrate(s);
 }
 

@@ -1,6 +1,7 @@
 // Failure behaviour: a run that dies keeps its samples and says why; ill-posed and
 // inconsistent states stop the run with exit 3/4; nothing hangs, no NaN is written.
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -135,6 +136,43 @@ TEST_CASE("A massless particle without constraint is ill posed: the run stops at
 
 TEST_CASE("A CSV file that cannot be opened is an input error", "[integrators][failure]") {
   CHECK_THROWS_AS(CsvRecorder("/nonexistent-dir/joinery/out.csv"), InputError);
+}
+
+TEST_CASE("An interrupt during the start-up stops the run before its first step; nothing is recorded",
+          "[integrators][failure][signal]") {
+  // issue 22: the flag of a SIGTERM/SIGINT was read only after each step, so a signal during a
+  // long start-up (the initial projection of a large model) waited for the first step. The
+  // bob starts 0.2 m off its 1 m rod: the initial projection has iterations to do.
+  const test::TestModel model = test::pendulumModel(-1.2, 0.0);
+  ModelSystem sys(model.model);
+  volatile std::sig_atomic_t flag = 1;
+
+  ProjectionOptions po;
+  po.interrupt = &flag;
+  State s = sys.initialState();
+  const VectorXd q0 = s.q;
+  const ProjectionReport stopped = sys.projectPositions(s, po);
+  CHECK(stopped.interrupted);
+  CHECK(stopped.iterations == 0);
+  CHECK(s.q == q0);  // no step taken
+  flag = 0;
+  const ProjectionReport done = sys.projectPositions(s, po);
+  CHECK_FALSE(done.interrupted);
+  CHECK(done.iterations > 0);
+  CHECK(done.converged);
+
+  flag = 1;
+  SimulationSettings set;
+  set.tEnd = 1.0;
+  set.outputInterval = 0.1;
+  RunOptions opt;
+  opt.interrupt = &flag;
+  MemoryRecorder rec;
+  const SimulationResult r = runSimulation(sys, set, rec, {}, opt);
+  INFO(r.message);
+  CHECK(r.outcome == RunOutcome::Stopped);
+  CHECK(rec.size() == 0);
+  CHECK_THAT(r.message, Catch::Contains("before"));
 }
 
 }  // namespace

@@ -29,17 +29,23 @@ void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& 
 struct GaussNewton {
   int iterations = 0;            ///< steps taken
   bool firstStepFailed = false;  ///< no step could be computed at the starting point
+  bool interrupted = false;      ///< the interrupt flag was set before a step
 };
 
 /// The Gauss-Newton loop of the projections, written once for the structured and the dense
 /// solves: `step()` writes the correction into `dx` (false: no step possible), x += dx, and
 /// the best iterate is kept (Gauss-Newton may overshoot far from the manifold) in `bestX`,
-/// `best`, until the residual is within `tol`, not finite, or maxIterations steps are done.
+/// `best`, until the residual is within `tol`, not finite, or maxIterations steps are done,
+/// or the interrupt flag of `opt` is set.
 template <class Residual, class Step>
 GaussNewton gaussNewton(VectorXd& x, const VectorXd& dx, VectorXd& bestX, double& best, double tol,
-                        int maxIterations, Residual&& residual, Step&& step) {
+                        const ProjectionOptions& opt, Residual&& residual, Step&& step) {
   GaussNewton out;
-  for (int it = 1; it <= maxIterations; ++it) {
+  for (int it = 1; it <= opt.maxIterations; ++it) {
+    if (opt.interrupt && *opt.interrupt != 0) {
+      out.interrupted = true;
+      break;
+    }
     if (!step()) {
       out.firstStepFailed = it == 1;
       break;
@@ -133,7 +139,7 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
   VectorXd& x = coordinates(run);
   ctx.model.calcBodyBlocks(run.s, ctx.ws);
   const GaussNewton gn = gaussNewton(
-      x, dx_, best_, run.best, run.tol, opt.maxIterations, [&] { return residual(ctx, run); },
+      x, dx_, best_, run.best, run.tol, opt, [&] { return residual(ctx, run); },
       [&] {
         ctx.model.calcRowBlocks(run.s, ctx.ws);
         SparseOutcome out = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, run.lambda);
@@ -143,6 +149,7 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
         return out.finite;
       });
   run.rep.iterations = gn.iterations;
+  run.rep.interrupted = gn.interrupted;
   if (!gn.firstStepFailed) return true;
   x = x0_;
   (void)residual(ctx, run);  // r at the starting point again: the dense steps read it
@@ -157,16 +164,17 @@ void Projector::denseSteps(const SystemContext& ctx, const ProjectionOptions& op
   VectorXd& rhs = run.positions ? rhsH_ : rhsV_;
   MetricSolve& solve = run.positions ? hol_ : vel_;
   bool first = true;
-  run.rep.iterations =
-      gaussNewton(coordinates(run), dx_, best_, run.best, run.tol, opt.maxIterations,
+  const GaussNewton gn =
+      gaussNewton(coordinates(run), dx_, best_, run.best, run.tol, opt,
                   [&] { return residual(ctx, run); },
                   [&] {
                     if (!first) ctx.model.calcConstraints(run.s, ctx.ws);  // the rows at the current iterate
                     first = false;
                     gatherScaled(ctx.ws.A, run.r, rows, J, rhs);
                     return solve.solve(metric, J, rhs, run.lambda, run.iterations, dx_);
-                  })
-          .iterations;
+                  });
+  run.rep.iterations = gn.iterations;
+  run.rep.interrupted = gn.interrupted;
 }
 
 ProjectionReport Projector::finish(Run& run) {

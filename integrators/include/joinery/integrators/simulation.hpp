@@ -70,7 +70,9 @@ struct RunOptions {
   int radauSparseFrom = -1;
   /// When set, read after every accepted step: a nonzero value ends the run there with
   /// RunOutcome::Stopped (the samples so far are kept; the recorder's end() closes them). Meant
-  /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/run_files.hpp).
+  /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/run_files.hpp). Read
+  /// during the start-up too: before the initial conditions, between the iterations of their
+  /// projection, and before the first step (then nothing is recorded).
   const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 

@@ -10,6 +10,7 @@
 /// a reduced model). The defaults of the virtual hooks describe a system without
 /// constraints, so an ODE only implements the pure virtuals.
 
+#include <csignal>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,7 @@ struct ProjectionReport {
   double correction = 0;      ///< max |dq| (positions) or max |dv| (velocities)
   double residualBefore = 0;  ///< max-abs residual before
   double residualAfter = 0;   ///< max-abs residual after
+  bool interrupted = false;   ///< stopped early: ProjectionOptions::interrupt was set
 };
 
 /// Options of a projection: Gauss–Newton iterations and the relative stopping tolerance
@@ -88,6 +90,9 @@ struct ProjectionReport {
 struct ProjectionOptions {
   int maxIterations = 6;
   double tolerance = 1e-12;
+  /// When set and non-zero (a signal handler's flag), the projection stops before its next
+  /// iteration and reports `interrupted` (a SIGTERM/SIGINT during a long start-up).
+  const volatile std::sig_atomic_t* interrupt = nullptr;
 };
 
 /// What an implicit integrator builds its iteration matrix from (docs/integrators.md,
