@@ -5,6 +5,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${JOINERY_BUILD_DIR:-$root/build}
 jobs=${JOINERY_JOBS:-$(nproc)}
+# ccache, when installed (install-deps.sh installs it), with paths inside the checkout made
+# relative: a clone elsewhere reuses what another checkout compiled (JOINERY_CCACHE=0: off)
+launcher=()
+if [ "${JOINERY_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$root"
+fi
 # warnings are errors in every scripted and CI build (JOINERY_WERROR=OFF after it to override)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "$@" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "${launcher[@]}" "$@" >/dev/null
 cmake --build "$build" -j "$jobs"

@@ -15,7 +15,10 @@ jobs=${JOINERY_JOBS:-$(nproc)}
 shift || true
 targets=${*:-fuzz_scene fuzz_expression}
 launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if [ "${JOINERY_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1  # -g1: the build folder's path stays out of the hash
+fi
 if [ -z "${JOINERY_FUZZ_NO_BUILD:-}" ]; then
   CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOINERY_FUZZ=ON \
     -DJOINERY_BUILD_TESTS=OFF -DJOINERY_BUILD_BENCH=OFF -DJOINERY_BUILD_APPS=OFF "${launcher[@]}" \

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake          # compiler and build system
+  ccache                         # compiler cache: rebuilds and clones reuse compiled objects (scripts/build.sh)
   libeigen3-dev                  # Eigen 3.4: dense and sparse linear algebra
   libboost-graph-dev             # Boost.Graph: the body-joint graph
   libspdlog-dev                  # logging
