@@ -199,6 +199,14 @@ int endOfRun(const SimulationResult& r, const std::string& kept) {
   return exitCode(r.outcome);
 }
 
+/// A whole number >= 1 given to `option`.
+long long countOption(const std::string& option, const std::string& text) {
+  const double v = parseDoubleOption(option, text);
+  if (!(v >= 1 && v <= 9e15 && std::floor(v) == v))
+    throw UsageError{option + " must be a whole number >= 1 (got '" + text + "')"};
+  return static_cast<long long>(v);
+}
+
 }  // namespace
 
 int runSimulate(const std::vector<std::string>& argv) {
@@ -209,6 +217,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   specs.push_back({"--summary", "", true, "write the run summary (per-column min/max/final/rms, energy) as JSON"});
   specs.push_back({"--accelerations", "", false, "also write the accelerations body.coord_ddot"});
   specs.push_back({"--format", "", true, "csv or npy (default: npy for a .npy file, else csv)"});
+  specs.push_back({"--max-samples", "", true, "most samples the run may write (default 10000000; more is refused before the run)"});
+  specs.push_back({"--max-steps", "", true, "most steps the run may take (default: 100000000 fixed rk4 steps, adaptive unlimited)"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
@@ -243,6 +253,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   }
   RunOptions options;
   if (args.has("--strict")) options.initialConditions = InitialConditionMode::Strict;
+  if (auto v = args.get("--max-samples")) options.maxSamples = countOption("--max-samples", *v);
+  if (auto v = args.get("--max-steps")) options.maxFixedSteps = options.maxSteps = countOption("--max-steps", *v);
   installInterruptHandlers();
   options.interrupt = interruptFlag();
 

@@ -273,11 +273,11 @@ void Run::checkSettings(const State& initial) const {
   if (span / dt > static_cast<double>(options_.maxSamples))
     badSetting("output_interval", "output_interval = " + num(dt) + " gives " + num(span / dt) + " samples over [" +
                                       num(t0) + ", " + num(tEnd) + "]; the limit is " +
-                                      std::to_string(options_.maxSamples) + " (RunOptions::maxSamples)");
+                                      std::to_string(options_.maxSamples) + " (--max-samples, RunOptions::maxSamples)");
   if (settings_.integrator == IntegratorKind::Rk4 && span / settings_.step > static_cast<double>(options_.maxFixedSteps))
     badSetting("step", "step = " + num(settings_.step) + " gives " + num(span / settings_.step) + " steps over [" +
                            num(t0) + ", " + num(tEnd) + "]; the limit is " + std::to_string(options_.maxFixedSteps) +
-                           " (RunOptions::maxFixedSteps)");
+                           " (--max-steps, RunOptions::maxFixedSteps)");
   const int n = system_.numCoordinates();
   if (initial.q.size() != n || initial.v.size() != n)
     throw SimulationError("initial state has " + std::to_string(initial.q.size()) + " coordinates and " +
@@ -407,7 +407,7 @@ SimulationResult& Run::integrate(const State& s) {
     while (integ_->time() < tEnd && !stopAt_) {
       if (options_.maxSteps > 0 && integ_->stats().steps >= options_.maxSteps)
         return stopAtIntegrator(RunOutcome::Failed, integ_->time(),
-                                "step limit of " + std::to_string(options_.maxSteps) + " steps reached at t = " +
+                                "step limit of " + std::to_string(options_.maxSteps) + " steps (--max-steps) reached at t = " +
                                     num(integ_->time()));
       const double target = dense || outputsDone_ ? tEnd : outputTime(outIndex_);
       const StepResult r = integ_->advance(target);

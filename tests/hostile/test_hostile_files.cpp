@@ -160,3 +160,25 @@ TEST_CASE("hostile: a 26 000-character name in an expression is an error at its 
     }
   }
 }
+
+TEST_CASE("hostile: the sample and step limits are settable from the command line", "[hostile]") {
+  // issue 22: the limits were settable only through the C++ RunOptions; an adaptive run had no
+  // step limit at all. 1 s at 0.01 s is 100 samples.
+  const auto file = write(tempDir() / "limits.json", std::string(R"({"joinery": 1, )") + kParticle +
+                                                        R"(, "simulation": {"t_end": 1, "output_interval": 0.01,
+                                                           "integrator": "dopri5", "rtol": 1e-10, "atol": 1e-12}})");
+  const fs::path out = tempDir() / "limits.csv";
+  fs::remove(out);
+  const auto tooMany = runCommand(kExe + " simulate " + file + " -o " + out.string() + " --max-samples 50");
+  CHECK(tooMany.exitCode == 2);
+  CHECK(tooMany.output.find("/simulation/output_interval") != std::string::npos);
+  CHECK(tooMany.output.find("the limit is 50 (--max-samples") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  CHECK(runCommand(kExe + " simulate " + file + " -o " + out.string() + " --max-samples 100").exitCode == 0);
+  // an adaptive run past its step limit fails with the samples so far kept
+  const auto steps = runCommand(kExe + " simulate " + file + " -o " + out.string() + " --max-steps 3");
+  CHECK(steps.exitCode == 5);
+  CHECK(steps.output.find("step limit of 3 steps (--max-steps)") != std::string::npos);
+  CHECK(fs::exists(out));
+  CHECK(runCommand(kExe + " simulate " + file + " -o " + out.string() + " --max-steps 2.5").exitCode == 2);
+}
