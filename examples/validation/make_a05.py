@@ -7,8 +7,8 @@ Uses only the Python standard library.
 Model: shaft (box 1 x 0.01 x 0.01 m, long axis = body z) on a revolute3d to the ground about z
 at the origin; two rods (boxes, long axis = body x) on revolute3d hinges about y at the shaft
 top (+-0.05, 0, 1); a 5 kg particle on a spherical joint at each rod's free end; the slider
-(0.1 m cube) held on the shaft axis and turning with the shaft by five couplings (x = y = 0,
-quaternion parts e1 e2 e3 equal to the shaft's: a prismatic joint along the shaft); two
+(0.1 m cube) on a prismatic3d joint along the shaft axis (it slides along the shaft and turns
+with it; earlier versions wrote the same joint as five couplings on quaternion parts); two
 spring-dampers K = 8e5 N/m, C = 4e4 N s/m, rest length 0.5 m from the slider's side points to
 the rod midpoints. Density 3000 kg/m^3. Starts with the rods 30 degrees below the horizontal
 and everything spinning at 2 pi rad/s about z. s = slider.z."""
@@ -57,11 +57,10 @@ for side, sign, angle in (("right", 1, a), ("left", -1, math.pi - a)):
     forces.append({"name": f"spring_{side}", "type": "spring", "body1": "slider", "point1": [sign * 0.05, 0, 0],
                    "body2": f"rod_{side}", "point2": [0, 0, 0], "stiffness": 8e5, "damping": 4e4,
                    "free_length": 0.5})
-for c in ("x", "y"):
-    joints.append({"name": f"slide_{c}", "type": "coupling", "terms": [{"coordinate": f"slider.{c}"}], "value": 0})
-for e in ("e1", "e2", "e3"):
-    joints.append({"name": f"turn_{e}", "type": "coupling",
-                   "terms": [{"coordinate": f"slider.{e}"}, {"coordinate": f"shaft.{e}", "coefficient": -1}]})
+# the sleeve slides along the shaft and turns with it: a prismatic joint (5 rows: two keep the
+# slider centre on the shaft axis, three hold the relative orientation of the initial state)
+joints.append({"name": "sleeve", "type": "prismatic3d", "body1": "shaft", "point1": [0, 0, 0], "axis1": [0, 0, 1],
+               "body2": "slider", "point2": [0, 0, 0]})
 
 scene = {
     "joinery": 1,

@@ -5,9 +5,13 @@
 // s = (R1 a1).(r2 - r1) is the travel of point2 along axis1 from point1; theta is the angle
 // about R1 a1 from R1 reference1 to R2 reference2 (references perpendicular to the axes; by
 // default reference2 is the body-2 direction that coincides with R1 reference1 at the initial
-// state, so theta starts at 0). The one AxialRow primitive below writes all three rows.
+// state, so theta starts at 0). The one AxisRow primitive below writes all three rows, and the
+// gear and rack_pinion rows between the turns and travels of joints (makeAxisCoupling, called
+// by gear.cpp).
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "joinery/joints/nonideal.hpp"
 #include "spatial_support.hpp"
@@ -17,78 +21,69 @@ namespace {
 
 constexpr double kTwoPi = 2 * std::numbers::pi;
 
-/// phi = cs s + ct theta - f(t), wrapped into [-pi |ct|, pi |ct|] when ct != 0 (theta turns
-/// through 2 pi; the configurations s, theta + 2 pi k all satisfy the row).
-///   s' = w1.(n x d) + n.d'                                    (PointOnLine, n = R1 a1)
-///   x = (R1 u).(R2 w), y = (R1 v).(R2 w), theta = atan2(y, x) (u = reference1, v = a1 x u)
-///   x' = (w1 - w2).(u x w), y' = (w1 - w2).(v x w)            (PerpendicularAxes)
-///   theta' = (x y' - y x') / r^2,  r^2 = x^2 + y^2
-///   theta'' = (x y'' - y x'') / r^2 - 2 (x y' - y x')(x x' + y y') / r^4
-class AxialRow final : public detail::RowPrimitive {
+/// A quantity of a joint axis, measured on body 1 of the joint:
+///   travel  s = (R1 a1).(r2 - r1)
+///     s' = w1.(n x d) + n.d'                                    (PointOnLine, n = R1 a1)
+///   turn    x = (R1 u).(R2 w), y = (R1 v).(R2 w), theta = atan2(y, x) (u = reference1, v = a1 x u)
+///     x' = (w1 - w2).(u x w), y' = (w1 - w2).(v x w)            (PerpendicularAxes)
+///     theta' = (x y' - y x') / r^2,  r^2 = x^2 + y^2
+///     theta'' = (x y'' - y x'') / r^2 - 2 (x y' - y x')(x x' + y y') / r^4
+/// The frames and points are placed in the columns of the element that owns the quantity (a
+/// gear's may span the four bodies of two joints).
+class AxisQuantity {
  public:
+  enum class Kind { Travel, Turn };
   struct Geometry {
-    Vector3d axis1, reference1, reference2;  // unit, reference1 perpendicular to axis1
+    Vector3d axis1, reference1, reference2;  // unit, reference1 perpendicular to axis1 (turns only)
   };
-  AxialRow(detail::BodyFrame f1, detail::BodyFrame f2, detail::BodyPoint p1, detail::BodyPoint p2,
-           const Geometry& g, double cs, double ct, detail::TimeFunction f)
-      : f1_(f1), f2_(f2), p1_(p1), p2_(p2), a_(g.axis1), u_(g.reference1), v_(g.axis1.cross(g.reference1)),
-        w_(g.reference2), cs_(cs), ct_(ct), f_(std::move(f)) {}
-  int numRows() const override { return 1; }
+  AxisQuantity(Kind kind, detail::BodyFrame f1, detail::BodyFrame f2, detail::BodyPoint p1, detail::BodyPoint p2,
+               const Geometry& g)
+      : kind_(kind), f1_(f1), f2_(f2), p1_(p1), p2_(p2), a_(g.axis1), u_(g.reference1),
+        v_(g.axis1.cross(g.reference1)), w_(g.reference2) {}
+  bool isTurn() const { return kind_ == Kind::Turn; }
 
-  void calcPositionError(const LocalState& s, VecRef phi) const override {
-    double raw = -f_.value(s.t);
-    if (cs_ != 0) raw += cs_ * (f1_.calcOrientation(s) * a_).dot(p2_.calcPosition(s) - p1_.calcPosition(s));
-    if (ct_ != 0) {
-      const Turn t = turn(s);
-      raw = std::remainder(raw + ct_ * std::atan2(t.y, t.x), kTwoPi * std::abs(ct_));
-    }
-    phi(0) = raw;
+  /// s, or theta in [-pi, pi].
+  double value(const LocalState& s) const {
+    if (kind_ == Kind::Travel) return (f1_.calcOrientation(s) * a_).dot(p2_.calcPosition(s) - p1_.calcPosition(s));
+    const Turn t = turn(s);
+    return std::atan2(t.y, t.x);
   }
 
-  void calcVelocityError(const LocalState& s, VecRef psi) const override {
-    double rate = -f_.rate(s.t);
-    if (cs_ != 0) {
+  double rate(const LocalState& s) const {
+    if (kind_ == Kind::Travel) {
       const Vector3d n = f1_.calcOrientation(s) * a_;
       const Vector3d d = p2_.calcPosition(s) - p1_.calcPosition(s);
-      rate += cs_ * (f1_.calcAngularVelocity(s).dot(n.cross(d)) + n.dot(p2_.calcVelocity(s) - p1_.calcVelocity(s)));
+      return f1_.calcAngularVelocity(s).dot(n.cross(d)) + n.dot(p2_.calcVelocity(s) - p1_.calcVelocity(s));
     }
-    if (ct_ != 0) {
-      const Turn t = turn(s);
-      const Vector3d w12 = f1_.calcAngularVelocity(s) - f2_.calcAngularVelocity(s);
-      if (t.r2 > 0) rate += ct_ * (t.x * w12.dot(t.vxw) - t.y * w12.dot(t.uxw)) / t.r2;
-    }
-    psi(0) = rate;
+    const Turn t = turn(s);
+    const Vector3d w12 = f1_.calcAngularVelocity(s) - f2_.calcAngularVelocity(s);
+    return t.r2 > 0 ? (t.x * w12.dot(t.vxw) - t.y * w12.dot(t.uxw)) / t.r2 : 0.0;
   }
 
-  void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const override {
-    double beta = 0;  // phi'' = A q'' + beta - f''
-    if (cs_ != 0) {
+  /// A += c dQ/dq (one row); returns c times the bias of Q'' (Q'' = dQ/dq q'' + bias).
+  double addRow(const LocalState& s, double c, MatRef A) const {
+    if (kind_ == Kind::Travel) {
       const Vector3d n = f1_.calcOrientation(s) * a_;
       const Vector3d d = p2_.calcPosition(s) - p1_.calcPosition(s);
       const Vector3d dd = p2_.calcVelocity(s) - p1_.calcVelocity(s);
       const Vector3d w1 = f1_.calcAngularVelocity(s), nxd = n.cross(d), w1xn = w1.cross(n);
-      f1_.addJacobian(s, nxd.transpose(), cs_, A);
-      p1_.addJacobian(s, n.transpose(), -cs_, A);
-      p2_.addJacobian(s, n.transpose(), cs_, A);
-      beta += cs_ * (f1_.calcAngularBias(s).dot(nxd) + w1.cross(w1xn).dot(d) + 2 * w1xn.dot(dd) +
-                     n.dot(p2_.calcBias(s) - p1_.calcBias(s)));
+      f1_.addJacobian(s, nxd.transpose(), c, A);
+      p1_.addJacobian(s, n.transpose(), -c, A);
+      p2_.addJacobian(s, n.transpose(), c, A);
+      return c * (f1_.calcAngularBias(s).dot(nxd) + w1.cross(w1xn).dot(d) + 2 * w1xn.dot(dd) +
+                  n.dot(p2_.calcBias(s) - p1_.calcBias(s)));
     }
-    if (ct_ != 0) {
-      const Turn t = turn(s);
-      if (t.r2 > 0) {
-        const Vector3d w1 = f1_.calcAngularVelocity(s), w2 = f2_.calcAngularVelocity(s), w12 = w1 - w2;
-        const Vector3d c = (t.x * t.vxw - t.y * t.uxw) / t.r2;
-        f1_.addJacobian(s, c.transpose(), ct_, A);
-        f2_.addJacobian(s, c.transpose(), -ct_, A);
-        const Vector3d bias12 = f1_.calcAngularBias(s) - f2_.calcAngularBias(s);
-        const double xd = w12.dot(t.uxw), yd = w12.dot(t.vxw);
-        const double bx = bias12.dot(t.uxw) + w12.dot(w1.cross(t.u).cross(t.w) + t.u.cross(w2.cross(t.w)));
-        const double by = bias12.dot(t.vxw) + w12.dot(w1.cross(t.v).cross(t.w) + t.v.cross(w2.cross(t.w)));
-        beta += ct_ * ((t.x * by - t.y * bx) / t.r2 -
-                       2 * (t.x * yd - t.y * xd) * (t.x * xd + t.y * yd) / (t.r2 * t.r2));
-      }
-    }
-    b(0) = f_.acceleration(s.t) - beta;
+    const Turn t = turn(s);
+    if (!(t.r2 > 0)) return 0.0;
+    const Vector3d w1 = f1_.calcAngularVelocity(s), w2 = f2_.calcAngularVelocity(s), w12 = w1 - w2;
+    const Vector3d g = (t.x * t.vxw - t.y * t.uxw) / t.r2;
+    f1_.addJacobian(s, g.transpose(), c, A);
+    f2_.addJacobian(s, g.transpose(), -c, A);
+    const Vector3d bias12 = f1_.calcAngularBias(s) - f2_.calcAngularBias(s);
+    const double xd = w12.dot(t.uxw), yd = w12.dot(t.vxw);
+    const double bx = bias12.dot(t.uxw) + w12.dot(w1.cross(t.u).cross(t.w) + t.u.cross(w2.cross(t.w)));
+    const double by = bias12.dot(t.vxw) + w12.dot(w1.cross(t.v).cross(t.w) + t.v.cross(w2.cross(t.w)));
+    return c * ((t.x * by - t.y * bx) / t.r2 - 2 * (t.x * yd - t.y * xd) * (t.x * xd + t.y * yd) / (t.r2 * t.r2));
   }
 
  private:
@@ -110,12 +105,67 @@ class AxialRow final : public detail::RowPrimitive {
     return t;
   }
 
+  Kind kind_;
   detail::BodyFrame f1_, f2_;
   detail::BodyPoint p1_, p2_;
   Vector3d a_, u_, v_, w_;
-  double cs_, ct_;
+};
+
+/// One row phi = sum_k c_k Q_k + sum_j c_j q_j - f(t), Q_k axis quantities (travels, turns),
+/// q_j coordinates; wrapped into [-P/2, P/2] when the period P > 0 (a turn through 2 pi
+/// changes phi by a multiple of P: the configurations that differ by it all satisfy the row).
+/// A = sum_k c_k dQ_k/dq + c_j e_j, b = f''(t) - sum_k c_k bias_k.
+class AxisRow final : public detail::RowPrimitive {
+ public:
+  struct Term {
+    AxisQuantity quantity;
+    double coefficient;
+  };
+  AxisRow(std::vector<Term> terms, std::vector<detail::LinearTerm> coordinates, double period, detail::TimeFunction f)
+      : terms_(std::move(terms)), coordinates_(std::move(coordinates)), period_(period), f_(std::move(f)) {}
+  int numRows() const override { return 1; }
+
+  void calcPositionError(const LocalState& s, VecRef phi) const override {
+    double raw = -f_.value(s.t);
+    for (const Term& t : terms_) raw += t.coefficient * t.quantity.value(s);
+    for (const detail::LinearTerm& c : coordinates_)
+      raw += c.coefficient * s.bodies[static_cast<std::size_t>(c.body)].q[c.coordinate];
+    phi(0) = period_ > 0 ? std::remainder(raw, period_) : raw;
+  }
+
+  void calcVelocityError(const LocalState& s, VecRef psi) const override {
+    double rate = -f_.rate(s.t);
+    for (const Term& t : terms_) rate += t.coefficient * t.quantity.rate(s);
+    for (const detail::LinearTerm& c : coordinates_)
+      rate += c.coefficient * s.bodies[static_cast<std::size_t>(c.body)].v[c.coordinate];
+    psi(0) = rate;
+  }
+
+  void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const override {
+    double beta = 0;  // phi'' = A q'' + beta - f''
+    for (const Term& t : terms_) beta += t.quantity.addRow(s, t.coefficient, A);
+    for (const detail::LinearTerm& c : coordinates_) A(0, c.column) += c.coefficient;
+    b(0) = f_.acceleration(s.t) - beta;
+  }
+
+ private:
+  std::vector<Term> terms_;
+  std::vector<detail::LinearTerm> coordinates_;
+  double period_;
   detail::TimeFunction f_;
 };
+
+/// The row cs s + ct theta - f(t) of one joint axis (screw, drivers), wrapped into
+/// [-pi |ct|, pi |ct|] when ct != 0 (theta turns through 2 pi).
+std::unique_ptr<AxisRow> axialRow(detail::BodyFrame f1, detail::BodyFrame f2, detail::BodyPoint p1,
+                                  detail::BodyPoint p2, const AxisQuantity::Geometry& g, double cs, double ct,
+                                  detail::TimeFunction f) {
+  std::vector<AxisRow::Term> terms;
+  if (cs != 0) terms.push_back({AxisQuantity(AxisQuantity::Kind::Travel, f1, f1, p1, p2, g), cs});
+  if (ct != 0) terms.push_back({AxisQuantity(AxisQuantity::Kind::Turn, f1, f2, p1, p2, g), ct});
+  return std::make_unique<AxisRow>(std::move(terms), std::vector<detail::LinearTerm>{},
+                                   ct != 0 ? kTwoPi * std::abs(ct) : 0.0, std::move(f));
+}
 
 const detail::MarkerNeeds kNeeds{.points = true, .frames = true, .planar = false};
 
@@ -142,7 +192,7 @@ class AxialJoint final : public detail::TwoPointJoint {
   AxialJoint(const detail::TwoBodyInput& in, std::string_view type, AxialInput a)
       : TwoPointJoint(in, false), type_(type), a_(std::move(a)) {
     const Vector3d n1 = a_.axis1.normalized(), n2 = a_.axis2 ? a_.axis2->normalized() : n1;
-    AxialRow::Geometry g{n1, perpendicularPart(a_.reference1, n1), perpendicularPart(a_.reference2, n2)};
+    AxisQuantity::Geometry g{n1, perpendicularPart(a_.reference1, n1), perpendicularPart(a_.reference2, n2)};
     const bool screw = type == "screw";
     if (screw) {
       addRows(detail::parallelAxesRows(frame1(), a_.axis1, frame2(), *a_.axis2));
@@ -151,7 +201,7 @@ class AxialJoint final : public detail::TwoPointJoint {
     const double cs = type == "revolute_driver" ? 0.0 : 1.0;
     const double ct = type == "prismatic_driver" ? 0.0 : screw ? -*a_.pitch / kTwoPi : 1.0;
     const Expression f = screw ? Expression::constant(*a_.offset) : a_.value;
-    addRows(std::make_unique<AxialRow>(frame1(), frame2(), point1(), point2(), g, cs, ct, detail::TimeFunction(f)));
+    addRows(axialRow(frame1(), frame2(), point1(), point2(), g, cs, ct, detail::TimeFunction(f)));
   }
   std::string_view typeName() const override { return type_; }
   Vector3d jointAxis(int k) const override { return k == 0 || !a_.axis2 ? a_.axis1 : *a_.axis2; }
@@ -242,6 +292,208 @@ std::unique_ptr<Constraint> makeAxial(const JsonCursor& c, const FactoryContext&
   return joint;
 }
 
+// ---- gear and rack_pinion between the turns and travels of joints --------------------------
+
+const std::vector<std::string> kTurnTypes{"revolute3d", "cylindrical", "screw", "revolute_driver"};
+const std::vector<std::string> kTravelTypes{"prismatic3d", "cylindrical", "point_on_line", "prismatic_driver", "screw"};
+
+std::string joinTypes(const std::vector<std::string>& types) {
+  std::string out;
+  for (std::size_t i = 0; i < types.size(); ++i) out += (i == 0 ? "" : i + 1 == types.size() ? " or " : ", ") + types[i];
+  return out;
+}
+
+/// One side of the row: a body coordinate, or the turn (travel) of a joint written earlier.
+struct CouplingSide {
+  std::string key;  // the field as written: "coordinate1", "joint1", "pinion_joint", ...
+  bool joint = false;
+  std::string jointName;
+  detail::QualifiedCoordinate coordinate;
+  AxisQuantity::Kind kind = AxisQuantity::Kind::Turn;
+  detail::TwoBodyInput in;  // the joint's bodies and points
+  AxisQuantity::Geometry geometry;
+};
+
+/// Reads the side `coordinateKey` (a coordinate, the existing form) or `jointKey` (a joint's
+/// quantity `kind`): the joint's bodies, points, axis and references are read back from its
+/// toJson(), with the defaults the joint's own turn would take (reference2 from the initial
+/// state, so that its turn starts at 0).
+CouplingSide readSide(const JsonCursor& c, const FactoryContext& ctx, std::string_view type,
+                      const std::string& coordinateKey, const std::string& jointKey, AxisQuantity::Kind kind) {
+  CouplingSide side;
+  const bool hasCoordinate = c.has(coordinateKey), hasJoint = c.has(jointKey);
+  if (hasCoordinate && hasJoint)
+    c.at(jointKey).failWith("'" + jointKey + "' and '" + coordinateKey + "' are two ways of giving the same side; expected one of them");
+  if (!hasCoordinate && !hasJoint)
+    c.failWith("missing field '" + coordinateKey + "' (a coordinate \"body.coord\") or '" + jointKey + "' (a joint's name)");
+  if (hasCoordinate) {
+    side.key = coordinateKey;
+    side.coordinate = detail::parseCoordinateField(c.at(coordinateKey), ctx);
+    if (side.coordinate.body->isGround()) c.at(coordinateKey).failWith("the ground has no coordinates");
+    return side;
+  }
+  const bool turn = kind == AxisQuantity::Kind::Turn;
+  const std::vector<std::string>& types = turn ? kTurnTypes : kTravelTypes;
+  const std::string expected = std::string(turn ? "a joint with a turn about its axis" : "a joint with a travel along its axis") +
+                               " (" + joinTypes(types) + ")";
+  const JsonCursor at = c.at(jointKey);
+  if (!at.value().is_string()) at.fail("a joint name (a string)");
+  side.key = jointKey;
+  side.joint = true;
+  side.kind = kind;
+  side.jointName = at.value().get<std::string>();
+  const Constraint* named = ctx.findConstraint(side.jointName);
+  if (named == nullptr)
+    at.failWith("unknown joint '" + side.jointName + "'" + didYouMean(side.jointName, ctx.constraintNames()) +
+                "; expected the name of " + expected + " written before this " + std::string(type) + " joint");
+  const std::string namedType(named->typeName());
+  if (std::find(types.begin(), types.end(), namedType) == types.end())
+    at.failWith("joint '" + side.jointName + "' is a " + namedType + " joint, which has no " +
+                (turn ? "turn about one axis" : "travel along one axis") + "; expected " + expected);
+  const nlohmann::json definition = named->toJson();
+  const JsonCursor jc(definition, "joint '" + side.jointName + "'");
+  const detail::MarkerNeeds needs{.points = true, .frames = turn, .planar = false};
+  side.in = detail::parseTwoBodies(jc, ctx, needs, type, true);
+  AxialInput a;
+  a.axis1 = detail::parseAxis(jc.at("axis1"), ctx);
+  const Vector3d n1 = a.axis1.normalized();
+  side.geometry = {n1, detail::perpendicularBasis(n1).first, Vector3d::UnitZ()};
+  if (turn) {
+    a.axis2 = detail::parseAxis(jc.at("axis2"), ctx);
+    readReferences(jc, ctx, side.in, a);
+    side.geometry.reference1 = perpendicularPart(a.reference1, n1);
+    side.geometry.reference2 = perpendicularPart(a.reference2, a.axis2->normalized());
+  }
+  return side;
+}
+
+/// The smallest q <= 10000 making x q a whole number (to 1e-9 relative), or nothing.
+std::optional<int> denominatorOf(double x) {
+  for (int q = 1; q <= 10000; ++q) {
+    const double xq = x * q;
+    if (std::abs(xq - std::round(xq)) <= 1e-9 * std::max(1.0, std::abs(xq))) return q;
+  }
+  return std::nullopt;
+}
+
+/// gear / rack_pinion with a joint on one side or both: the row Q2 - factor Q1 - offset over
+/// the bodies of both sides (up to four).
+class AxisCoupling final : public detail::PrimitiveJoint {
+ public:
+  AxisCoupling(const std::string& name, std::string_view type, std::vector<CouplingSide> sides, std::string factorKey,
+               double factor, double offset, double period, std::vector<const Body*> bodies)
+      : PrimitiveJoint(name, std::move(bodies)), type_(type), sides_(std::move(sides)),
+        factorKey_(std::move(factorKey)), factor_(factor), offset_(offset) {
+    std::vector<const Body*> list = this->bodies();
+    const std::vector<int> offsets = detail::localOffsets(list);
+    std::vector<AxisRow::Term> terms;
+    std::vector<detail::LinearTerm> coordinates;
+    for (std::size_t k = 0; k < 2; ++k) {
+      const CouplingSide& side = sides_[k];
+      const double coefficient = k == 0 ? -factor_ : 1.0;
+      if (!side.joint) {
+        detail::LinearTerm t;
+        t.body = detail::indexOfBody(list, side.coordinate.body, false);
+        t.coordinate = side.coordinate.coordinate;
+        t.column = offsets[static_cast<std::size_t>(t.body)] + t.coordinate;
+        t.coefficient = coefficient;
+        coordinates.push_back(t);
+        continue;
+      }
+      const int i1 = detail::indexOfBody(list, side.in.body1, false), i2 = detail::indexOfBody(list, side.in.body2, false);
+      const detail::BodyFrame f1(list, i1);
+      const detail::BodyFrame f2 = side.kind == AxisQuantity::Kind::Turn ? detail::BodyFrame(list, i2) : f1;
+      terms.push_back({AxisQuantity(side.kind, f1, f2, detail::BodyPoint(list, i1, side.in.point1),
+                                    detail::BodyPoint(list, i2, side.in.point2), side.geometry),
+                       coefficient});
+    }
+    addRows(std::make_unique<AxisRow>(std::move(terms), std::move(coordinates), period,
+                                      detail::TimeFunction(Expression::constant(offset))));
+  }
+  std::string_view typeName() const override { return type_; }
+  /// One row: the multiplier is the effort (the torque or force on side 2's quantity).
+  JointResultKind resultKind() const override { return JointResultKind::Effort; }
+  nlohmann::json toJson() const override {
+    nlohmann::json j = {{"name", name()}, {"type", std::string(type_)}};
+    for (const CouplingSide& side : sides_) {
+      if (side.joint) {
+        j[side.key] = side.jointName;
+      } else {
+        const Body& b = *side.coordinate.body;
+        j[side.key] = b.name() + "." + b.coordinateNames()[static_cast<std::size_t>(side.coordinate.coordinate)];
+      }
+    }
+    j[factorKey_] = factor_;
+    j["offset"] = offset_;
+    addNonidealJson(j);
+    return j;
+  }
+
+ private:
+  std::string_view type_;
+  std::vector<CouplingSide> sides_;
+  std::string factorKey_;
+  double factor_, offset_;
+};
+
+}  // namespace
+
+namespace detail {
+
+std::unique_ptr<Constraint> makeAxisCoupling(const JsonCursor& c, const FactoryContext& ctx, std::string_view type,
+                                             const AxisCouplingKeys& keys) {
+  c.rejectUnknownKeys({"name", "type", keys.coordinate1, keys.joint1, keys.coordinate2, keys.joint2, keys.factor,
+                       "offset", "nonideal"});
+  const std::string name = c.at("name").string();
+  const AxisQuantity::Kind kind2 = keys.travel2 ? AxisQuantity::Kind::Travel : AxisQuantity::Kind::Turn;
+  std::vector<CouplingSide> sides;
+  sides.push_back(readSide(c, ctx, type, keys.coordinate1, keys.joint1, AxisQuantity::Kind::Turn));
+  sides.push_back(readSide(c, ctx, type, keys.coordinate2, keys.joint2, kind2));
+  if (sides[0].joint && sides[1].joint && sides[0].jointName == sides[1].jointName)
+    c.at(keys.joint2).failWith("the same joint as '" + keys.joint1 + "'" +
+                               (keys.travel2 ? "; a joint whose turn drives its own travel is a screw (type screw)"
+                                             : "; expected another joint"));
+  std::vector<const Body*> bodies;
+  for (const CouplingSide& side : sides) {
+    if (side.joint) {
+      (void)indexOfBody(bodies, side.in.body1, true);
+      (void)indexOfBody(bodies, side.in.body2, true);
+    } else {
+      (void)indexOfBody(bodies, side.coordinate.body, true);
+    }
+  }
+  const double factor = ctx.number(c.at(keys.factor));
+  if (!std::isfinite(factor)) c.at(keys.factor).failWith("expected a finite number");
+  // the wrap period: a turn through 2 pi changes the row by 2 pi times its coefficient
+  std::vector<double> turns;
+  for (std::size_t k = 0; k < 2; ++k)
+    if (sides[k].joint && sides[k].kind == AxisQuantity::Kind::Turn && (k == 1 || factor != 0))
+      turns.push_back(k == 0 ? factor : 1.0);
+  double period = 0;
+  if (turns.size() == 1) {
+    period = kTwoPi * std::abs(turns[0]);
+  } else if (turns.size() == 2) {
+    // both sides turn: the row is defined modulo 2 pi Z + 2 pi ratio Z = (2 pi / q) Z for ratio p/q
+    const std::optional<int> q = denominatorOf(factor);
+    if (!q)
+      c.at(keys.factor).failWith("a gear between the turns of two joints needs a ratio of whole numbers (teeth: "
+                                 "-z1/z2, e.g. -18/30) with a denominator up to 10000: the turns are measured "
+                                 "modulo a full turn, and the mesh repeats every 2 pi / q of joint2's turn");
+    period = kTwoPi / *q;
+  }
+  auto build = [&](double offset) {
+    return std::make_unique<AxisCoupling>(name, type, sides, keys.factor, factor, offset, period, bodies);
+  };
+  const double offset = c.has("offset") ? ctx.number(c.at("offset")) : initialResidual(*build(0.0));
+  if (!std::isfinite(offset)) c.at("offset").failWith("expected a finite number");
+  auto joint = build(offset);
+  attachNonideal(c, ctx, *joint);
+  return joint;
+}
+
+}  // namespace detail
+
+namespace {
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,

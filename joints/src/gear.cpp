@@ -5,9 +5,12 @@
 // Sign conventions: a gear's ratio is signed, q2'/q1': an external mesh of z1 and z2 teeth is
 // -z1/z2, an internal (ring) mesh +z1/z2. A rack_pinion with radius > 0 advances the rack along
 // its coordinate's positive direction when the pinion's angle grows. offset defaults to the
-// value that the initial state satisfies.
+// value that the initial state satisfies. A side may instead name a joint written earlier
+// (joint1/joint2, pinion_joint/rack_joint): its turn or travel; that form is built by
+// detail::makeAxisCoupling (axial_joints.cpp, with the turn/travel math of the screw).
 #include "joinery/joints/nonideal.hpp"
 #include "primitive_joint.hpp"
+#include "spatial_support.hpp"
 
 namespace joinery {
 namespace {
@@ -99,20 +102,31 @@ std::unique_ptr<Constraint> makeNamed(const JsonCursor& c, const FactoryContext&
 JOINERY_REGISTER(ConstraintRegistry,
                  {"gear",
                   [](const JsonCursor& c, const FactoryContext& ctx) {
+                    if (c.has("joint1") || c.has("joint2"))
+                      return detail::makeAxisCoupling(c, ctx, "gear",
+                                                      {"coordinate1", "joint1", "coordinate2", "joint2", "ratio", false});
                     return makeNamed(c, ctx, "gear", "coordinate1", "coordinate2", "ratio");
                   },
                   "gear pair: coordinate2 = ratio * coordinate1 + offset, ratio signed (external mesh "
-                  "-z1/z2, internal +z1/z2); offset default from the initial state (1 row)",
+                  "-z1/z2, internal +z1/z2); joint1/joint2 instead of a coordinate: the turn of a "
+                  "revolute3d, cylindrical, screw or revolute_driver joint; offset default from the "
+                  "initial state (1 row)",
                   nlohmann::json::parse(R"json({"name": "mesh", "type": "gear",
                     "coordinate1": "body1.theta", "coordinate2": "body2.theta", "ratio": -0.5})json")})
 
 JOINERY_REGISTER(ConstraintRegistry,
                  {"rack_pinion",
                   [](const JsonCursor& c, const FactoryContext& ctx) {
+                    if (c.has("pinion_joint") || c.has("rack_joint"))
+                      return detail::makeAxisCoupling(c, ctx, "rack_pinion",
+                                                      {"pinion", "pinion_joint", "rack", "rack_joint", "radius", true});
                     return makeNamed(c, ctx, "rack_pinion", "pinion", "rack", "radius");
                   },
                   "rack and pinion: rack = radius * pinion + offset (rack a translation, pinion an "
-                  "angle); offset default from the initial state (1 row)",
+                  "angle); pinion_joint / rack_joint instead of a coordinate: the turn of a revolute3d, "
+                  "cylindrical, screw or revolute_driver joint / the travel of a prismatic3d, "
+                  "cylindrical, point_on_line, prismatic_driver or screw joint; offset default from "
+                  "the initial state (1 row)",
                   nlohmann::json::parse(R"json({"name": "steering", "type": "rack_pinion",
                     "pinion": "body1.theta", "rack": "body2.x", "radius": 0.02})json")})
 

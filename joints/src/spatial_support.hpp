@@ -5,6 +5,8 @@
 // parallel", "point on a line" and "no relative rotation" written with the primitives of
 // marker_access.hpp.
 
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include <Eigen/Geometry>
@@ -47,5 +49,19 @@ RowBlocks pointOnLineRows(const BodyFrame& f1, const BodyPoint& p1, const BodyPo
 /// independent there; they also vanish at the half-turns about a body axis of R1 (a far,
 /// spurious solution that assembly from a nearby state does not reach).
 RowBlocks fixedOrientationRows(const BodyFrame& f1, const BodyFrame& f2, const Eigen::Quaterniond& C);
+
+/// The fields of a named coupling whose sides may be coordinates or joints (gear: coordinate1 /
+/// joint1, coordinate2 / joint2, ratio; rack_pinion: pinion / pinion_joint, rack / rack_joint,
+/// radius). Side 1 of a joint is its turn; side 2 its turn, or its travel when `travel2`.
+struct AxisCouplingKeys {
+  std::string coordinate1, joint1, coordinate2, joint2, factor;
+  bool travel2 = false;
+};
+
+/// gear / rack_pinion with a joint on one side or both (axial_joints.cpp): the row
+/// Q2 - factor Q1 - offset, Q the turn or travel of a joint written earlier (read through
+/// FactoryContext::findConstraint) or a body coordinate; offset by default from the initial state.
+std::unique_ptr<Constraint> makeAxisCoupling(const JsonCursor& c, const FactoryContext& ctx, std::string_view type,
+                                             const AxisCouplingKeys& keys);
 
 }  // namespace joinery::detail

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "joinery/core/ground.hpp"
 #include "joinery/core/registry.hpp"
@@ -15,6 +16,8 @@ class TestContext : public FactoryContext {
   TestContext() = default;
   void addBody(const Body& b) { bodies_[b.name()] = &b; }
   void setParameter(const std::string& name, double v) { params_.setConstant(name, v); }
+  /// Makes a joint visible to the factories of later joints (findConstraint).
+  void addConstraint(const Constraint& c) { constraints_.push_back(&c); }
 
   double number(const JsonCursor& c) const override {
     if (c.value().is_number()) return c.number();
@@ -36,11 +39,22 @@ class TestContext : public FactoryContext {
     return it == bodies_.end() ? nullptr : it->second;
   }
   const SymbolTable& parameters() const override { return params_; }
+  const Constraint* findConstraint(const std::string& name) const override {
+    for (const Constraint* c : constraints_)
+      if (c->name() == name) return c;
+    return nullptr;
+  }
+  std::vector<std::string> constraintNames() const override {
+    std::vector<std::string> out;
+    for (const Constraint* c : constraints_) out.push_back(c->name());
+    return out;
+  }
   const GroundBody& ground() const { return ground_; }
 
  private:
   GroundBody ground_;
   std::map<std::string, const Body*> bodies_;
+  std::vector<const Constraint*> constraints_;
   SymbolTable params_;
 };
 

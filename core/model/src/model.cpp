@@ -89,6 +89,18 @@ const Body* ModelBuilder::findBody(const std::string& name) const {
   return it == impl_->byName.end() ? nullptr : it->second;
 }
 
+const Constraint* ModelBuilder::findConstraint(const std::string& name) const {
+  for (const ConstraintPtr& c : impl_->constraints)
+    if (c->name() == name) return c.get();
+  return nullptr;
+}
+
+std::vector<std::string> ModelBuilder::constraintNames() const {
+  std::vector<std::string> out;
+  for (const ConstraintPtr& c : impl_->constraints) out.push_back(c->name());
+  return out;
+}
+
 std::vector<std::string> ModelBuilder::bodyNames() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : impl_->byName) out.push_back(k);

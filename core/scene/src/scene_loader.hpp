@@ -166,6 +166,8 @@ class SceneContext final : public FactoryContext {
 
   const Body* findBody(const std::string& name) const override { return builder_.findBody(name); }
   const SymbolTable& parameters() const override { return *scope_; }
+  const Constraint* findConstraint(const std::string& name) const override { return builder_.findConstraint(name); }
+  std::vector<std::string> constraintNames() const override { return builder_.constraintNames(); }
 
  private:
   const ModelBuilder& builder_;

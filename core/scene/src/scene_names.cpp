@@ -141,6 +141,8 @@ nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool is
   nlohmann::json out = nlohmann::json::object();
   static const std::set<std::string> kBodyRefs{"body", "body1", "body2"};
   static const std::set<std::string> kPortRefs{"port", "port1", "port2"};
+  // joints that name other joints (gear, rack_pinion): a local name gets the instance prefix
+  static const std::set<std::string> kJointRefs{"joint1", "joint2", "pinion_joint", "rack_joint"};
   for (auto it = c.value().begin(); it != c.value().end(); ++it) {
     const std::string& key = it.key();
     const JsonCursor child = c.at(key);
@@ -154,6 +156,8 @@ nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool is
       out[key] = qualifyBody(it->get<std::string>(), child, ln);
     else if (key == "coordinate" && it->is_string())
       out[key] = qualifyCoordinate(it->get<std::string>(), child, ln);
+    else if (!isBody && kJointRefs.count(key) && it->is_string())
+      out[key] = ln.prefix + it->get<std::string>();
     else
       out[key] = rewriteValue(child, ln);
   }
@@ -195,7 +199,8 @@ void resolveStrings(nlohmann::json& element, const SymbolTable& parameters) {
         own.insert(c.get<std::string>() + "_dot");
       }
   static const std::set<std::string> kNameKeys{"name",  "type",       "body",       "body1",
-                                               "body2", "coordinate", "coordinates"};
+                                               "body2", "coordinate", "coordinates",
+                                               "joint1", "joint2", "pinion_joint", "rack_joint"};
   std::vector<nlohmann::json*> stack{&element};
   while (!stack.empty()) {
     nlohmann::json* v = stack.back();

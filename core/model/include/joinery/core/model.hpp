@@ -85,6 +85,10 @@ class ModelBuilder {
   /// The body with this name ("ground" included), or nullptr.
   const Body* findBody(const std::string& name) const;
   std::vector<std::string> bodyNames() const;
+  /// The constraint with this name added so far, or nullptr.
+  const Constraint* findConstraint(const std::string& name) const;
+  /// The names of the constraints added so far, in order.
+  std::vector<std::string> constraintNames() const;
   /// Checks that every joint and force refers to bodies of this model and assembles the layout.
   /// @throws ModelError
   Model build();

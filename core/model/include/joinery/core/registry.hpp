@@ -32,6 +32,16 @@ class FactoryContext {
   virtual const Body* findBody(const std::string& name) const = 0;
   /// The parameters in scope, as constants.
   virtual const SymbolTable& parameters() const = 0;
+  /// The joint with this (fully qualified) name among those built before the one being read
+  /// (the scene loader builds joints in the order they are written), or nullptr. Joints that
+  /// refer to other joints (a `gear` between the turns of two hinges) read their geometry
+  /// from it. Contexts that hold no joints answer nullptr.
+  virtual const Constraint* findConstraint(const std::string& name) const {
+    (void)name;
+    return nullptr;
+  }
+  /// The names of those joints (for suggestions); empty for contexts that hold no joints.
+  virtual std::vector<std::string> constraintNames() const { return {}; }
 
   // ---- conveniences built on the above ----
   /// A fixed-size vector of numeric fields; `dim` 2 or 3 (a 2-vector gets z = 0 when
