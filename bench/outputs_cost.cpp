@@ -4,7 +4,9 @@
 //     The benchmark chain (bench/chain_model.hpp) simulated by runSimulation with dopri5, the
 //     CSV written to /dev/null: without channels, and with ten channels (3 points, 3 values,
 //     2 energies, 2 joint reactions), alternately, `repeat` times each. One JSON line: the
-//     smallest wall and thread-CPU time of each and their ratios, and the medians of the CPU times. `--only point|value|energy|
+//     smallest wall and thread-CPU time of each and their ratios, the medians of the CPU times,
+//     and the structured evaluations of a run (and how many reused the factorization of the
+//     velocity projection at their state, ModelSystem::reusedFactorizations). `--only point|value|energy|
 //     reaction` keeps the channels of that kind alone, `--only accel` a value channel of an
 //     acceleration.
 //   outputs_cost formats [--N 1024] [--rows 200] [--dir /tmp] [--repeat 3]
@@ -75,6 +77,7 @@ struct Timing {
   double wall = 1e300, cpu = 1e300;
   std::vector<double> walls, cpus;  // every repeat (medians)
   long long samples = 0, steps = 0;
+  long long evaluations = 0, reused = 0;  // structured evaluations, of them on a reused factor
 };
 
 double median(std::vector<double> v) {
@@ -100,6 +103,8 @@ void runOnce(const Scene& scene, const SimulationSettings& settings, const std::
   t.cpus.push_back(c);
   t.samples = r.stats.samples;
   t.steps = r.stats.integrator.steps;
+  t.evaluations = system.structuredEvaluations();
+  t.reused = system.reusedFactorizations();
 }
 
 int channelsMode(int argc, char** argv) {
@@ -132,11 +137,13 @@ int channelsMode(int argc, char** argv) {
   std::printf("{\"mode\": \"channels\", \"N\": %d, \"T\": %g, \"tol\": %g, \"interval\": %g, \"samples\": %lld, "
               "\"steps\": %lld, \"channels\": %zu, \"columns\": %zu, \"base_wall_s\": %.4f, \"channels_wall_s\": %.4f, "
               "\"wall_ratio\": %.4f, \"base_cpu_s\": %.4f, \"channels_cpu_s\": %.4f, \"cpu_ratio\": %.4f, "
-              "\"median_base_cpu_s\": %.4f, \"median_channels_cpu_s\": %.4f, \"median_cpu_ratio\": %.4f}\n",
+              "\"median_base_cpu_s\": %.4f, \"median_channels_cpu_s\": %.4f, \"median_cpu_ratio\": %.4f, "
+              "\"base_evaluations\": %lld, \"base_reused\": %lld, \"channels_evaluations\": %lld, "
+              "\"channels_reused\": %lld}\n",
               N, settings.tEnd, settings.rtol, settings.outputInterval, with.samples, with.steps, ten.size(),
               OutputChannels(scene.model, ten).columns().size(), base.wall, with.wall, with.wall / base.wall,
               base.cpu, with.cpu, with.cpu / base.cpu, median(base.cpus), median(with.cpus),
-              median(with.cpus) / median(base.cpus));
+              median(with.cpus) / median(base.cpus), base.evaluations, base.reused, with.evaluations, with.reused);
   return 0;
 }
 

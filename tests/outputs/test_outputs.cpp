@@ -258,3 +258,108 @@ TEST_CASE("outputs: ChannelRecorder and TeeRecorder pass on the stop request of 
   CHECK(tee.stopRequested());
   CHECK(rec.stopRequested());
 }
+
+namespace {
+/// A planar chain of `links` unit rods (rigid2d, revolute2d), horizontal at the start, with the
+/// reactions of its first and last hinge and the acceleration of its tip as channels.
+json hangingChain(int links) {
+  json bodies = json::array(), joints = json::array();
+  for (int i = 0; i < links; ++i) {
+    const std::string name = "l" + std::to_string(i);
+    bodies.push_back({{"name", name}, {"type", "rigid2d"}, {"mass", 1.0 + 0.1 * i}, {"inertia", 1.0 / 12},
+                      {"position", {i + 0.5, 0.0}}, {"angle", 0.0}});
+    joints.push_back({{"name", "h" + std::to_string(i)}, {"type", "revolute2d"},
+                      {"body1", i == 0 ? std::string("ground") : "l" + std::to_string(i - 1)},
+                      {"point1", {i == 0 ? 0.0 : 0.5, 0.0}}, {"body2", name}, {"point2", {-0.5, 0.0}}});
+  }
+  const std::string last = std::to_string(links - 1);
+  return {{"joinery", 1},
+          {"gravity", {0, -9.81, 0}},
+          {"bodies", bodies},
+          {"joints", joints},
+          {"outputs", {{{"name", "r0"}, {"reaction", "h0"}},
+                       {{"name", "rN"}, {"reaction", "h" + last}},
+                       {{"name", "tip"}, {"point", {{"body", "l" + last}, {"point", {0.5, 0}}, {"acceleration", true}}}}}},
+          {"simulation", {{"t_end", 0.5}, {"integrator", "dopri5"}, {"rtol", 1e-6}, {"atol", 1e-6},
+                          {"output_interval", 0.01}}}};
+}
+}  // namespace
+
+TEST_CASE("outputs: a sample's solve reuses the factorization of its projection, with the answer of a fresh solve") {
+  // The samples of a run are interpolated, then projected (positions, velocities); the channels
+  // that read accelerations or joint results solve at the projected state, whose matrix the
+  // velocity projection has just factorized. Reusing that factor must give exactly what a
+  // solve from scratch at the sample's state gives: the reactions stay exact at the sample.
+  const Scene scene = sceneFromJson(hangingChain(6), "chain.json");
+  ModelSystem system(scene.model);
+  const OutputChannels ch(scene.model, scene.outputs);
+  REQUIRE(ch.needsJointResults());
+  MemoryRecorder mem;
+  ChannelRecorder rec(system, ch, true, mem);
+  const SimulationResult r = runSimulation(system, parseSimulationSettings(scene.simulation), rec);
+  REQUIRE(r.completed());
+  REQUIRE(mem.size() == 51);
+  REQUIRE(r.stats.integrator.steps < 51);  // more samples than steps: most are interpolated
+  // every sample but the first (the initial state is consistent: no projection) reused the
+  // projection's factor, and so did the first stage after each projected step
+  CHECK(system.reusedFactorizations() >= 50);
+
+  // each sample again, on a system of its own: a fresh assembly and factorization every time
+  ModelSystem fresh(scene.model);
+  JointResultsWorkspace jws(scene.model);
+  std::vector<JointResult> joints = jws.makeResults();
+  JointMultipliers mult;
+  VectorXd qdd(system.numCoordinates());
+  std::vector<double> row(ch.columns().size());
+  for (std::size_t k = 0; k < mem.size(); ++k) {
+    const State s{mem.t[k], mem.q[k], mem.v[k]};
+    REQUIRE(fresh.calcAccelerations(s, qdd).ok());
+    fresh.calcMultipliers(s, mult);
+    calcJointResults(scene.model, s, mult, jws, joints);
+    ch.evaluate(s, &qdd, &joints, row.data());
+    INFO("sample " << k << " at t = " << s.t);
+    CHECK(mem.qdd[k] == qdd);  // bit for bit
+    for (std::size_t c = 0; c < row.size(); ++c) CHECK(mem.channels[k][c] == row[c]);
+  }
+  CHECK(fresh.reusedFactorizations() == 0);
+}
+
+TEST_CASE("outputs: the projection's factor is reused at its own state only") {
+  const Scene scene = sceneFromJson(hangingChain(4), "chain.json");
+  ModelSystem system(scene.model);
+  State s = scene.model.initialState();
+  for (Eigen::Index i = 0; i < s.q.size(); ++i) {
+    s.q(i) += 1e-6 * std::sin(1.0 + static_cast<double>(i));
+    s.v(i) = 0.3 * std::cos(2.0 + static_cast<double>(i));
+  }
+  const ProjectionOptions opt{6, 1e-12};
+  VectorXd a(s.q.size()), b(s.q.size());
+  REQUIRE(system.calcAccelerations(s, a).ok());  // analyzes the structure
+  REQUIRE(system.projectPositions(s, opt).converged);
+  REQUIRE(system.projectVelocities(s, opt).iterations > 0);
+  REQUIRE(system.calcAccelerations(s, a).ok());
+  CHECK(system.reusedFactorizations() == 1);
+  REQUIRE(system.calcAccelerations(s, a).ok());  // the same state again: still that factor
+  CHECK(system.reusedFactorizations() == 2);
+  ModelSystem fresh(scene.model);
+  REQUIRE(fresh.calcAccelerations(s, b).ok());
+  CHECK(a == b);
+  // another position, or another time (the rows may depend on t), is assembled and factorized
+  State moved = s;
+  moved.q(1) += 1e-9;
+  REQUIRE(system.calcAccelerations(moved, a).ok());
+  CHECK(system.reusedFactorizations() == 2);
+  REQUIRE(system.calcAccelerations(s, a).ok());  // the last factor is that of `moved`
+  CHECK(system.reusedFactorizations() == 2);
+  State later = s;
+  later.t += 1e-3;
+  REQUIRE(system.calcAccelerations(later, a).ok());
+  CHECK(system.reusedFactorizations() == 2);
+  // velocities alone do not change the matrix of position-level rows
+  State faster = later;
+  faster.v *= 2;
+  REQUIRE(system.calcAccelerations(faster, a).ok());
+  CHECK(system.reusedFactorizations() == 3);
+  REQUIRE(fresh.calcAccelerations(faster, b).ok());
+  CHECK(a == b);
+}

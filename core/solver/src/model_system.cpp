@@ -51,6 +51,8 @@ detail::SystemContext ModelSystem::context() { return {model_, options_, solver_
 
 bool ModelSystem::hasDenseMatrices() const noexcept { return ws_.hasDenseMatrices(); }
 
+long long ModelSystem::reusedFactorizations() const noexcept { return parts_->structured.reusedFactorizations(); }
+
 void ModelSystem::ensureDense() {
   if (ws_.hasDenseMatrices()) return;
   const int n = model_.numCoordinates();
@@ -196,7 +198,7 @@ ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bo
     p.structured.prepare(ctx, ws_.b);
   }
   if (resolvedPath() == EvaluationPath::Structured && p.structured.serves() &&
-      p.projector.structuredSteps(ctx, opt, p.structured.kkt(), run))
+      p.projector.structuredSteps(ctx, opt, p.structured, run))
     return p.projector.finish(run);
   // the dense steps: the metric is taken at the starting point and kept over the iterations
   ensureDense();

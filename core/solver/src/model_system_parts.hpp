@@ -189,6 +189,20 @@ class StructuredPath {
   bool serves() const noexcept { return validated_ && kkt_.analyzed(); }
   BlockKkt& kkt() noexcept { return kkt_; }
 
+  /// What the factorization in kkt() is of, for reuse (noteFactor is called after every
+  /// factorization: solve(), the projector's structured steps). It is reusable when it was
+  /// assembled from the blocks of one state `s` (M at (t, q), the rows at (t, q) and, where a
+  /// row is not position-level, v: its Jacobian may depend on the velocities) with every row,
+  /// and no pivot was replaced at the threshold of regularization `lambda`. An evaluation at
+  /// that state with a regularization of at most `lambda` assembles the same matrix and would
+  /// compute the same factor bit for bit (the threshold only decides replacements): solve()
+  /// skips the assembly and the factorization. This is the velocity projection of a sample or
+  /// of a step's end followed by an evaluation at the projected state (an output channel
+  /// needing accelerations or joint results; the integrator's first stage after the step).
+  void noteFactor(const State& s, bool reusable, const SparseOutcome& out, double lambda);
+  /// Factorizations reused so far (tests, benchmarks).
+  long long reusedFactorizations() const noexcept { return reused_; }
+
   /// The multipliers of the last solve, kept for calcMultipliers at the same state.
   void forgetMultipliers() noexcept { multReady_ = false; }
   /// After a successful solve at `s`: keeps the state its multipliers belong to (stabilized
@@ -206,8 +220,17 @@ class StructuredPath {
   void solveComponentsDense(const SystemContext& ctx, const State& s, const VectorXd& b, VecRef qdd,
                             AccelerationStatus& st);
 
+  /// True when the factorization in kkt_ can answer an evaluation at `s` (noteFactor).
+  bool factorFits(const State& s, double lambda) const;
+
   BlockKkt kkt_;
   bool validated_ = false;
+  // the state of the reusable factorization (noteFactor); v only when a row's Jacobian may
+  // depend on it
+  VectorXd factorQ_, factorV_;
+  double factorT_ = 0, factorLambda_ = 0;
+  bool factorReady_ = false, rowsNeedV_ = true;
+  long long reused_ = 0;
   std::vector<int> denseComps_;         // components handed to the dense solver
   VectorXd lambda_, qc_;                // non-ideal joints
   // multipliers of the last solve (calcMultipliers), at state (t, q, v)
@@ -244,7 +267,8 @@ class Projector {
   bool begin(const SystemContext& ctx, const ProjectionOptions& opt, Run& run);
   /// Gauss-Newton steps on the structure. False when the first step failed (the state is
   /// restored: the dense steps take over).
-  bool structuredSteps(const SystemContext& ctx, const ProjectionOptions& opt, BlockKkt& kkt, Run& run);
+  /// Every factorization is noted in `sp` (StructuredPath::noteFactor).
+  bool structuredSteps(const SystemContext& ctx, const ProjectionOptions& opt, StructuredPath& sp, Run& run);
   /// Gauss-Newton steps on the dense metric W (factorized at the starting point).
   void denseSteps(const SystemContext& ctx, const ProjectionOptions& opt,
                   const Eigen::LLT<MatrixXd>& metric, Run& run);

@@ -131,18 +131,26 @@ bool Projector::begin(const SystemContext& ctx, const ProjectionOptions& opt, Ru
   return true;
 }
 
-bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOptions& opt, BlockKkt& kkt,
+bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOptions& opt, StructuredPath& sp,
                                 Run& run) {
   // Each Gauss-Newton step solves [W As^T; As -dI] on the selected rows (the others masked
   // out), W = M + rho As_P^T As_P with M taken at the starting point; a failed first step
   // goes to the dense steps.
   VectorXd& x = coordinates(run);
+  BlockKkt& kkt = sp.kkt();
   ctx.model.calcBodyBlocks(run.s, ctx.ws);
+  // the factorization is that of an evaluation at the current state when it holds every row and
+  // M was taken at this q: always for velocities (q does not move), the first step for positions
+  const bool allRows =
+      (run.positions ? holonomic_.size() : velocity_.size()) == static_cast<std::size_t>(ctx.model.numConstraintRows());
+  bool firstStep = true;
   const GaussNewton gn = gaussNewton(
       x, dx_, best_, run.best, run.tol, opt, [&] { return residual(ctx, run); },
       [&] {
         ctx.model.calcRowBlocks(run.s, ctx.ws);
         SparseOutcome out = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, run.lambda);
+        sp.noteFactor(run.s, allRows && (firstStep || !run.positions), out, run.lambda);
+        firstStep = false;
         if (!out.factorized) return false;
         rhsRows_ = -run.r;
         kkt.iterate(ctx.ws, nullptr, rhsRows_, run.iterations, dx_, out);

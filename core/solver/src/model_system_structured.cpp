@@ -16,7 +16,29 @@ void StructuredPath::setup(const SystemContext& ctx) {
   kkt_.setup(ctx.model, ctx.solver.tolerances().zeroRow, ctx.options.fastPathRcond);
   lambda_ = VectorXd::Zero(m);
   for (VectorXd* v : {&lamIdeal_, &lamTotal_}) *v = VectorXd::Zero(m);
-  for (VectorXd* v : {&lastQ_, &lastV_}) *v = VectorXd::Zero(n);
+  for (VectorXd* v : {&lastQ_, &lastV_, &factorQ_, &factorV_}) *v = VectorXd::Zero(n);
+  // the Jacobian of a position-level row is phi_q(q, t) (a body's internal rows are holonomic):
+  // only other rows may depend on the velocities
+  rowsNeedV_ = false;
+  for (const RowBlock& rb : ctx.model.rowBlocks())
+    if (rb.size > 0 && rb.constraint && rb.constraint->level() != ConstraintLevel::Position) rowsNeedV_ = true;
+}
+
+void StructuredPath::noteFactor(const State& s, bool reusable, const SparseOutcome& out, double lambda) {
+  // a replaced pivot depends on the threshold (and makes the answer iterate): not reused
+  factorReady_ = reusable && out.factorized && out.released == 0;
+  if (!factorReady_) return;
+  factorT_ = s.t;
+  factorQ_ = s.q;
+  if (rowsNeedV_) factorV_ = s.v;
+  factorLambda_ = lambda;
+}
+
+bool StructuredPath::factorFits(const State& s, double lambda) const {
+  // no pivot replaced at the noted threshold lambda / rho: none at a smaller one either (rho
+  // comes from the same M)
+  return factorReady_ && lambda <= factorLambda_ && s.t == factorT_ && s.q == factorQ_ &&
+         (!rowsNeedV_ || s.v == factorV_);
 }
 
 void StructuredPath::validateBlocks(const SystemContext& ctx, const VectorXd& b) {
@@ -50,7 +72,16 @@ StructuredPath::Outcome StructuredPath::solve(const SystemContext& ctx, const St
     kkt_.analyze(ctx.ws);
     denseComps_.reserve(static_cast<std::size_t>(kkt_.numComponents()));
   }
-  const SparseOutcome out = kkt_.solve(ctx.ws, b, opt.regularization, opt.regularizationIterations, qdd);
+  // the blocks in ctx.ws are those of `s` (evaluateStructured); when the factorization is
+  // already theirs, only the substitutions and the residual are left
+  SparseOutcome out;
+  if (factorFits(s, opt.regularization)) {
+    out = kkt_.solveFactored(ctx.ws, b, opt.regularizationIterations, qdd);
+    ++reused_;
+  } else {
+    out = kkt_.solve(ctx.ws, b, opt.regularization, opt.regularizationIterations, qdd);
+    noteFactor(s, true, out, opt.regularization);
+  }
   if (!out.solvable || !out.finite) return Outcome::Failed;
   const int nc = kkt_.numComponents();
   st.structured = true;

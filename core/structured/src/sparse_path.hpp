@@ -61,6 +61,11 @@ class BlockKkt {
   /// right-hand side `b` (m; Baumgarte-modified). No allocation.
   SparseOutcome solve(const ModelWorkspace& ws, const VectorXd& b, double regularization,
                       int maxIterations, VecRef x);
+  /// solve() on the last factorization, which the caller knows to be of the matrix the blocks
+  /// in `ws` assemble (every row, no pivot replaced, no component failed): the substitutions,
+  /// the refinement and the residuals, without assembly or factorization. The same answer as
+  /// solve(), bit for bit (the same operations in the same order). No allocation.
+  SparseOutcome solveFactored(const ModelWorkspace& ws, const VectorXd& b, int maxIterations, VecRef x);
   /// The two halves of solve(). factor(): assembles and factorizes from the blocks in `ws`;
   /// rows whose `rowMask` entry is 0 are left out (nullptr: all rows). iterate(): x from the
   /// right-hand sides `q` (n; nullptr: zero) and `b` (m, unscaled) on the last factorization.

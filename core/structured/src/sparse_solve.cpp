@@ -72,6 +72,17 @@ SparseOutcome BlockKkt::solve(const ModelWorkspace& ws, const VectorXd& b, doubl
   return out;
 }
 
+SparseOutcome BlockKkt::solveFactored(const ModelWorkspace& ws, const VectorXd& b, int maxIterations, VecRef x) {
+  JOINERY_ASSERT(analyzed_ && !anyFailed_, "BlockKkt::solveFactored without a whole factorization");
+  JOINERY_ASSERT(b.size() == model_->numConstraintRows() && x.size() == model_->numCoordinates(),
+                 "right side or answer of the wrong size");
+  SparseOutcome out;  // what factor() reported for this factorization (the caller checked it)
+  out.factorized = true;
+  out.solvable = true;
+  iterate(ws, &ws.Q, b, maxIterations, x, out, false);
+  return out;
+}
+
 SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>* rowMask,
                                double regularization, const VectorXd* q, const VectorXd* b) {
   SparseOutcome out;

@@ -43,7 +43,10 @@ class TeeRecorder final : public Recorder {
 /// hands the sample on to `inner` with them. A channel that is NaN or infinite stops the run
 /// (SimulationError naming the channel, the column and the time: outcome Failed, exit 5);
 /// the samples written before stay. Buffers are sized at begin(): no allocation per sample
-/// beyond what the system's solve and the joint results need.
+/// beyond what the system's solve and the joint results need. Accelerations and joint results
+/// come from one solve at the sample's state, shared by every channel; on the structured path
+/// it reuses the factorization of the sample's velocity projection (ModelSystem::
+/// reusedFactorizations), with the answer of a solve from scratch.
 class ChannelRecorder final : public Recorder {
  public:
   /// `system` must be the ModelSystem of the model `channels` was compiled against; all

@@ -118,6 +118,10 @@ class ModelSystem final : public DynamicSystem {
   long long denseEvaluations() const noexcept { return denseCount_; }
   /// Of the fast evaluations, those answered by the structured (sparse) path.
   long long structuredEvaluations() const noexcept { return structuredCount_; }
+  /// Of the structured evaluations, those that reused the factorization already made at their
+  /// state (by the velocity projection of that state, or an evaluation there): the same
+  /// factor bit for bit, without assembling and factorizing it again.
+  long long reusedFactorizations() const noexcept;
   /// True once the dense M and A exist (small models from the start; large ones only when the
   /// dense solver or a dense projection needed the whole model).
   bool hasDenseMatrices() const noexcept;
