@@ -7,7 +7,10 @@
 //   stiff_sim --model a05 --scene examples/validation/a05_flyball_governor.json [--T 1]
 // --integrators radau5,radau5-fd,dopri5 (default all three; radau5-fd: the finite-difference
 // Jacobian of q''), --reuse X (radau5's Jacobian reuse threshold, 0: default), --sparse-from X
-// (radau5's sparse-LU threshold in unknowns, 0: always dense; default: its own).
+// (radau5's sparse-LU threshold in unknowns, 0: always dense; default: its own);
+// radau5-denselin: radau5 with the force linearization in dense n x n form (as before the
+// sparse form; RunOptions::radauSparseLinearization = false). --lin-timing 1: only the CPU
+// of one force linearization, dense and sparse form, at the initial state.
 // One JSON line per run on stdout: model, k/ne, integrator, tol, error, evaluations (calls of
 // calcAccelerations, jacobian_evaluations of them in Jacobians), force_evaluations (Q alone), steps,
 // rejected, wall_s, cpu_s (median of --repeat runs, default 3), outcome; a05 also s_err (largest |s - published reference| at 0.1 s steps).
@@ -109,9 +112,10 @@ Run run(const Model& model, const std::string& integ, double tol, double T, doub
   RunOptions opt;
   opt.radauSparseFrom = gSparseFrom;
   opt.forceLinearization = integ != "radau5-fd";
+  opt.radauSparseLinearization = integ != "radau5-denselin";  // the dense n x n linearization (before)
   opt.jacobianReuse = reuse;
   set.tEnd = T;
-  set.integrator = *parseIntegratorKind(integ == "radau5-fd" ? "radau5" : integ);
+  set.integrator = *parseIntegratorKind(integ == "radau5-fd" || integ == "radau5-denselin" ? "radau5" : integ);
   set.rtol = tol;
   set.atol = tol;
   set.step = 1e-5;
@@ -171,6 +175,34 @@ int main(int argc, char** argv) {
   Scene scene = model == "a05"    ? loadScene(arg(a, "--scene", "examples/validation/a05_flyball_governor.json"))
                 : model == "beam" ? sceneFromJson(beamScene(ne), "")
                                   : sceneFromJson(chainScene(N, k), "");
+  if (arg(a, "--lin-timing", "0") == "1") {
+    // CPU of one force linearization (M, A, dQ/dq, dQ/dq') at the initial state, in the dense
+    // n x n form and in the sparse form assembled element by element: median of repeats
+    ModelSystem sys(scene.model);
+    const State s0 = scene.model.initialState();
+    for (const bool sp : {false, true}) {
+      ForceLinearization lin;
+      lin.wantSparse = sp;
+      if (!sys.calcForceLinearization(s0, lin)) return 1;  // warm-up: sizes every buffer
+      std::vector<double> per;
+      for (int rep = 0; rep < 5; ++rep) {
+        int calls = 0;
+        const std::clock_t c0 = std::clock();
+        std::clock_t c1 = c0;
+        do {
+          sys.calcForceLinearization(s0, lin);
+          ++calls;
+          c1 = std::clock();
+        } while (static_cast<double>(c1 - c0) / CLOCKS_PER_SEC < 0.05);
+        per.push_back(static_cast<double>(c1 - c0) / CLOCKS_PER_SEC / calls);
+      }
+      std::sort(per.begin(), per.end());
+      std::printf("%s\n", json({{"model", model}, {"N", N}, {"n", scene.model.numCoordinates()},
+                                 {"m", scene.model.numConstraintRows()}, {"form", sp ? "sparse" : "dense"},
+                                 {"linearization_cpu_s", per[per.size() / 2]}}).dump().c_str());
+    }
+    return 0;
+  }
   // the reference: radau5 (default) or --ref-integrator dopri5 / radau5-fd at --ref-tol
   const Run ref = run(scene.model, arg(a, "--ref-integrator", "radau5"), std::stod(arg(a, "--ref-tol", "1e-11")), T);
   if (!ref.r.completed()) {
@@ -203,6 +235,7 @@ int main(int argc, char** argv) {
       if (model == "chain") j["k"] = k, j["N"] = N;
       if (gSparseFrom >= 0) j["sparse_from"] = gSparseFrom;
       if (model == "beam") j["ne"] = ne;
+      j["T"] = T;
       if (model == "a05") j["s_err"] = sErrorA05(scene.model, x.rec), j["ref_s_err"] = sErrorA05(scene.model, ref.rec);
       std::printf("%s\n", j.dump().c_str());
       std::fflush(stdout);

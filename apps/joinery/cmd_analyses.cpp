@@ -21,8 +21,10 @@ namespace {
 const char* kEquilibriumHelp =
     "usage: joinery equilibrium SCENE [--json] [-o OUT.json]\n\n"
     "Finds a static equilibrium from the scene's initial positions (velocities ignored, time\n"
-    "t = 0): Q(q) + A^T lambda = 0 on the constraints, by Newton with a line search and a\n"
-    "Levenberg-Marquardt fallback. Reports the state, the residual force and whether the\n"
+    "t = 0): Q(q) + A^T lambda = 0 on the constraints, by Newton with a line search and\n"
+    "Levenberg-Marquardt steps; from far starts, where Newton stalls or reaches an unstable\n"
+    "equilibrium, dynamic relaxation to a stable one (\"fallback\": true). A start that is\n"
+    "already an equilibrium is reported as it is. Reports the state, the residual force and whether the\n"
     "equilibrium is stable (reduced tangent stiffness positive definite). A mechanism with a\n"
     "net force along a free direction has none: the direction is named.\n\n"
     "-o OUT.json writes the scene (flattened, as `joinery graph` resolves it) with the\n"

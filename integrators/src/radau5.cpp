@@ -91,13 +91,19 @@ Radau5Integrator::Radau5Integrator(DynamicSystem& system, Radau5Options opt, Bau
   // cheapest on the stiff benchmarks (docs/performance.md) with no visible loss of accuracy
   fnewt_ = std::max(10 * kUround / rtol_, 0.03);
   const int N = 2 * n_;
-  Jq_ = MatrixXd::Zero(n_, n_);
-  Jv_ = MatrixXd::Zero(n_, n_);
+  if (!opt_.useForceLinearization || !opt_.sparseLinearization) allocateDifferenced();  // else on first use (or never)
   for (MatrixXd* m : {&Z_, &W_, &F_, &dW_, &Zlast_}) *m = MatrixXd::Zero(N, 3);
   for (VectorXd* v : {&y0_, &y1_, &yt_, &ft_, &scal_, &r1_, &f2_}) *v = VectorXd::Zero(N);
   rc_ = VectorXc::Zero(N);
   tmpN_ = xqR_ = tmpRe_ = tmpIm_ = VectorXd::Zero(n_);
   tmpNc_ = xqC_ = VectorXc::Zero(n_);
+}
+
+void Radau5Integrator::allocateDifferenced() {
+  // the finite-difference Jacobian's n x n buffers: not made for a model that gives its force
+  // linearization (a chain of 1000 rods would hold 4 n^2 doubles it never uses)
+  Jq_ = MatrixXd::Zero(n_, n_);
+  Jv_ = MatrixXd::Zero(n_, n_);
   Er_ = MatrixXd::Zero(n_, n_);
   Ec_ = MatrixXc::Zero(n_, n_);
   luR_ = Eigen::PartialPivLU<MatrixXd>(n_);
@@ -110,6 +116,10 @@ bool Radau5Integrator::computeJacobian() {
     linState_.t = state_.t;
     linState_.q = y_.head(n_);
     linState_.v = y_.tail(n_);
+    // the sparse form (element by element, no n x n storage) where the KKT matrix is
+    // factorized sparsely
+    lin_.wantSparse = opt_.sparseLinearization && opt_.sparseFrom > 0 &&
+                      n_ + system_.numConstraintRows() >= opt_.sparseFrom;
     if (system_.calcForceLinearization(linState_, lin_)) {
       stats_.forceEvaluations += lin_.forceEvaluations;
       kkt_ = true;
@@ -121,6 +131,7 @@ bool Radau5Integrator::computeJacobian() {
     }
   }
   kkt_ = false;
+  if (Jq_.rows() != n_) allocateDifferenced();
   for (int j = 0; j < 2 * n_; ++j) {
     const double yj = y_(j);
     const double delta = std::sqrt(kUround * std::max(1e-5, std::abs(yj)));
@@ -150,9 +161,9 @@ void Radau5Integrator::factorizeKkt(double h) {
   // and the multipliers scaled by s = (gamma / h)^2 max M_ii so both blocks have one scale;
   // eps = 1e-10 makes redundant rows harmless (their multiplier combination does not move x)
   const auto& k = coefficients();
-  const auto m = lin_.A.rows();
+  const auto m = kktRows_ = lin_.sparse ? lin_.As.rows() : lin_.A.rows();
   const auto N = n_ + m;
-  const bool sparse = opt_.sparseFrom > 0 && N >= opt_.sparseFrom;
+  const bool sparse = lin_.sparse || (opt_.sparseFrom > 0 && N >= opt_.sparseFrom);
   if (Er_.rows() != N || sparse != sparse_) {  // first use, or the other form before: sized once
     if (!sparse) {
       Er_ = MatrixXd::Zero(N, N);
@@ -169,12 +180,21 @@ void Radau5Integrator::factorizeKkt(double h) {
     kRhs_ = kSol_ = VectorXd::Zero(N);
     kRhsc_ = kSolc_ = VectorXc::Zero(N);
   }
-  double rho = lin_.M.diagonal().cwiseAbs().maxCoeff();
-  if (!(rho > 0)) rho = 1;
-  for (Eigen::Index i = 0; i < m; ++i) {
-    const double r = lin_.A.row(i).norm();
-    rowScale_(i) = r > 0 ? 1 / r : 1;
+  double rho = 0;
+  if (lin_.sparse) {
+    rho = lin_.Ms.diagonal().cwiseAbs().maxCoeff();
+    rowScale_.setZero();  // squared row norms first
+    for (int j = 0; j < lin_.As.outerSize(); ++j)
+      for (SparseD::InnerIterator it(lin_.As, j); it; ++it) rowScale_(it.row()) += it.value() * it.value();
+    for (Eigen::Index i = 0; i < m; ++i) rowScale_(i) = rowScale_(i) > 0 ? 1 / std::sqrt(rowScale_(i)) : 1;
+  } else {
+    rho = lin_.M.diagonal().cwiseAbs().maxCoeff();
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const double r = lin_.A.row(i).norm();
+      rowScale_(i) = r > 0 ? 1 / r : 1;
+    }
   }
+  if (!(rho > 0)) rho = 1;
   const double c = k.gamma / h, eps = 1e-10;
   kktScale_ = c * c * rho;
   sparse_ = sparse;
@@ -206,9 +226,10 @@ void Radau5Integrator::factorizeKkt(double h) {
 }
 
 void Radau5Integrator::factorizeKktSparse(double c, std::complex<double> cc, double eps) {
-  // the same KKT matrices as factorizeKkt, from the non-zero entries of the dense blocks
-  // (O(n^2) to scan, O(entries) and the fill of the sparse LU to factorize)
-  const auto m = lin_.A.rows();
+  // the same KKT matrices as factorizeKkt: from the system's sparse linearization (assembled
+  // element by element: O(entries)), or from the non-zero entries of dense blocks (a system
+  // that gives only those: O(n^2) to scan); O(entries) and the fill of the LU to factorize
+  const auto m = kktRows_;
   const auto N = n_ + m;
   auto sparse = [&](const MatrixXd& D, SparseD& S) {
     trip_.clear();
@@ -218,12 +239,19 @@ void Radau5Integrator::factorizeKktSparse(double c, std::complex<double> cc, dou
     S.resize(D.rows(), D.cols());
     S.setFromTriplets(trip_.begin(), trip_.end());
   };
-  sparse(lin_.M, Msp_);
-  sparse(lin_.dQdv, Dsp_);
-  sparse(lin_.A, Asp_);
-  Asp_ = rowScale_.asDiagonal() * Asp_;  // rows of unit norm
   SparseD K;
-  sparse(lin_.dQdq, K);
+  if (lin_.sparse) {
+    Msp_ = lin_.Ms;
+    Dsp_ = lin_.dQdvS;
+    Asp_ = rowScale_.asDiagonal() * lin_.As;  // rows of unit norm
+    K = lin_.dQdqS;
+  } else {
+    sparse(lin_.M, Msp_);
+    sparse(lin_.dQdv, Dsp_);
+    sparse(lin_.A, Asp_);
+    Asp_ = rowScale_.asDiagonal() * Asp_;  // rows of unit norm
+    sparse(lin_.dQdq, K);
+  }
   const SparseD At = Asp_.transpose();
   auto assemble = [&](const SparseD& top, std::vector<Eigen::Triplet<double>>& t) {
     t.clear();
@@ -262,7 +290,7 @@ void Radau5Integrator::factorizeKktSparse(double c, std::complex<double> cc, dou
 
 template <class Vec, class Scalar, class Lu, class SparseLu>
 void Radau5Integrator::solveKkt(Vec& r, Scalar c, Lu& lu, SparseLu& slu, Vec& R, Vec& rhs, Vec& sol) {
-  const auto m = lin_.A.rows();
+  const auto m = kktRows_;
   R = r.tail(n_) + c * r.head(n_);
   if (sparse_) {
     rhs.head(n_) = Msp_ * R;

@@ -202,6 +202,7 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.useForceLinearization = options.forceLinearization;
       if (options.jacobianReuse > 0) o.jacobianReuse = o.linearizedJacobianReuse = options.jacobianReuse;
       if (options.radauSparseFrom >= 0) o.sparseFrom = options.radauSparseFrom;
+      o.sparseLinearization = options.radauSparseLinearization;
       return std::make_unique<Radau5Integrator>(system, o, bg);
     }
   }

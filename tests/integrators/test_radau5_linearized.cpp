@@ -152,6 +152,70 @@ TEST_CASE("radau5 with the force linearization: the answer of the finite-differe
   CHECK(3 * a.evaluations < 2 * b.evaluations);
 }
 
+TEST_CASE("force linearization: the sparse form, assembled element by element, is the dense one",
+          "[integrators][radau5][linearization][sparse]") {
+  // springs (analytic Jacobians) and generalized forces (differenced, coloured) on turned
+  // rods: every kind of entry. The two forms compute the same numbers; only the order in
+  // which overlapping element blocks are summed differs (round-off, 1e-12 of the entries)
+  for (const bool differenced : {false, true}) {
+    const int N = 12;
+    const Scene scene = sceneFromJson(chainScene(N, 1e6, differenced), "");
+    ModelSystem sys(scene.model);
+    State s = scene.model.initialState();
+    for (int i = 0; i < N; ++i) s.q(3 * i + 2) = 0.1 * i, s.v(3 * i + 2) = 0.3 - 0.05 * i;
+    ForceLinearization dense, sparse;
+    sparse.wantSparse = true;
+    REQUIRE(sys.calcForceLinearization(s, dense));
+    REQUIRE(sys.calcForceLinearization(s, sparse));
+    CHECK_FALSE(dense.sparse);
+    REQUIRE(sparse.sparse);
+    CHECK(sparse.forceEvaluations == dense.forceEvaluations);
+    const auto near = [](const Eigen::SparseMatrix<double>& S, const MatrixXd& D) {
+      REQUIRE(S.rows() == D.rows());
+      REQUIRE(S.cols() == D.cols());
+      const double scale = std::max(1.0, D.cwiseAbs().maxCoeff());
+      return (MatrixXd(S) - D).cwiseAbs().maxCoeff() <= 1e-12 * scale;
+    };
+    INFO("differenced " << differenced);
+    CHECK(near(sparse.Ms, dense.M));
+    CHECK(near(sparse.As, dense.A));
+    CHECK(near(sparse.dQdqS, dense.dQdq));
+    CHECK(near(sparse.dQdvS, dense.dQdv));
+    // a chain: a few entries per column whatever N (the dense form holds n^2)
+    const int n = scene.model.numCoordinates();
+    CHECK(sparse.dQdqS.nonZeros() <= 9 * n);
+    CHECK(sparse.Ms.nonZeros() <= 3 * n);
+  }
+}
+
+TEST_CASE("radau5: the sparse linearization takes the steps of the dense one", "[integrators][radau5][linearization][sparse]") {
+  // 48 rods (n + m = 146 >= sparseFrom = 120): the KKT matrix is factorized sparsely in both
+  // runs; one gets the linearization in sparse form, the other in dense form scanned into
+  // the sparse matrices (the previous path). Same matrices up to round-off: same steps, the
+  // same trajectory to far below the tolerance (1e-6)
+  const Scene scene = sceneFromJson(chainScene(48, 1e6), "");
+  SimulationSettings set;
+  set.tEnd = 0.05;
+  set.outputInterval = 0.01;
+  set.rtol = set.atol = 1e-6;
+  set.integrator = IntegratorKind::Radau5;
+  MemoryRecorder ra, rb;
+  ModelSystem s1(scene.model), s2(scene.model);
+  RunOptions denseLin;
+  denseLin.radauSparseLinearization = false;
+  const SimulationResult a = runSimulation(s1, set, ra);
+  const SimulationResult b = runSimulation(s2, set, rb, {}, denseLin);
+  REQUIRE(a.completed());
+  REQUIRE(b.completed());
+  REQUIRE(ra.size() == rb.size());
+  double diff = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) diff = std::max(diff, (ra.q[i] - rb.q[i]).cwiseAbs().maxCoeff());
+  INFO("steps " << a.stats.integrator.steps << " / " << b.stats.integrator.steps << ", max |difference| " << diff);
+  CHECK(a.stats.integrator.steps == b.stats.integrator.steps);
+  CHECK(a.stats.integrator.evaluations == b.stats.integrator.evaluations);
+  CHECK(diff < 1e-9);
+}
+
 TEST_CASE("radau5 with the force linearization: no heap allocation per step once running",
           "[integrators][radau5][linearization][allocation]") {
   const Scene scene = sceneFromJson(chainScene(4, 1e6), "");

@@ -112,7 +112,11 @@ void classify(const Model& model, Evaluator& ev, EquilibriumResult& res) {
   std::ostringstream os;
   if (res.converged) {
     os << "equilibrium found in " << res.iterations << " iteration(s)"
-       << (res.usedFallback ? " (with the Levenberg-Marquardt fallback)" : "") << "; "
+       << (res.escapedUnstable ? " (Newton reached an unstable equilibrium; dynamic relaxation left it)"
+           : res.relaxed       ? " (with the dynamic-relaxation fallback)"
+           : res.usedLm        ? " (with the Levenberg-Marquardt fallback)"
+                               : "")
+       << "; "
        << (res.stable ? "stable" : (res.minStiffness < 0 ? "unstable" : "neutrally stable (a direction without stiffness)"))
        << ", smallest reduced stiffness " << res.minStiffness;
   } else {
@@ -132,80 +136,222 @@ void classify(const Model& model, Evaluator& ev, EquilibriumResult& res) {
 
 }  // namespace
 
+namespace {
+
+/// The iterate of the equilibrium search: positions, multipliers, and the residuals there.
+struct Iterate {
+  VectorXd q, lambda, g, phi;
+  double f = 0;  // merit: |g / F|^2 + |phi|^2
+};
+
+/// Newton's method, line search and Levenberg–Marquardt, and the dynamic-relaxation fallback
+/// on the scaled KKT system [dg/dq / F, A^T; dphi/dq, 0] (multipliers scaled by F).
+class EquilibriumSearch {
+ public:
+  EquilibriumSearch(const Model& model, Evaluator& ev, const EquilibriumOptions& opt, double fs)
+      : model_(model), ev_(ev), opt_(opt), fs_(fs), n_(ev.n()), m_(ev.m()), v0_(VectorXd::Zero(ev.n())) {}
+
+  double merit(const VectorXd& g, const VectorXd& phi) const { return (g / fs_).squaredNorm() + phi.squaredNorm(); }
+  bool done(const Iterate& x) const {
+    return maxAbs(x.g) <= opt_.forceTolerance * fs_ &&
+           maxAbs(x.phi) <= opt_.positionTolerance * std::max(1.0, maxAbs(x.q));
+  }
+  void evaluate(Iterate& x) {
+    ev_.eval(x.q, v0_, x.lambda, x.g, x.phi);
+    x.f = merit(x.g, x.phi);
+  }
+
+  /// Newton with a backtracking line search, Levenberg–Marquardt steps when the line search
+  /// finds no descent; stops at convergence, at the iteration budget or when stalled.
+  bool newton(Iterate& x, int& iterations, bool& usedLm) {
+    for (; iterations < opt_.maxIterations && !done(x); ++iterations) {
+      linearize(x);
+      const VectorXd step = J_.completeOrthogonalDecomposition().solve(-R_);
+      bool accepted = false;
+      for (double a = 1; a > 1e-6 && !accepted; a *= 0.5) accepted = tryStep(x, a * step);
+      if (accepted) continue;
+      // Levenberg–Marquardt on the same linearization
+      const MatrixXd JtJ = J_.transpose() * J_;
+      const VectorXd Jtr = J_.transpose() * R_;
+      const double scale = std::max(JtJ.diagonal().maxCoeff(), 1e-300);
+      for (double mu = 1e-6 * scale; mu < 1e8 * scale && !accepted; mu *= 10) {
+        MatrixXd H = JtJ;
+        H.diagonal().array() += mu;
+        accepted = tryStep(x, H.ldlt().solve(-Jtr));
+        usedLm = usedLm || accepted;
+      }
+      if (!accepted) break;  // stalled: no descent direction left
+    }
+    return done(x);
+  }
+
+  /// Dynamic relaxation: implicit-Euler steps of the overdamped motion c q' = Q + A^T lambda
+  /// on the constraints (pseudo-transient continuation), the pseudo time step tau growing as
+  /// the residual falls (switched evolution relaxation). For small tau the step follows the
+  /// force, downhill; for large tau it is Newton's step. Gives up after the budget.
+  bool relax(Iterate& x, int& iterations, double tau0 = 0) {
+    double tau = tau0 > 0 ? tau0 : opt_.relaxationInitialStep;
+    double fPrev = x.f;
+    for (int k = 0; k < opt_.relaxationIterations && !done(x); ++k, ++iterations) {
+      linearize(x);
+      MatrixXd H = J_;
+      H.topLeftCorner(n_, n_).diagonal().array() -= 1.0 / tau;  // (c / tau) I - K, c = F / length
+      const VectorXd step = H.completeOrthogonalDecomposition().solve(-R_);
+      Iterate t = x;
+      const double longest = opt_.relaxationMaxStep * std::max(1.0, maxAbs(x.q));
+      if (!tryStepInto(x, step, t) || maxAbs(step.head(n_)) > longest) {
+        tau *= 0.25;  // too long a pseudo step (or a non-finite state): shorten
+        if (tau < 1e-14) return false;
+        continue;
+      }
+      x = std::move(t);
+      // switched evolution relaxation: tau grows as the residual falls (and is kept while it
+      // rises: leaving an unstable region needs tau below 1 / its negative stiffness)
+      tau = std::min(tau * std::clamp(std::sqrt(fPrev / std::max(x.f, 1e-300)), 1.0, 4.0), 1e12);
+      fPrev = x.f;
+      if (tau >= 1e6 && x.f < 1e-8) return true;  // Newton's regime: finish with Newton
+    }
+    return done(x);
+  }
+
+  /// Leaves an unstable equilibrium along the free direction of most negative stiffness
+  /// (either sign: both sides descend). Returns the pseudo time step that doubles the
+  /// excursion per relaxation step, 1 / (2 kappa) with kappa = |that stiffness| / F.
+  double perturbAlongUnstable(Iterate& x, double amplitude) {
+    MatrixXd Kt, P;
+    ev_.jacobian(x.q, v0_, x.lambda, false, Kt, P);
+    evaluate(x);
+    const MatrixXd N = nullSpace(ev_.ws().A, n_);
+    if (N.cols() == 0) return 0;
+    const MatrixXd Kr = N.transpose() * (-0.5 * (Kt + Kt.transpose())) * N;
+    Eigen::SelfAdjointEigenSolver<MatrixXd> es(Kr);
+    const VectorXd d = N * es.eigenvectors().col(0);
+    x.q += amplitude * d;
+    model_.normalizeCoordinates(x.q);
+    evaluate(x);
+    const double kappa = std::abs(es.eigenvalues()(0)) / fs_;
+    return kappa > 0 ? 0.5 / kappa : 0;
+  }
+
+ private:
+  void linearize(const Iterate& x) {
+    MatrixXd Kt, P;
+    ev_.jacobian(x.q, v0_, x.lambda, false, Kt, P);
+    ev_.eval(x.q, v0_, x.lambda, g_, phi_);  // the workspace holds A at q again
+    J_.setZero(n_ + m_, n_ + m_);
+    J_.topLeftCorner(n_, n_) = Kt / fs_;
+    if (m_ > 0) {
+      J_.topRightCorner(n_, m_) = ev_.ws().A.transpose();  // lambda scaled by F
+      J_.bottomLeftCorner(m_, n_) = P;
+    }
+    R_.resize(n_ + m_);
+    R_ << x.g / fs_, x.phi;
+  }
+  bool tryStepInto(const Iterate& x, const VectorXd& step, Iterate& t) {
+    t.q = x.q + step.head(n_);
+    model_.normalizeCoordinates(t.q);
+    t.lambda = x.lambda + fs_ * step.tail(m_);
+    evaluate(t);
+    return std::isfinite(t.f);
+  }
+  /// Accepts the step when it lowers the merit (Armijo-like for the line search).
+  bool tryStep(Iterate& x, const VectorXd& step) {
+    Iterate t;
+    if (tryStepInto(x, step, t) && t.f < (1 - 1e-4) * x.f) {
+      x = std::move(t);
+      return true;
+    }
+    return false;
+  }
+
+  const Model& model_;
+  Evaluator& ev_;
+  const EquilibriumOptions& opt_;
+  double fs_;
+  int n_, m_;
+  VectorXd v0_, g_, phi_, R_;
+  MatrixXd J_;
+};
+
+}  // namespace
+
 EquilibriumResult findEquilibrium(const Model& model, const State& start, const EquilibriumOptions& opt) {
   Evaluator ev(model, start.t);
   const int n = ev.n(), m = ev.m();
   EquilibriumResult res;
-  VectorXd q = start.q, v0 = VectorXd::Zero(n), lambda = VectorXd::Zero(m), g, phi;
-  model.normalizeCoordinates(q);
-  ev.eval(q, v0, lambda, g, phi);
-  const double fs = maxAbs(g) > 0 ? maxAbs(g) : 1.0;  // force scale of the residual
+  Iterate x;
+  x.q = start.q;
+  x.lambda = VectorXd::Zero(m);
+  model.normalizeCoordinates(x.q);
+  const VectorXd v0 = VectorXd::Zero(n);
+  ev.eval(x.q, v0, x.lambda, x.g, x.phi);
+  const double fs = maxAbs(x.g) > 0 ? maxAbs(x.g) : 1.0;  // force scale of the residual
   if (m > 0) {  // least-squares multipliers of the start: A^T lambda = -Q
-    lambda = ev.ws().A.transpose().completeOrthogonalDecomposition().solve(-ev.ws().Q);
-    ev.eval(q, v0, lambda, g, phi);
+    x.lambda = ev.ws().A.transpose().completeOrthogonalDecomposition().solve(-ev.ws().Q);
   }
-  const auto merit = [&](const VectorXd& gg, const VectorXd& pp) {
-    return (gg / fs).squaredNorm() + pp.squaredNorm();
-  };
-  const auto done = [&](const VectorXd& gg, const VectorXd& pp, const VectorXd& qq) {
-    return maxAbs(gg) <= opt.forceTolerance * fs &&
-           maxAbs(pp) <= opt.positionTolerance * std::max(1.0, maxAbs(qq));
-  };
-  MatrixXd Kt, P, J(n + m, n + m);
-  VectorXd R(n + m), gt, pt;
-  double f = merit(g, phi);
-  for (res.iterations = 0; res.iterations < opt.maxIterations && !done(g, phi, q); ++res.iterations) {
-    ev.jacobian(q, v0, lambda, false, Kt, P);
-    ev.eval(q, v0, lambda, g, phi);  // the workspace holds A at q again
-    J.setZero();
-    J.topLeftCorner(n, n) = Kt / fs;
-    if (m > 0) {
-      J.topRightCorner(n, m) = ev.ws().A.transpose();  // lambda scaled by fs
-      J.bottomLeftCorner(m, n) = P;
-    }
-    R << g / fs, phi;
-    const VectorXd step = J.completeOrthogonalDecomposition().solve(-R);
-    bool accepted = false;
-    for (double a = 1; a > 1e-6 && !accepted; a *= 0.5) {
-      VectorXd qt = q + a * step.head(n);
-      model.normalizeCoordinates(qt);
-      const VectorXd lt = lambda + a * fs * step.tail(m);
-      ev.eval(qt, v0, lt, gt, pt);
-      const double ft = merit(gt, pt);
-      if (std::isfinite(ft) && ft < (1 - 1e-4 * a) * f) {
-        q = qt, lambda = lt, g = gt, phi = pt, f = ft;
-        accepted = true;
-      }
-    }
-    if (accepted) continue;
-    // Levenberg–Marquardt fallback on the same linearization
-    const MatrixXd JtJ = J.transpose() * J;
-    const VectorXd Jtr = J.transpose() * R;
-    const double scale = std::max(JtJ.diagonal().maxCoeff(), 1e-300);
-    for (double mu = 1e-6 * scale; mu < 1e8 * scale && !accepted; mu *= 10) {
-      MatrixXd H = JtJ;
-      H.diagonal().array() += mu;
-      const VectorXd d = H.ldlt().solve(-Jtr);
-      VectorXd qt = q + d.head(n);
-      model.normalizeCoordinates(qt);
-      const VectorXd lt = lambda + fs * d.tail(m);
-      ev.eval(qt, v0, lt, gt, pt);
-      const double ft = merit(gt, pt);
-      if (std::isfinite(ft) && ft < f) {
-        q = qt, lambda = lt, g = gt, phi = pt, f = ft;
-        accepted = res.usedFallback = true;
-      }
-    }
-    if (!accepted) break;  // stalled: no descent direction left
-  }
-  res.converged = done(g, phi, q);
+  EquilibriumSearch search(model, ev, opt, fs);
+  search.evaluate(x);
+  const Iterate x0 = x;
+  const bool startsAtRest = search.done(x0);
+  bool usedLm = false;
+  bool converged = search.newton(x, res.iterations, usedLm);
+  res.usedFallback = usedLm;
   res.state.t = start.t;
-  res.state.q = q;
   res.state.v = v0;
-  res.lambda = lambda;
-  res.residual = maxAbs(g);
-  res.constraintResidual = maxAbs(phi);
-  classify(model, ev, res);
+  const auto finish = [&](const Iterate& y) {
+    res.converged = search.done(y);
+    res.state.q = y.q;
+    res.lambda = y.lambda;
+    res.residual = maxAbs(y.g);
+    res.constraintResidual = maxAbs(y.phi);
+    classify(model, ev, res);
+  };
+  if (opt.fallback) {
+    if (!converged) {
+      // Newton and Levenberg–Marquardt stalled: dynamic relaxation from the start, then Newton
+      Iterate y = x0;
+      int it = res.iterations;
+      bool lm2 = false;
+      if (search.relax(y, it) || y.f < x.f) {
+        const bool ok = search.newton(y, it, lm2);
+        if (ok || y.f < x.f) {
+          x = std::move(y);
+          converged = ok;
+          res.relaxed = true;
+          res.usedFallback = true;
+          res.usedLm = usedLm || lm2;
+          res.iterations = it;
+        }
+      }
+    }
+    if (converged && !startsAtRest && opt.seekStable) {
+      finish(x);
+      if (!res.stable && res.minStiffness < 0) {
+        // Newton went to an unstable equilibrium that a released body would leave: relax
+        // from it, pushed along its unstable direction, to a stable one
+        Iterate y = x;
+        const double amp = opt.escapeAmplitude * std::max(1.0, maxAbs(y.q));
+        const double tau0 = search.perturbAlongUnstable(y, amp);
+        int it = res.iterations;
+        bool lm2 = false;
+        search.relax(y, it, tau0);
+        if (search.newton(y, it, lm2)) {
+          Iterate keep = x;
+          x = std::move(y);
+          finish(x);
+          if (res.stable) {
+            res.relaxed = res.escapedUnstable = res.usedFallback = true;
+            res.usedLm = res.usedLm || usedLm || lm2;
+            res.iterations = it;
+            return res;
+          }
+          x = std::move(keep);  // no better: report the unstable one
+        }
+      }
+    }
+  }
+  if (!res.relaxed) res.usedLm = usedLm;
+  finish(x);
   return res;
 }
 

@@ -261,7 +261,10 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
     ws.A = MatrixXd::Zero(m_, n_);
   }
   ws.Q = VectorXd::Zero(n_);
-  for (const auto& sl : slots_) ws.bodyM_.push_back(MatrixXd::Zero(sl.size, sl.size));
+  int largest = 0;
+  for (const auto& sl : slots_) ws.bodyM_.push_back(MatrixXd::Zero(sl.size, sl.size)), largest = std::max(largest, sl.size);
+  ws.jqBody_ = MatrixXd::Zero(largest, largest);
+  ws.jvBody_ = ws.jqBody_;
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     int cols = 0;
     for (int bi : rowBodies_[r]) cols += bi < 0 ? 0 : slots_[static_cast<std::size_t>(bi)].size;
@@ -367,6 +370,70 @@ void Model::addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, MatRef
         c += b.size;
       }
       r += a.size;
+    }
+  }
+}
+
+void Model::addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, std::vector<Eigen::Triplet<double>>& dQdq,
+                                      std::vector<Eigen::Triplet<double>>& dQdv) const {
+  const auto emit = [](std::vector<Eigen::Triplet<double>>& out, const auto& B, int r0, int c0) {
+    for (Eigen::Index j = 0; j < B.cols(); ++j)
+      for (Eigen::Index i = 0; i < B.rows(); ++i)
+        if (B(i, j) != 0) out.emplace_back(r0 + static_cast<int>(i), c0 + static_cast<int>(j), B(i, j));
+  };
+  for (const auto& sl : slots_) {
+    if (sl.size == 0 || !sl.body->providesForceJacobians()) continue;
+    auto bq = ws.jqBody_.topLeftCorner(sl.size, sl.size);
+    auto bv = ws.jvBody_.topLeftCorner(sl.size, sl.size);
+    bq.setZero();
+    bv.setZero();
+    sl.body->addForceJacobians(s.t, s.q.segment(sl.offset, sl.size), s.v.segment(sl.offset, sl.size), gravity_, bq, bv);
+    emit(dQdq, bq, sl.offset, sl.offset);
+    emit(dQdv, bv, sl.offset, sl.offset);
+  }
+  for (std::size_t j = 0; j < owned_->forces.size(); ++j) {
+    const ForceElement& f = *owned_->forces[j];
+    if (!f.providesForceJacobians()) continue;
+    auto& l = ws.forces_[j];
+    const auto& slots = owned_->forceSlots[j];
+    fill(s, l.views, slots);
+    l.jq.setZero();
+    l.jv.setZero();
+    f.addForceJacobians(LocalState{s.t, l.views}, l.jq, l.jv);
+    int r = 0;  // the local blocks: rows of body a, columns of body b
+    for (const auto& a : slots) {
+      int c = 0;
+      for (const auto& b : slots) {
+        if (a.size > 0 && b.size > 0) {
+          emit(dQdq, l.jq.block(r, c, a.size, b.size), a.offset, b.offset);
+          emit(dQdv, l.jv.block(r, c, a.size, b.size), a.offset, b.offset);
+        }
+        c += b.size;
+      }
+      r += a.size;
+    }
+  }
+}
+
+void Model::massAndRowTriplets(const ModelWorkspace& ws, std::vector<Eigen::Triplet<double>>& M,
+                               std::vector<Eigen::Triplet<double>>& A) const {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const BodySlot& sl = slots_[i];
+    const MatrixXd& B = ws.bodyM_[i];
+    for (Eigen::Index c = 0; c < B.cols(); ++c)
+      for (Eigen::Index r = 0; r < B.rows(); ++r)
+        if (B(r, c) != 0) M.emplace_back(sl.offset + static_cast<int>(r), sl.offset + static_cast<int>(c), B(r, c));
+  }
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const MatrixXd& B = ws.rowA_[r];
+    int k = 0;  // local columns: the bodies' coordinates in order (ground: none)
+    for (int bi : rowBodies_[r]) {
+      if (bi < 0) continue;
+      const BodySlot& sl = slots_[static_cast<std::size_t>(bi)];
+      for (int c = 0; c < sl.size; ++c)
+        for (int i = 0; i < rows_[r].size; ++i)
+          if (B(i, k + c) != 0) A.emplace_back(rows_[r].row + i, sl.offset + c, B(i, k + c));
+      k += sl.size;
     }
   }
 }

@@ -23,7 +23,10 @@
 namespace joinery {
 
 struct ModelSystem::Linearizer {
-  ModelWorkspace ws;
+  ModelWorkspace ws;      // dense M and A (the dense form; made on first use)
+  bool haveDense = false;
+  ModelWorkspace wsb;     // blocks only (the sparse form)
+  std::vector<Eigen::Triplet<double>> tM, tA, tq, tv;
   /// per body slot: the slots whose Q depends on its coordinates (itself included)
   std::vector<std::vector<int>> reach;
   /// column groups: per group, the global coordinates perturbed together
@@ -34,7 +37,7 @@ struct ModelSystem::Linearizer {
   State st;
   VectorXd Q0, M0diag;
 
-  explicit Linearizer(const Model& model) : ws(model.makeWorkspace(true)) {
+  explicit Linearizer(const Model& model) : wsb(model.makeWorkspace(false)) {
     const auto& slots = model.bodySlots();
     const auto nb = slots.size();
     std::unordered_map<const Body*, int> index;
@@ -92,8 +95,10 @@ struct ModelSystem::Linearizer {
       for (int k = 0; k < slots[i].size; ++k) bodyOf[static_cast<std::size_t>(slots[i].offset + k)] = static_cast<int>(i);
   }
 
-  /// Forward differences of Q in q (inV = false) or q' (inV = true), one evaluation per group.
-  void differentiate(const Model& model, const State& s, bool inV, MatrixXd& J, long long& count) {
+  /// Forward differences of Q in q (inV = false) or q' (inV = true), one evaluation per group;
+  /// each entry of the reached blocks goes to emit(row, column, value).
+  template <class Emit>
+  void differentiate(const Model& model, const State& s, bool inV, ModelWorkspace& w, Emit&& emit, long long& count) {
     const auto& slots = model.bodySlots();
     for (const auto& g : groups) {
       st.t = s.t;
@@ -101,13 +106,13 @@ struct ModelSystem::Linearizer {
       st.v = s.v;
       VectorXd& x = inV ? st.v : st.q;
       for (int j : g) x(j) += step(inV ? s.v(j) : s.q(j));
-      model.calcDifferencedForces(st, ws);
+      model.calcDifferencedForces(st, w);
       ++count;
       for (int j : g) {
         const double d = x(j) - (inV ? s.v(j) : s.q(j));
         for (int r : reach[static_cast<std::size_t>(bodyOf[static_cast<std::size_t>(j)])]) {
           const BodySlot& sl = slots[static_cast<std::size_t>(r)];
-          J.col(j).segment(sl.offset, sl.size) = (ws.Q.segment(sl.offset, sl.size) - Q0.segment(sl.offset, sl.size)) / d;
+          for (int i = sl.offset; i < sl.offset + sl.size; ++i) emit(i, j, (w.Q(i) - Q0(i)) / d);
         }
       }
     }
@@ -120,8 +125,51 @@ bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out
   if (model_.hasNonideal()) return false;  // friction laws depend on the multipliers: not Q alone
   if (!lin_) lin_ = std::make_shared<Linearizer>(model_);
   Linearizer& L = *lin_;
-  const int n = model_.numCoordinates();
+  const int n = model_.numCoordinates(), m = model_.numConstraintRows();
   out.forceEvaluations = 0;
+  out.sparse = out.wantSparse;
+  if (out.sparse) {
+    // element by element: the bodies' mass blocks, the joints' row blocks, the elements'
+    // local Jacobians, the differenced columns' reached blocks -- O(n) on chains and trees
+    ModelWorkspace& w = L.wsb;
+    model_.calcBodyBlocks(s, w);
+    model_.calcRowBlocks(s, w);
+    ++out.forceEvaluations;
+    if (!w.Q.allFinite()) return false;
+    L.tM.clear();
+    L.tA.clear();
+    L.tq.clear();
+    L.tv.clear();
+    model_.massAndRowTriplets(w, L.tM, L.tA);
+    if (L.differenced) {
+      model_.calcDifferencedForces(s, w);
+      ++out.forceEvaluations;
+      L.Q0 = w.Q;
+      L.differentiate(model_, s, false, w, [&](int i, int j, double x) { if (x != 0) L.tq.emplace_back(i, j, x); },
+                      out.forceEvaluations);
+      L.differentiate(model_, s, true, w, [&](int i, int j, double x) { if (x != 0) L.tv.emplace_back(i, j, x); },
+                      out.forceEvaluations);
+    }
+    model_.addAnalyticForceJacobians(s, w, L.tq, L.tv);
+    if (L.analytic) ++out.forceEvaluations;
+    const auto finite = [](const std::vector<Eigen::Triplet<double>>& t) {
+      return std::all_of(t.begin(), t.end(), [](const auto& e) { return std::isfinite(e.value()); });
+    };
+    if (!finite(L.tM) || !finite(L.tA) || !finite(L.tq) || !finite(L.tv)) return false;
+    out.Ms.resize(n, n);
+    out.Ms.setFromTriplets(L.tM.begin(), L.tM.end());
+    out.As.resize(m, n);
+    out.As.setFromTriplets(L.tA.begin(), L.tA.end());
+    out.dQdqS.resize(n, n);
+    out.dQdqS.setFromTriplets(L.tq.begin(), L.tq.end());
+    out.dQdvS.resize(n, n);
+    out.dQdvS.setFromTriplets(L.tv.begin(), L.tv.end());
+    return true;
+  }
+  if (!L.haveDense) {
+    L.ws = model_.makeWorkspace(true);
+    L.haveDense = true;
+  }
   model_.calcMassAndForces(s, L.ws);
   model_.calcConstraints(s, L.ws);
   ++out.forceEvaluations;
@@ -136,8 +184,8 @@ bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out
     model_.calcDifferencedForces(s, L.ws);
     ++out.forceEvaluations;
     L.Q0 = L.ws.Q;
-    L.differentiate(model_, s, false, out.dQdq, out.forceEvaluations);
-    L.differentiate(model_, s, true, out.dQdv, out.forceEvaluations);
+    L.differentiate(model_, s, false, L.ws, [&](int i, int j, double x) { out.dQdq(i, j) = x; }, out.forceEvaluations);
+    L.differentiate(model_, s, true, L.ws, [&](int i, int j, double x) { out.dQdv(i, j) = x; }, out.forceEvaluations);
   }
   // the elements' analytic Jacobians count as one evaluation of Q (about what their forces
   // cost); the bodies' (zero for gravity only, -K and -D) come with the base evaluation

@@ -51,6 +51,11 @@ struct Radau5Options {
   /// entries per row) from this many unknowns on, densely below (docs/performance.md,
   /// "Stiff models": where each pays). 0: always dense.
   int sparseFrom = 120;
+  /// Where the KKT matrix is sparse: ask the system for its linearization in sparse form
+  /// (ForceLinearization::wantSparse; ModelSystem assembles it element by element, O(n) on
+  /// chains and trees). false: the dense n x n form, scanned into the sparse matrices (the
+  /// previous behaviour, O(n^2) per linearization; kept for comparison, docs/performance.md).
+  bool sparseLinearization = true;
   /// Fixed step `initialStep`, no error control (for convergence studies only).
   bool fixedStep = false;
 };
@@ -81,6 +86,8 @@ class Radau5Integrator final : public Integrator {
   /// Forward-difference Jacobian dq''/dq, dq''/dq' at the current state; false when a
   /// perturbed state is not usable.
   bool computeJacobian();
+  /// The finite-difference path's n x n buffers (on first use).
+  void allocateDifferenced();
   void factorize(double h);
   /// Solves (c I - J) x = r for the real c = gamma / h (in place on r, size 2n).
   void solveReal(VectorXd& r);
@@ -121,6 +128,7 @@ class Radau5Integrator final : public Integrator {
   ForceLinearization lin_;
   VectorXd rowScale_;  // 1 / |A_i|
   double kktScale_ = 1;
+  Eigen::Index kktRows_ = 0;  // m of the linearization factorized
   State linState_;
   VectorXd kR_, kRhs_, kSol_;
   VectorXc kRc_, kRhsc_, kSolc_;

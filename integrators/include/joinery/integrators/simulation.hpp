@@ -68,6 +68,9 @@ struct RunOptions {
   /// radau5: sparse LU of the KKT matrix from this many unknowns on (< 0: Radau5Options'
   /// default; 0: always dense).
   int radauSparseFrom = -1;
+  /// radau5: the force linearization in sparse form where the KKT matrix is sparse
+  /// (Radau5Options::sparseLinearization; false: the dense form, for comparison).
+  bool radauSparseLinearization = true;
   /// When set, read after every accepted step: a nonzero value ends the run there with
   /// RunOutcome::Stopped (the samples so far are kept; the recorder's end() closes them). Meant
   /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/run_files.hpp). Read

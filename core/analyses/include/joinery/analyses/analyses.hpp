@@ -6,7 +6,9 @@
 /// constraint rows A q'' = b, at a fixed time:
 ///  - equilibrium: Newton on Q(q, 0) + A^T lambda = 0, phi(q) = 0 (KKT system solved by a
 ///    complete orthogonal decomposition, so redundant rows and massless coordinates need no
-///    special case), with a backtracking line search and a Levenberg–Marquardt fallback;
+///    special case), with a backtracking line search and Levenberg–Marquardt steps; from far
+///    starts a dynamic-relaxation fallback (pseudo-transient continuation) when Newton stalls
+///    or reaches an unstable equilibrium from a start that was not one;
 ///  - modes: linearisation on the constraint manifold (orthonormal basis N of the null space
 ///    of A), tangent stiffness K = -d(Q + A^T lambda)/dq with lambda held (the geometric
 ///    stiffness of the constraint forces), damping D = -dQ/dq', mass M; massless directions of
@@ -27,6 +29,21 @@ struct EquilibriumOptions {
   /// force at the start, or 1) and max |phi| <= positionTolerance * max(1, |q|).
   double forceTolerance = 1e-9;
   double positionTolerance = 1e-10;
+  /// When Newton with line search and Levenberg–Marquardt stalls, dynamic relaxation
+  /// (pseudo-transient continuation: implicit-Euler steps of the overdamped motion, the
+  /// pseudo time step growing as the residual falls) from the start, then Newton again.
+  bool fallback = true;
+  /// A search that did not start at an equilibrium and reached an unstable one leaves it
+  /// (pushed along its unstable direction by escapeAmplitude * max(1, |q|), then relaxed):
+  /// a mechanism released at rest does not come to rest at an unstable equilibrium. A start
+  /// that already is an equilibrium is reported as it is, stable or not.
+  bool seekStable = true;
+  double escapeAmplitude = 1e-3;
+  int relaxationIterations = 400;
+  /// First pseudo time step (in units of length / (force / F), F the force scale).
+  double relaxationInitialStep = 1e-2;
+  /// Longest relaxation step (max |dq|), relative to max(1, |q|): longer ones are shortened.
+  double relaxationMaxStep = 0.25;
 };
 
 struct EquilibriumResult {
@@ -39,7 +56,10 @@ struct EquilibriumResult {
   double minStiffness = 0;  ///< its smallest eigenvalue (negative: unstable, ~0: neutral)
   int freeDirections = 0;   ///< dimension of the constraint null space
   int iterations = 0;
-  bool usedFallback = false;  ///< the Levenberg–Marquardt fallback was needed
+  bool usedFallback = false;  ///< Newton with line search alone did not do (usedLm or relaxed)
+  bool usedLm = false;        ///< Levenberg–Marquardt steps were taken
+  bool relaxed = false;       ///< the dynamic-relaxation fallback was needed
+  bool escapedUnstable = false;  ///< Newton reached an unstable equilibrium; relaxation left it
   /// Not converged: the unbalanced force along the free directions (coordinate, component
   /// of the unit direction), largest first; empty when converged.
   std::vector<std::pair<std::string, double>> direction;

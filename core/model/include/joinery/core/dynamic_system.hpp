@@ -10,6 +10,7 @@
 /// a reduced model). The defaults of the virtual hooks describe a system without
 /// constraints, so an ODE only implements the pure virtuals.
 
+#include <Eigen/SparseCore>
 #include <csignal>
 #include <memory>
 #include <optional>
@@ -103,6 +104,15 @@ struct ProjectionOptions {
 /// (the derivatives of A and of the constraint forces, non-stiff, are left out).
 struct ForceLinearization {
   MatrixXd M, A, dQdq, dQdv;
+  /// Set by the caller before DynamicSystem::calcForceLinearization: the sparse form is
+  /// wanted (large models). A system may ignore it and fill the dense members.
+  bool wantSparse = false;
+  /// Set by the system: the linearization is in Ms, As, dQdqS, dQdvS (column-major sparse,
+  /// the same matrices) and the dense members are not filled. ModelSystem assembles them
+  /// element by element (bodies' mass blocks, joints' row blocks, force elements' local
+  /// Jacobians): O(n) on chains and trees, no n x n storage.
+  bool sparse = false;
+  Eigen::SparseMatrix<double> Ms, As, dQdqS, dQdvS;
   /// Evaluations of Q alone (no acceleration solve) this linearization cost: 1 (M, A), then,
   /// when some force is differenced, 1 + the colour groups of finite-difference columns, and
   /// 1 for the analytic Jacobians of the elements that give them (ModelSystem).

@@ -4,6 +4,7 @@
 /// Immutable once built; evaluated at a State into a pre-sized Workspace with no heap
 /// allocation (see ModelWorkspace). The model's graph analysis lives in graph.hpp.
 
+#include <Eigen/SparseCore>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,7 @@ class ModelWorkspace {
   std::vector<MatrixXd> bodyM_;
   std::vector<VectorXd> bodyQ_;
   std::vector<MatrixXd> rowA_;  // per row block (block evaluation)
+  MatrixXd jqBody_, jvBody_;    // a body's own force Jacobians (largest body), for the triplet form
   bool dense_ = true;
 };
 
@@ -150,6 +152,15 @@ class Model {
   /// the exact dQ/dq, dQ/dq' of every body and force element that provides them
   /// (providesForceJacobians()). No allocation.
   void addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, MatRef dQdq, MatRef dQdv) const;
+  /// The same Jacobians as triplets (global row, column, value; appended, duplicates to be
+  /// summed), element by element: O(elements), no n x n storage. Allocates only when the
+  /// vectors grow.
+  void addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, std::vector<Eigen::Triplet<double>>& dQdq,
+                                 std::vector<Eigen::Triplet<double>>& dQdv) const;
+  /// M (body blocks, from calcBodyBlocks) and A (row blocks, from calcRowBlocks) of the state
+  /// last evaluated into `ws` as triplets, exact zeros left out.
+  void massAndRowTriplets(const ModelWorkspace& ws, std::vector<Eigen::Triplet<double>>& M,
+                          std::vector<Eigen::Triplet<double>>& A) const;
   /// Q of only the bodies and force elements that do not provide Jacobians (the part left to
   /// difference) into ws.Q. No allocation.
   void calcDifferencedForces(const State& s, ModelWorkspace& ws) const;
