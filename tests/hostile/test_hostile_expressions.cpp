@@ -221,3 +221,52 @@ TEST_CASE("hostile: a constant base to a huge power is folded in floating point 
   // small integer powers stay exact
   CHECK(Expression::parse("sqrt(2)^2", tt).evaluate(nullptr) == 2.0);
 }
+
+TEST_CASE("hostile: a power of a product or of a complex constant is never big-number work (fuzz_expression finding)",
+          "[hostile]") {
+  // found by fuzz_expression after 49 min of the hour (issue 22): the input below ran past
+  // the fuzzer's 60 s limit. Its core is sqrt(-2)^(63^6): the exponent 62 523 502 209 is an
+  // exact integer, and GiNaC expanded sqrt(-2)^n as (-2)^(n/2) exactly. (2*x)^n and
+  // (x/3)^n did the same through the coefficient (2^n, 3^-n), and small powers nested
+  // (((2^64*x)^64)^64...) grew it without bound.
+  const SymbolTable tt = table();
+  const std::string finding =
+      "3^3^63^3^3^263^1335323^3^63^-----------------\x0b" "-----2^3^33^6^36^---------3^3^3335323^x*358/"
+      "30^-313253^663^3335323^x^3^-18/3053^663^3335323^x^3^-18/30^-3133335323^x*35323^33^6^3^33^6"
+      "^352^6^3^3^6335361^63^3335323^x^3^3^63^63^3335323^x*3532363^3^3^63^63^3^3^63^63^333532^6^3"
+      "^33^3335323^x*35323^33^6^3^33^3^352^6^3^333^6^36^3^3^663^3335323^x^3^3^63^63^3335323^x*353"
+      "23^3335323^x*sqrt( -(2))^63^6N5GiNaC7nume3335323^x*35321^3361^63^3335323^x^3^3^62^63^3332^"
+      "x";
+  const auto bounded = [&](const std::string& text) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      const Expression e = Expression::parse(text, tt);
+      const double vars[2] = {0.25, 0.5};
+      (void)e.evaluate(vars);
+      for (int slot = 0; slot < 2; ++slot) (void)e.derivative(slot).evaluate(vars);
+    } catch (const ExpressionError&) {
+      // an error naming the overflow is as good an end as a value
+    }
+    // the failure this guards against runs for hours; 10 s leaves room for a loaded machine
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 10.0;
+  };
+  CHECK(bounded(finding));
+  for (const char* text : {"sqrt(-2)^63^6", "sqrt(-4)^(63^6)", "(x*sqrt(-2))^(63^6)", "(2*x)^(63^6)",
+                           "(2*x)^(3^40)", "(x/3)^(3^20)", "(2*x)^(62523502209/2)",
+                           "((((2*x)^64)^64)^64)^64", "((((((sqrt(2)*x)^64)^64)^64)^64)^64)^64"}) {
+    INFO(text);
+    CHECK(bounded(text));
+  }
+  // the values where the floating-point result is a number: (x/3)^(3^20) underflows to 0,
+  // a large negative power is the reciprocal's power, small powers stay exact
+  const double vars[2] = {0.25, 0.5};
+  CHECK(Expression::parse("(x/3)^(3^20)", tt).evaluate(vars) == 0.0);
+  CHECK(Expression::parse("(2*x)^(-65)", tt).evaluate(vars) == std::ldexp(1.0, 65));
+  CHECK(Expression::parse("(2*x)^3", tt).evaluate(vars) == 0.125);
+  CHECK(Expression::parse("(x/3)^(1/3)", tt).evaluate(vars) == Approx(std::cbrt(0.25 / 3)).epsilon(1e-15));
+  CHECK(Expression::parse("(2*x)^3", tt).derivative(0).evaluate(vars) == Approx(24 * 0.25 * 0.25).epsilon(1e-15));
+  // a power past the double range is the overflow error, with its column
+  CHECK(errorOf("((((((sqrt(2)*x)^64)^64)^64)^64)^64)^64").find("overflows") != std::string::npos);
+  // a complex constant (NaN in the real domain, like sqrt(-2) itself) to a huge power is NaN
+  CHECK(std::isnan(Expression::parse("sqrt(-2)^(63^6)", tt).evaluate(vars)));
+}

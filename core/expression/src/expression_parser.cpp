@@ -249,9 +249,86 @@ class Parser {
         if (GiNaC::is_exactly_a<GiNaC::numeric>(value) && GiNaC::ex_to<GiNaC::numeric>(value).is_real())
           return foldPower(GiNaC::ex_to<GiNaC::numeric>(value), GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
       }
+      // any other numeric exponent: GiNaC's exact rules ((2*x)^n = 2^n*x^n, sqrt(-2)^n =
+      // (-2)^(n/2), (c*x)^(p/q) = c^(p/q)*x^(p/q)) would do big-number work on user input
+      // (found by fuzz_expression: sqrt(-2)^63^6 ran for hours). A large or finely fractional
+      // exponent is taken in floating point; a small one keeps the base's coefficient small.
+      if (GiNaC::is_exactly_a<GiNaC::numeric>(expo)) {
+        const GiNaC::numeric n = GiNaC::ex_to<GiNaC::numeric>(expo);
+        if (!smallExponent(n)) {
+          expo = floatNumber(n, op.pos);
+        } else {
+          base = boundCoefficient(base, n, op.pos);
+        }
+      }
       return build(op.pos, [&] { return GiNaC::pow(base, expo); });
     }
     return base;
+  }
+
+  // Work GiNaC may do exactly on a power: a result of at most this many bits.
+  static constexpr double kExactPowerBits = 4096;
+
+  // An exponent GiNaC may take exactly: a rational of magnitude at most 64 with a small
+  // denominator (x^2, x^(1/3), x^(-3/2)).
+  static bool smallExponent(const GiNaC::numeric& e) {
+    return e.is_rational() && e.denom().int_length() <= 6 && GiNaC::abs(e) <= 64;
+  }
+
+  // The size in bits of an exact number (real and imaginary parts, numerators and
+  // denominators); a floating-point number counts as small.
+  static double exactBits(const GiNaC::numeric& n) {
+    double bits = 0;
+    for (const GiNaC::numeric& part : {n.real(), n.imag()}) {
+      if (part.is_rational()) bits += part.numer().int_length() + part.denom().int_length();
+    }
+    return bits;
+  }
+
+  // A number (real or complex) rounded to floating point; beyond the double range an error.
+  GiNaC::numeric floatNumeric(const GiNaC::numeric& n, std::size_t pos) const {
+    double re = std::numeric_limits<double>::infinity(), im = 0;
+    try {
+      re = n.real().to_double();
+      im = n.imag().to_double();
+    } catch (const std::exception&) {
+      re = std::numeric_limits<double>::infinity();
+    }
+    if (!std::isfinite(re) || !std::isfinite(im)) {
+      fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
+    }
+    // cln does not hold subnormal doubles; they are flushed to zero
+    if (std::fabs(re) < std::numeric_limits<double>::min()) re = 0;
+    if (std::fabs(im) < std::numeric_limits<double>::min()) im = 0;
+    if (im == 0) return GiNaC::numeric(re);
+    return GiNaC::numeric(re) + GiNaC::numeric(im) * GiNaC::I;
+  }
+  GiNaC::ex floatNumber(const GiNaC::numeric& n, std::size_t pos) const {
+    if (n.is_real()) return numberEx(n.to_double(), pos);
+    return floatNumeric(n, pos);
+  }
+
+  // (c*x)^n makes GiNaC raise the coefficient c exactly; nested powers would grow it without
+  // bound (((2^64*x)^64)^64...). A coefficient whose power would pass kExactPowerBits is
+  // taken in floating point first.
+  GiNaC::ex boundCoefficient(const GiNaC::ex& base, const GiNaC::numeric& n, std::size_t pos) const {
+    if (!GiNaC::is_exactly_a<GiNaC::mul>(base)) return base;
+    const double power = std::ceil(std::fabs(n.to_double()));
+    GiNaC::ex rest = 1;
+    GiNaC::numeric coeff = 1;
+    bool large = false;
+    for (std::size_t i = 0; i < base.nops(); ++i) {
+      const GiNaC::ex& f = base.op(i);
+      if (GiNaC::is_exactly_a<GiNaC::numeric>(f)) {
+        coeff = coeff * GiNaC::ex_to<GiNaC::numeric>(f);
+        large = large || exactBits(GiNaC::ex_to<GiNaC::numeric>(f)) * power > kExactPowerBits;
+      } else {
+        rest = rest * f;
+      }
+    }
+    if (!large) return base;
+    const GiNaC::numeric c = floatNumeric(coeff, pos);
+    return build(pos, [&] { return rest * c; });
   }
 
   // primary := number | name | function '(' sum (',' sum)* ')' | '(' sum ')'
@@ -322,7 +399,14 @@ class Parser {
 
   GiNaC::ex foldPower(const GiNaC::numeric& base, const GiNaC::numeric& expo, std::size_t pos) const {
     const auto exact = [&] { return build(pos, [&] { return GiNaC::ex(GiNaC::pow(base, expo)); }); };
-    if (!base.is_real() || !expo.is_real()) return exact();
+    if (!base.is_real() || !expo.is_real()) {
+      // complex numbers (sqrt(-4) is 2*I): exact only while the result stays small
+      if (smallExponent(expo) && exactBits(base) * std::ceil(std::fabs(expo.real().to_double())) <= kExactPowerBits) {
+        return exact();
+      }
+      const GiNaC::numeric b = floatNumeric(base, pos), x = floatNumeric(expo, pos);
+      return build(pos, [&] { return GiNaC::ex(GiNaC::pow(b, x)); });
+    }
     const double b = base.to_double(), x = expo.to_double();
     // small integer powers of small exact numbers stay exact (2^3 = 8, (1/2)^2 = 1/4)
     if (expo.is_integer() && std::fabs(x) <= 64 && base.is_rational() &&
