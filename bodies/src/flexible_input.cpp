@@ -18,6 +18,19 @@
 
 namespace joinery::detail {
 
+double readPositive(const FactoryContext& ctx, const JsonCursor& c, const std::string& what) {
+  const double v = ctx.number(c);
+  if (!(v > 0)) failValue(c, v, what);
+  return v;
+}
+
+int readElements(const JsonCursor& ne, const FactoryContext& ctx) {
+  const double elements = ctx.number(ne);  // a number or an expression over the parameters
+  if (!(elements >= 1 && elements <= 500 && elements == std::floor(elements)))
+    failValue(ne, elements, "a whole number of elements from 1 to 500");
+  return static_cast<int>(elements);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -117,19 +130,6 @@ MatrixXd readGravityLoad(const JsonCursor& c, const FactoryContext& ctx, int n) 
   MatrixXd G(n, 3);
   for (int i = 0; i < n; ++i) G.row(i) = ctx.vector3(c.at(static_cast<std::size_t>(i)), false).transpose();
   return G;
-}
-
-double readPositive(const FactoryContext& ctx, const JsonCursor& c, const std::string& what) {
-  const double v = ctx.number(c);
-  if (!(v > 0)) failValue(c, v, what);
-  return v;
-}
-
-int readElements(const JsonCursor& ne, const FactoryContext& ctx) {
-  const double elements = ctx.number(ne);  // a number or an expression over the parameters
-  if (!(elements >= 1 && elements <= 500 && elements == std::floor(elements)))
-    failValue(ne, elements, "a whole number of elements from 1 to 500");
-  return static_cast<int>(elements);
 }
 
 // Planar (field I) or spatial (fields Iy, Iz, J, G) beam.

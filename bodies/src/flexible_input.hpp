@@ -26,6 +26,11 @@ LinearInput readLinearInput(const JsonCursor& c, const FactoryContext& ctx);
 inline constexpr double kFileSymmetryTolerance = 1e-10;
 inline constexpr double kFilePsdTolerance = 1e-6;
 
+/// A number > 0 at `c` (a number or an expression over the parameters); else an InputError saying `what`.
+double readPositive(const FactoryContext& ctx, const JsonCursor& c, const std::string& what);
+/// A beam's element count: a whole number from 1 to 500.
+int readElements(const JsonCursor& ne, const FactoryContext& ctx);
+
 /// The `interface` field as toJson() writes it (objects naming coordinates).
 nlohmann::json interfaceToJson(const std::vector<InterfaceNode>& nodes, const std::vector<std::string>& coords);
 
