@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -257,6 +258,10 @@ class Parser {
         const GiNaC::numeric n = GiNaC::ex_to<GiNaC::numeric>(expo);
         if (!smallExponent(n)) {
           expo = floatNumber(n, op.pos);
+          // GiNaC raises a product's numeric coefficient to the power itself and throws on
+          // an overflow, leaking what it was building (fuzz_expression: (4*t)^5.1e23):
+          // the overflow is found here first
+          checkCoefficientPower(base, GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
         } else {
           base = boundCoefficient(base, n, op.pos);
         }
@@ -327,6 +332,7 @@ class Parser {
       }
     }
     if (!large) return base;
+    checkPowerMagnitude(std::abs(coeff.to_double()), n.to_double(), pos);
     const GiNaC::numeric c = floatNumeric(coeff, pos);
     return build(pos, [&] { return rest * c; });
   }
@@ -397,6 +403,26 @@ class Parser {
     return numberEx(n.to_double(), pos);
   }
 
+  // |c|^x of a coefficient in floating point: an error when it is not a finite number.
+  void checkPowerMagnitude(double magnitude, double x, std::size_t pos) const {
+    if (magnitude == 0 || !std::isfinite(x)) return;
+    if (!std::isfinite(std::pow(magnitude, x))) {
+      fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
+    }
+  }
+
+  // The numeric factors of a product raised to a floating-point power x must stay finite.
+  void checkCoefficientPower(const GiNaC::ex& base, const GiNaC::numeric& x, std::size_t pos) const {
+    if (!GiNaC::is_exactly_a<GiNaC::mul>(base)) return;
+    for (std::size_t i = 0; i < base.nops(); ++i) {
+      const GiNaC::ex& f = base.op(i);
+      if (!GiNaC::is_exactly_a<GiNaC::numeric>(f)) continue;
+      const GiNaC::numeric& c = GiNaC::ex_to<GiNaC::numeric>(f);
+      const double magnitude = std::abs(std::complex<double>(c.real().to_double(), c.imag().to_double()));
+      checkPowerMagnitude(magnitude, x.real().to_double(), pos);
+    }
+  }
+
   GiNaC::ex foldPower(const GiNaC::numeric& base, const GiNaC::numeric& expo, std::size_t pos) const {
     const auto exact = [&] { return build(pos, [&] { return GiNaC::ex(GiNaC::pow(base, expo)); }); };
     if (!base.is_real() || !expo.is_real()) {
@@ -404,8 +430,16 @@ class Parser {
       if (smallExponent(expo) && exactBits(base) * std::ceil(std::fabs(expo.real().to_double())) <= kExactPowerBits) {
         return exact();
       }
+      // in floating point here: GiNaC would throw on an overflow and leak its partial result
       const GiNaC::numeric b = floatNumeric(base, pos), x = floatNumeric(expo, pos);
-      return build(pos, [&] { return GiNaC::ex(GiNaC::pow(b, x)); });
+      const std::complex<double> v = std::pow(std::complex<double>(b.real().to_double(), b.imag().to_double()),
+                                              std::complex<double>(x.real().to_double(), x.imag().to_double()));
+      if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
+        fail("constant subexpression is not a finite number (a complex power beyond +-" +
+                 formatExact(std::numeric_limits<double>::max()) + ")",
+             pos);
+      }
+      return floatNumeric(GiNaC::numeric(v.real()) + GiNaC::numeric(v.imag()) * GiNaC::I, pos);
     }
     const double b = base.to_double(), x = expo.to_double();
     // small integer powers of small exact numbers stay exact (2^3 = 8, (1/2)^2 = 1/4)
