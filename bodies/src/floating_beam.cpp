@@ -113,7 +113,7 @@ FloatingBeam2d::FloatingBeam2d(std::string name, const BeamSpec& beam, Frame fra
   Dff_ = rayleighMass_ * Mff_ + rayleighStiffness_ * Kff_;
 }
 
-void FloatingBeam2d::shape(double s, MatRef S) const {
+void FloatingBeam2d::shape(double s, MatRef S, double offset) const {
   const int ne = beam_.elements;
   const double l = beam_.length / ne;
   const int e = std::clamp(static_cast<int>(std::floor(s / l)), 0, ne - 1);
@@ -123,7 +123,10 @@ void FloatingBeam2d::shape(double s, MatRef S) const {
                        l * (-x * x + x * x * x)};
   // full nodal coordinates of element e: 3e + (u, v, rz), 3e + 3 + (u, v, rz)
   const int col[6] = {3 * e, 3 * e + 1, 3 * e + 2, 3 * e + 3, 3 * e + 4, 3 * e + 5};
-  const double axial[6] = {n[0], 0, 0, n[1], 0, 0};
+  // a point off the axis (offset `h` across the beam) moves with the cross-section, which
+  // turns by dv/ds: its axial displacement is u - h dv/ds
+  const double d[4] = {(-6 * x + 6 * x * x) / l, 1 - 4 * x + 3 * x * x, (6 * x - 6 * x * x) / l, -2 * x + 3 * x * x};
+  const double axial[6] = {n[0], -offset * d[0], -offset * d[1], n[1], -offset * d[2], -offset * d[3]};
   const double bend[6] = {0, h[0], h[1], 0, h[2], h[3]};
   S.setZero();
   for (int c = 0; c < 6; ++c) {
@@ -211,10 +214,10 @@ double FloatingBeam2d::calcPotentialEnergy(double, CVecRef q) const {
 
 double FloatingBeam2d::axialPosition(const Vector3d& local) const {
   const double L = beam_.length, tol = 1e-9 * L;
-  if (std::abs(local.y()) > tol || local.x() < -tol || local.x() > L + tol)
+  if (!(local.x() >= -tol && local.x() <= L + tol))
     throw ModelError("body '" + name() + "' (flexible2d) has no material point at [" + formatNumber(local.x()) + ", " +
-                     formatNumber(local.y()) + "]: its points lie on the beam's axis, [s, 0] with 0 <= s <= " +
-                     formatNumber(L) + " (node 0 at s = 0)");
+                     formatNumber(local.y()) + "]: its points are [s, h] in the frame with 0 <= s <= " +
+                     formatNumber(L) + " along the beam (node 0 at s = 0) and h across it");
   return std::clamp(local.x(), 0.0, L);
 }
 
@@ -222,8 +225,8 @@ Vector3d FloatingBeam2d::Points::calcPointPosition(CVecRef q, const Vector3d& lo
   const double s = b_.axialPosition(local);
   const Eigen::Index nf = b_.Mff_.rows();
   auto& S = shapeScratch(nf);
-  b_.shape(s, S);
-  const Eigen::Vector2d u = Eigen::Vector2d(s, 0) + S * q.tail(nf);
+  b_.shape(s, S, local.y());
+  const Eigen::Vector2d u = Eigen::Vector2d(s, local.y()) + S * q.tail(nf);
   Vector3d r = Vector3d::Zero();
   r.head<2>() = q.head<2>() + rotation(q(2)) * u;
   return r;
@@ -233,9 +236,9 @@ void FloatingBeam2d::Points::calcPointJacobian(CVecRef q, const Vector3d& local,
   const double s = b_.axialPosition(local);
   const Eigen::Index nf = b_.Mff_.rows();
   auto& S = shapeScratch(nf);
-  b_.shape(s, S);
+  b_.shape(s, S, local.y());
   const Eigen::Matrix2d A = rotation(q(2));
-  const Eigen::Vector2d u = Eigen::Vector2d(s, 0) + S * q.tail(nf);
+  const Eigen::Vector2d u = Eigen::Vector2d(s, local.y()) + S * q.tail(nf);
   J.setZero();
   J(0, 0) = J(1, 1) = 1;
   J.block<2, 1>(0, 2) = A * perp(u);
@@ -246,9 +249,9 @@ Vector3d FloatingBeam2d::Points::calcPointBias(CVecRef q, CVecRef v, const Vecto
   const double s = b_.axialPosition(local);
   const Eigen::Index nf = b_.Mff_.rows();
   auto& S = shapeScratch(nf);
-  b_.shape(s, S);
+  b_.shape(s, S, local.y());
   const Eigen::Matrix2d A = rotation(q(2));
-  const Eigen::Vector2d u = Eigen::Vector2d(s, 0) + S * q.tail(nf);
+  const Eigen::Vector2d u = Eigen::Vector2d(s, local.y()) + S * q.tail(nf);
   const Eigen::Vector2d Sv = S * v.tail(nf);
   const double w = v(2);
   Vector3d bias = Vector3d::Zero();

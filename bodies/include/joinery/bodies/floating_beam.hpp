@@ -13,7 +13,8 @@
 ///
 /// with the element shape functions S (linear axial, cubic Hermite bending). Large rotation and
 /// translation are exact; the elasticity is linear in the frame (small strains, no geometric
-/// stiffening). The mass matrix couples frame and deformation through the inertia invariants
+/// stiffening). A body point [s, h] is the point of the cross-section at s, offset h across the
+/// beam (it turns with the slope dv/ds). The mass matrix couples frame and deformation through the inertia invariants
 /// (integrals of rho S over the beam, computed once by Gauss quadrature); the velocity-product
 /// terms are the exact ones of that mass matrix, so energy is conserved.
 #include <string>
@@ -51,8 +52,9 @@ class FloatingBeam2d final : public Body {
   /// Elastic mass and stiffness matrices of the kept coordinates (consistent FE matrices).
   const MatrixXd& elasticMass() const { return Mff_; }
   const MatrixXd& elasticStiffness() const { return Kff_; }
-  /// Shape functions S(s) (2 x numElastic()) of the material point at s along the beam.
-  void shape(double s, MatRef S) const;
+  /// Shape functions S (2 x numElastic()) of the material point at s along the beam and
+  /// `offset` across it (a point of the cross-section at s, which turns with the slope).
+  void shape(double s, MatRef S, double offset = 0) const;
 
  private:
   class Points final : public PointMarker {
@@ -71,7 +73,7 @@ class FloatingBeam2d final : public Body {
     void calcAngularJacobian(CVecRef q, MatRef Jw) const override;
     Vector3d calcAngularBias(CVecRef q, CVecRef v) const override;
   };
-  /// The axial position s of a body point [s, 0]; an error for a point off the axis or beyond it.
+  /// The axial position s of a body point [s, h]; an error for a point beyond the beam's ends.
   double axialPosition(const Vector3d& local) const;
 
   BeamSpec beam_;
