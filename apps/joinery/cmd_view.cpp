@@ -311,6 +311,65 @@ nlohmann::json bodiesJson(const Scene& scene, const nlohmann::json& joints, cons
   return out;
 }
 
+/// Body-local points along a flexible body, drawn as a curve that bends with it: a flexible2d
+/// beam's axis (4 points per element, at most 401), a linear body's interface nodes in their
+/// order; none for other bodies.
+std::vector<Vector3d> curvePoints(const Body& body) {
+  const nlohmann::json j = body.toJson();
+  std::vector<Vector3d> out;
+  if (j.value("type", "") == "flexible2d") {
+    const double L = j["beam"]["length"].get<double>();
+    const int k = std::min(4 * j["beam"]["elements"].get<int>(), 400);
+    for (int i = 0; i <= k; ++i) out.emplace_back(L * i / k, 0, 0);
+  } else if (j.value("type", "") == "linear" && j.contains("interface") && body.points()) {
+    for (const auto& node : j["interface"]) {
+      const auto& p = node["position"];
+      out.emplace_back(p[0].get<double>(), p[1].get<double>(), p.size() > 2 ? p[2].get<double>() : 0.0);
+    }
+  }
+  return out;
+}
+
+/// For every flexible body: sample columns "@body.k.x|y|z" with the world positions of its curve
+/// points at each frame (through the body's own point marker), and "curve": the number of points
+/// in its page entry. The '@' keeps them out of the plot picker.
+void addCurves(const Scene& scene, Samples& samples, nlohmann::json& bodies) {
+  std::map<std::string, std::size_t> column;
+  for (std::size_t k = 0; k < samples.names.size(); ++k) column[samples.names[k]] = k;
+  const std::size_t rows = samples.rows();
+  for (auto& entry : bodies) {
+    const Body* body = scene.model.findBody(entry["name"].get<std::string>());
+    if (!body) continue;
+    const std::vector<Vector3d> points = curvePoints(*body);
+    if (points.size() < 2) continue;
+    std::vector<std::size_t> cols;
+    for (const auto& c : body->coordinateNames()) {
+      const auto it = column.find(body->name() + "." + c);
+      if (it == column.end()) break;
+      cols.push_back(it->second);
+    }
+    if (static_cast<int>(cols.size()) != body->numCoordinates()) continue;
+    VectorXd q(body->numCoordinates());
+    std::vector<std::vector<double>> xyz(3 * points.size(), std::vector<double>(rows));
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t c = 0; c < cols.size(); ++c) q(static_cast<Eigen::Index>(c)) = samples.columns[cols[c]][i];
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        const Vector3d r = body->points()->calcPointPosition(q, points[k]);
+        for (int a = 0; a < 3; ++a) xyz[3 * k + static_cast<std::size_t>(a)][i] = r(a);
+      }
+    }
+    for (std::size_t k = 0; k < points.size(); ++k)
+      for (int a = 0; a < 3; ++a) {
+        samples.names.push_back("@" + body->name() + "." + std::to_string(k) + "." + "xyz"[a]);
+        samples.columns.push_back(std::move(xyz[3 * k + static_cast<std::size_t>(a)]));
+      }
+    entry["curve"] = points.size();
+    nlohmann::json local = nlohmann::json::array();  // where the points are undeformed (the frame's, or the world's)
+    for (const Vector3d& p : points) local.push_back({p.x(), p.y(), p.z()});
+    entry["curve_local"] = std::move(local);
+  }
+}
+
 /// The verdict of `joinery check` for the page: status, the undetermined bodies, messages.
 nlohmann::json checkVerdict(const Scene& scene) {
   const nlohmann::json cj = toJson(checkScene(scene));
@@ -322,7 +381,7 @@ nlohmann::json checkVerdict(const Scene& scene) {
 }
 
 /// What the page knows of the scene and the samples (the "joinery-data" element).
-nlohmann::json pageData(const Scene& scene, const std::string& file, const Samples& samples, const std::string& results) {
+nlohmann::json pageData(const Scene& scene, const std::string& file, Samples& samples, const std::string& results) {
   nlohmann::json data;
   data["title"] = scene.name.empty() ? file : scene.name;
   data["stem"] = std::filesystem::path(file).stem().string();
@@ -331,6 +390,7 @@ nlohmann::json pageData(const Scene& scene, const std::string& file, const Sampl
   bool planar = true;
   data["bodies"] = bodiesJson(scene, data["joints"], data["forces"], planar);
   data["planar"] = planar;
+  addCurves(scene, samples, data["bodies"]);  // flexible bodies: their bent shape per frame
   data["samples"] = {{"columns", samples.names}, {"frames", samples.rows()}, {"results", results}};
   nlohmann::json plot = nlohmann::json::array();  // to begin with: the first three coordinates
   for (const auto& b : data["bodies"])

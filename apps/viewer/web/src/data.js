@@ -31,10 +31,11 @@ export function point3(p) {
 }
 
 /// The pose of body `b` at frame `i`: position [x,y,z] and unit quaternion [w,x,y,z], computed from
-/// its coordinates as the library defines them (rigid2d x y theta; rigid3d x y z e0..e3; particle).
+/// its coordinates as the library defines them (rigid2d x y theta; rigid3d x y z e0..e3; particle;
+/// flexible2d: the frame x y theta, its bent shape drawn from the "@body.k" curve columns).
 export function poseAt(b, data, i) {
   const c = (k) => data.columns[b.columns[k]][i];
-  if (b.type === 'rigid2d') {
+  if (b.type === 'rigid2d' || b.type === 'flexible2d') {  // flexible2d: its floating frame
     const th = c(2);
     return { position: [c(0), c(1), 0], quaternion: [Math.cos(th / 2), 0, 0, Math.sin(th / 2)] };
   }
@@ -72,4 +73,10 @@ export function frameAt(times, t) {
   }
   // a time within rounding of the next sample means that sample
   return Math.abs(times[hi] - t) <= 1e-12 * Math.max(1, Math.abs(t)) ? hi : lo;
+}
+
+/// The world position of curve point k of body b at frame i (the "@body.k.x|y|z" columns).
+export function curvePointAt(b, data, k, i) {
+  const c = (a) => data.columns[`@${b.name}.${k}.${a}`][i];
+  return [c('x'), c('y'), c('z')];
 }

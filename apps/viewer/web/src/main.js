@@ -35,16 +35,20 @@ function buildLayout(data) {
   // mode shapes (joinery view --modes): one cycle per mode, picked here
   const modePicker = el('select', { id: 'mode', title: 'mode shape to animate' });
   for (const m of scene.modes || []) modePicker.append(el('option', { value: String(m.mode - 1) }, modeLabel(m)));
+  // flexible bodies: their elastic deformation drawn magnified (x1 is true to scale)
+  const deform = el('select', { id: 'deform', title: 'flexible bodies: elastic deformation drawn magnified' });
+  for (const s of [1, 10, 100, 1000]) deform.append(el('option', s === 1 ? { value: s, selected: '' } : { value: s }, `deformation ${s}×`));
+  const flexible = scene.bodies.some((b) => b.curve >= 2);
   const controls = el('div', { class: 'controls' }, ...(scene.modes ? [modePicker] : []), prevBtn, playBtn, nextBtn,
-    scrub, timeLabel, speed, el('label', {}, framesBox, ' body frames'), pngBtn);
+    scrub, timeLabel, speed, ...(flexible ? [deform] : []), el('label', {}, framesBox, ' body frames'), pngBtn);
   const plotBox = el('div', { class: 'plot' });
   const picker = el('select', { id: 'columns', multiple: '', title: 'columns to plot (ctrl-click for several)' });
-  for (const n of data.names) if (n !== 't') picker.append(el('option', { value: n }, n));
+  for (const n of data.names) if (n !== 't' && !n.startsWith('@')) picker.append(el('option', { value: n }, n));
   const side = el('div', { class: 'side' }, el('div', { class: 'label' }, 'plot columns'), picker);
   document.getElementById('app').append(el('div', { class: 'header' }, title, notes), viewBox, controls, el('div', { class: 'bottom' }, plotBox, side));
 
   for (const m of pageMessages(scene)) notes.append(el('span', { class: m.cls }, m.text));
-  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker };
+  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker, deform };
 }
 
 function modeLabel(m) {
@@ -62,7 +66,7 @@ function pageMessages(scene) {
   if (scene.modes) messages.push({ cls: 'info', text: `mode shapes of ${scene.samples.results}: one cycle per second at 1× (not the mode's frequency), drawn points moving up to ${scene.mode_amplitude} of the model's size` });
   else if (!scene.samples.results) messages.push({ cls: 'info', text: 'no results: the initial state (run joinery simulate and pass --results)' });
   for (const m of scene.messages || []) messages.push({ cls: 'info', text: m });
-  const hidden = scene.bodies.filter((b) => !['rigid2d', 'rigid3d', 'particle'].includes(b.type)).map((b) => b.name);
+  const hidden = scene.bodies.filter((b) => !['rigid2d', 'rigid3d', 'particle'].includes(b.type) && !(b.curve >= 2)).map((b) => b.name);
   if (hidden.length) messages.push({ cls: 'info', text: `not drawn (generalised coordinates only): ${hidden.join(', ')}` });
   return messages;
 }
@@ -73,7 +77,7 @@ function start() {
   const data = loadPageData(document);
   const scene = data.scene;
   const times = data.columns.t;
-  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker } = buildLayout(data);
+  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker, deform } = buildLayout(data);
   const modes = scene.modes || null;
   let mode = 0;  // the mode shown (modes only)
   const span = () => (modes ? [modes[mode].start, modes[mode].end] : [times[0], times[data.frames - 1]]);
@@ -125,6 +129,7 @@ function start() {
   const setMode = (k) => { mode = k; setTime(modes[k].start); };
   if (modes) modePicker.addEventListener('change', () => setMode(Number(modePicker.value)));
   framesBox.addEventListener('change', () => view.setFramesVisible(framesBox.checked));
+  deform.addEventListener('change', () => view.setDeformationScale(Number(deform.value)));
   pngBtn.addEventListener('click', () => {
     const a = el('a', { href: view.toPNG(), download: `${scene.stem || 'joinery'}-t${fmtTime(times[frame])}.png` });
     document.body.append(a);
@@ -150,7 +155,7 @@ function start() {
   requestAnimationFrame(tick);
 
   const state = () => ({ frame, playing, rafCount, mode });
-  const api = makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages });
+  const api = makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, deform, messages });
   /// Mode shapes: the mode shown (0-based) and choosing one (shown at phase 0, its rest state).
   api.mode = () => (modes ? mode : null);
   api.setMode = (k) => { setPlaying(false); setMode(k); return mode; };
@@ -158,7 +163,7 @@ function start() {
 }
 
 /// window.joineryView: the page's state for scripts and tests.
-function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, messages }) {
+function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, deform, messages }) {
   const times = data.columns.t, scene = data.scene;
   return {
     setTime(t) { setPlaying(false); setTime(t); return times[state().frame]; },
@@ -174,6 +179,8 @@ function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying,
       const o = b.object;
       return { position: [o.position.x, o.position.y, o.position.z], quaternion: [o.quaternion.w, o.quaternion.x, o.quaternion.y, o.quaternion.z] };
     },
+    /// A flexible body's drawn curve (world points), or [] for other bodies.
+    curvePoints(name) { return view.curvePoints(name); },
     setPlotColumns(names) { choosePlot(names); return plots.columns.slice(); },
     plotColumns() { return plots.columns.slice(); },
     plotPointCount() { return plots.pointCount(); },
@@ -183,6 +190,8 @@ function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying,
     pause() { setPlaying(false); },
     isPlaying() { return state().playing; },
     showFrames(on) { framesBox.checked = on; view.setFramesVisible(on); },
+    /// Flexible bodies' elastic deformation drawn magnified by `s` (1: true to scale).
+    setDeformationScale(s) { deform.value = String(s); view.setDeformationScale(Number(deform.value)); return Number(deform.value); },
     /// requestAnimationFrame callbacks per second while playing, over `ms` milliseconds.
     async measureFps(ms = 3000) {
       setPlaying(true);

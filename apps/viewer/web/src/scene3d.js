@@ -3,7 +3,7 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { mergeGeometries } from 'three/examples/jsm/utils/BufferGeometryUtils.js';
-import { point3, poseAt, transformPoint } from './data.js';
+import { curvePointAt, point3, poseAt, transformPoint } from './data.js';
 
 const PALETTE = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xb07aa1, 0x76b7b2, 0xedc948, 0xff9da7, 0x9c755f];
 const HIGHLIGHT = 0xe8112d;
@@ -135,7 +135,8 @@ export class MechanismView {
     const sun = new THREE.DirectionalLight(0xffffff, 1.6);
     sun.position.set(3, 5, 8);
     this.scene3.add(sun);
-    this.bodies = scene.bodies.filter((b) => b.type === 'rigid2d' || b.type === 'rigid3d' || b.type === 'particle');
+    this.bodies = scene.bodies.filter((b) => b.type === 'rigid2d' || b.type === 'rigid3d' || b.type === 'particle' || b.type === 'flexible2d');
+    this.curved = scene.bodies.filter((b) => b.curve >= 2);  // flexible bodies: drawn bent, per frame
     this.bodyByName = new Map(this.bodies.map((b) => [b.name, b]));
     SEG = this.bodies.length > 64 ? 8 : 20;
     this.bounds = this.motionBounds();
@@ -166,6 +167,8 @@ export class MechanismView {
     }
     for (const el of [...this.data.scene.joints, ...this.data.scene.forces])
       for (const end of el.ends) if (end.body === 'ground') add(point3(end.point));
+    for (const b of this.curved)
+      for (let i = 0; i < n; i += step) for (let k = 0; k < b.curve; ++k) add(curvePointAt(b, this.data, k, i));
     if (box.isEmpty()) box.expandByPoint(new THREE.Vector3(0, 0, 0));
     return box;
   }
@@ -181,7 +184,7 @@ export class MechanismView {
       const g = new THREE.Group();
       g.name = b.name;
       if (b.visual && b.visual.length) for (const v of b.visual) g.add(visualShape(v, b.color, r));
-      else {
+      else if (b.curve >= 2) { /* drawn as its curve below */ } else {
         const key = autoKey(b);
         if (!groups.has(key)) groups.set(key, []);
         groups.get(key).push(b);
@@ -206,6 +209,18 @@ export class MechanismView {
         this.scene3.add(mesh);
       } else for (const b of list) b.object.add(new THREE.Mesh(geo, material(b.color)));
     }
+    // flexible bodies: a chain of short cylinders between their curve points, with a sphere
+    // at each joint of the chain so that the bend looks smooth
+    this.curveSegments = [];
+    this.curved.forEach((b, k) => {
+      const mat = material(b.color || PALETTE[(this.bodies.length + k) % PALETTE.length]);
+      const tube = new THREE.CylinderGeometry(0.8 * r, 0.8 * r, 1, seg(16), 1, true), ball = new THREE.SphereGeometry(0.8 * r, seg(16), seg(10));
+      for (let i = 0; i + 1 < b.curve; ++i) {
+        const mesh = new THREE.Mesh(tube, mat), knot = new THREE.Mesh(ball, mat);
+        this.scene3.add(mesh, knot);
+        this.curveSegments.push({ body: b, k: i, mesh, knot });
+      }
+    });
     this.markers = [];
     const jointMat = material(0x333a44), groundMat = material(0x8a8f98);
     this.simple = new Map();
@@ -314,6 +329,8 @@ export class MechanismView {
 
   setFramesVisible(on) { for (const a of this.frames) a.visible = on; this.render(); }
 
+  setDeformationScale(s) { this.deformScale = s; if (this.frameIndex !== undefined) this.pose(this.frameIndex); }
+
   /// Poses every body at frame i and moves the joint and spring markers.
   pose(i) {
     this.poses = new Map();
@@ -326,6 +343,25 @@ export class MechanismView {
         b.object.updateMatrix();
         b.instance.mesh.setMatrixAt(b.instance.index, b.object.matrix);
       }
+    }
+    this.frameIndex = i;
+    const upY = new THREE.Vector3(0, 1, 0);
+    // a curve point as drawn: where the undeformed body puts it (its frame's pose, or the world
+    // for a linear body), plus the elastic displacement times the deformation scale
+    const drawn = (b, k) => {
+      const actual = curvePointAt(b, this.data, k, i), s = this.deformScale || 1;
+      if (s === 1) return new THREE.Vector3(...actual);
+      const pose = this.poses.get(b.name), local = point3(b.curve_local[k]);
+      const ref = pose ? transformPoint(pose, local) : local;
+      return new THREE.Vector3(...ref.map((x, a) => x + s * (actual[a] - x)));
+    };
+    for (const c of this.curveSegments) {
+      const a = drawn(c.body, c.k), e = drawn(c.body, c.k + 1);
+      const d = e.clone().sub(a), len = d.length();
+      c.mesh.position.copy(a.clone().add(e).multiplyScalar(0.5));
+      if (len > 0) c.mesh.quaternion.setFromUnitVectors(upY, d.divideScalar(len));
+      c.mesh.scale.set(1, Math.max(len, 1e-9), 1);
+      c.knot.position.copy(a);
     }
     const scratch = this.scratch || (this.scratch = new THREE.Object3D());
     const world = (end) => {
@@ -367,6 +403,18 @@ export class MechanismView {
     }
     for (const mesh of this.instanced) mesh.instanceMatrix.needsUpdate = true;
     this.render();
+  }
+
+  /// The drawn curve of a flexible body: its points' world positions as drawn now (the knots
+  /// between the segments, and the far end of the last one).
+  curvePoints(name) {
+    const segs = this.curveSegments.filter((c) => c.body.name === name);
+    const pts = segs.map((c) => [c.knot.position.x, c.knot.position.y, c.knot.position.z]);
+    if (segs.length) {
+      const last = segs[segs.length - 1], m = last.mesh.position, a = last.knot.position;
+      pts.push([2 * m.x - a.x, 2 * m.y - a.y, 2 * m.z - a.z]);
+    }
+    return pts;
   }
 
   render() { this.renderer.render(this.scene3, this.camera); }

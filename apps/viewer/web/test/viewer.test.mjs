@@ -156,7 +156,7 @@ test('no results, ill posed: the initial state, the check verdict, undetermined 
 });
 
 test('every bundled example scene opens and plays (a short run where it simulates, else its initial state)', async () => {
-  const dirs = ['examples/scenes', 'examples/tutorial', 'examples/validation'];
+  const dirs = ['examples/scenes', 'examples/tutorial', 'examples/validation', 'examples/flexible'];
   let opened = 0, played = 0;
   for (const d of dirs) {
     for (const f of readdirSync(scene(d)).filter((x) => x.endsWith('.json') && x !== 'cases.json').sort()) {
@@ -310,6 +310,48 @@ test('mode shapes (view --modes): each mode oscillates about the linearised stat
   assert.match(r.stderr, /at \/q: coordinate 'crank\.rod\.x' of the scene is missing/);
   r = runFailing(['view', scene(file), '--modes', modesFile, '--results', modesFile, '-o', join(work, 'bad.html')]);
   assert.equal(r.status, 2);
+});
+
+test('flexible slider-crank (flexible2d): the rod is drawn bent, through the positions the CSV gives', async () => {
+  const csv = simulate('examples/flexible/flexible_slider_crank.json', 0.25, 'flexible_slider_crank');
+  const { html } = view('examples/flexible/flexible_slider_crank.json', 'flexible_slider_crank', csv);
+  const { page, errors, requests } = await open(browser, html);
+  const { names, rows } = readCsv(readFileSync(csv, 'utf8'));
+  const col = (n) => names.indexOf(n);
+  // the frame where the midpoint deflection rod.n4_v is largest
+  let best = 0;
+  rows.forEach((r, i) => { if (Math.abs(r[col('rod.n4_v')]) > Math.abs(rows[best][col('rod.n4_v')])) best = i; });
+  await page.evaluate((i) => window.joineryView.setFrame(i), best);
+  const pts = await page.evaluate(() => window.joineryView.curvePoints('rod'));
+  assert.equal(pts.length, 33, 'four points per element, eight elements');
+  // the chord frame: node 4 (the midpoint, curve point 16) is at (L/2 + u4, v4) in the frame
+  const r = rows[best], th = r[col('rod.theta')], u = 0.15 + r[col('rod.n4_u')], v = r[col('rod.n4_v')];
+  const expected = [r[col('rod.x')] + Math.cos(th) * u - Math.sin(th) * v, r[col('rod.y')] + Math.sin(th) * u + Math.cos(th) * v];
+  assert.ok(Math.abs(v) > 1e-3, `the rod bends (${v} m)`);
+  for (const a of [0, 1]) assert.ok(Math.abs(pts[16][a] - expected[a]) < 1e-9, `midpoint ${pts[16]} vs ${expected}`);
+  // drawn bent: the midpoint is off the chord from end to end by the deflection
+  const [p0, p1, pm] = [pts[0], pts[32], pts[16]];
+  const chord = [p1[0] - p0[0], p1[1] - p0[1]], len = Math.hypot(...chord);
+  const off = (chord[0] * (pm[1] - p0[1]) - chord[1] * (pm[0] - p0[0])) / len;
+  assert.ok(Math.abs(off - v) < 1e-9, `drawn deflection ${off} vs ${v}`);
+  // the curve columns stay out of the plot picker
+  assert.ok(!(await page.$$eval('#columns option', (os) => os.some((o) => o.value.startsWith('@')))));
+  const trueScale = await viewPixels(page);
+  assert.ok(trueScale.ink > 0.01);
+  // deformation drawn 100x: the midpoint moves 100x as far from the chord; node 0 (the frame's
+  // origin) stays, node 8 (on the frame's axis) moves by 99x its axial stretch n8_u
+  assert.equal(await page.evaluate(() => window.joineryView.setDeformationScale(100)), 100);
+  const big = await page.evaluate(() => window.joineryView.curvePoints('rod'));
+  const offBig = (chord[0] * (big[16][1] - big[0][1]) - chord[1] * (big[16][0] - big[0][0])) / len;
+  assert.ok(Math.abs(offBig - 100 * v) < 1e-3 * Math.abs(100 * v), `drawn x100: ${offBig} vs ${100 * v}`);
+  for (const a of [0, 1]) assert.ok(Math.abs(big[0][a] - pts[0][a]) < 1e-12, 'node 0 stays');
+  const moved = Math.hypot(big[32][0] - pts[32][0], big[32][1] - pts[32][1]);
+  assert.ok(Math.abs(moved - 99 * Math.abs(r[col('rod.n8_u')])) < 1e-9, `node 8 moves ${moved}`);
+  assert.ok(differs(trueScale, await viewPixels(page)) > 100, 'the magnified bend shows');
+  await screenshot(page, 'viewer-flexible-slider-crank.png');
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests, []);
+  await page.close();
 });
 
 test('bad input: a visual shape with a wrong field, a CSV of another model (exit 2)', () => {
