@@ -217,6 +217,22 @@ StepResult Dopri5Integrator::advance(double tLimit) {
   }
 }
 
+void Dopri5Integrator::adjust(const State& s) {
+  const bool keep = fsal_ && resets_ == resetsAtStep_ && !opt_.fixedStep && s.t == state_.t &&
+                    s.q.size() == n_ && s.v.size() == n_ && [&] {
+                      for (Eigen::Index i = 0; i < n_; ++i) {
+                        const double wq = kFsalKeep * (opt_.atol + opt_.rtol * std::abs(state_.q(i)));
+                        const double wv = kFsalKeep * (opt_.atol + opt_.rtol * std::abs(state_.v(i)));
+                        if (!(std::abs(s.q(i) - state_.q(i)) <= wq) || !(std::abs(s.v(i) - state_.v(i)) <= wv)) return false;
+                      }
+                      return true;
+                    }();
+  if (!keep) return reset(s);
+  state_.q = s.q;  // k7 stays the derivative used for the next step's first stage
+  state_.v = s.v;
+  ++fsalKept_;
+}
+
 void Dopri5Integrator::interpolate(double t, State& out) {
   if (!haveStep_) throw SimulationError("dopri5: no step to interpolate in");
   if (!haveDense_) {

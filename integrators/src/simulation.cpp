@@ -374,7 +374,7 @@ void Run::acceptStep(State& cur) {
     os << "non-finite state after the step to t = " << cur.t;
     throw SimulationError(os.str());
   }
-  if (changed) integ_->reset(cur);
+  if (changed) integ_->adjust(cur);
   res_.state = cur;
   res_.t = cur.t;
   if (!outputsDone_ && !stopAt_ && outputTime(outIndex_) <= cur.t) {

@@ -60,6 +60,10 @@ class Integrator {
   /// Sets the current state (after drift control, or to start). The derivative is
   /// re-evaluated (and the state re-diagnosed) at the next advance().
   void reset(const State& s);
+  /// Like reset(), after drift control changed the state of the step just taken (a
+  /// projection, a quaternion renormalization): a method may keep what it knows of the state
+  /// when the change is far below its error tolerance (dopri5 keeps its last stage, FSAL).
+  virtual void adjust(const State& s) { reset(s); }
   const State& state() const noexcept { return state_; }
   double time() const noexcept { return state_.t; }
   const IntegratorStats& stats() const noexcept { return stats_; }
@@ -142,6 +146,13 @@ class Dopri5Integrator final : public Integrator {
   void interpolate(double t, State& out) override;
   /// The step size the next advance() will try.
   double nextStep() const noexcept { return h_; }
+  /// Keeps the last stage (first same as last) when the change is at most kFsalKeep of the
+  /// error tolerance in every component (|dy_i| <= kFsalKeep (atol + rtol |y_i|)): the stale
+  /// derivative then errs by L |dy|, a thousandth of what a step may err. Otherwise reset().
+  void adjust(const State& s) override;
+  static constexpr double kFsalKeep = 1e-3;
+  /// Accepted steps that kept their last stage across a state adjustment.
+  long long fsalKept() const noexcept { return fsalKept_; }
 
  private:
   double initialStep(double tLimit);
@@ -155,6 +166,7 @@ class Dopri5Integrator final : public Integrator {
   long long resetsAtStep_ = -1;
   double tOld_ = 0, hLast_ = 0;
   bool haveStep_ = false, haveDense_ = false;
+  long long fsalKept_ = 0;
 };
 
 }  // namespace joinery
