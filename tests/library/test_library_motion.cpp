@@ -223,9 +223,9 @@ TEST_CASE("wheel3d thin disk in a steady turn: Omega^2 = 4 g cot(alpha) / (6 b +
   const double Omega = steadyTurnRate(a, lean, b);
   // thickness 0 with the mass given: the thin disk of the formula (inertias m a^2/4, m a^2/2)
   const auto params = [&](double turnRate) {
-    return nlohmann::json{{"R", a},          {"thickness", 0},   {"m", 1.5},          {"x0", x0},
-                          {"y0", y0},        {"heading0", heading}, {"lean0", lean}, {"v0", turnRate * b},
-                          {"turn_rate0", turnRate}};
+    return nlohmann::json{{"R", a},        {"thickness", 0},     {"m", 1.5},
+                          {"x0", x0},      {"y0", y0},           {"heading0", heading},
+                          {"lean0", lean}, {"v0", turnRate * b}, {"turn_rate0", turnRate}};
   };
   const Eigen::Vector2d left(-std::sin(heading), std::cos(heading));  // towards the turn centre
   SECTION("at the initial state: the centre accelerates at Omega^2 b towards the turn centre and not up or down") {
