@@ -3,8 +3,10 @@
 // its initial state and photographed in headless Debian Chromium (puppeteer-core from the
 // viewer's npm tree in the build folder; no browser is downloaded).
 //
-//   node scripts/render-catalogue.mjs [BUILD_DIR]      (default: build)
-//   node scripts/render-catalogue.mjs --page           (only docs/catalogue.md, no browser)
+//   node scripts/render-catalogue.mjs [BUILD_DIR [PART ...]]   (default: build, every part)
+//   node scripts/render-catalogue.mjs --page                    (only docs/catalogue.md, no browser)
+//
+// PARTs given: only their pictures are taken again (a new part), the others are kept.
 //
 // Writes docs/img/catalogue-<part>.png (the 3-D view of a 900 x 820 page) and prints one line per
 // part, then docs/catalogue.md from the library files themselves (descriptions, parameters,
@@ -25,6 +27,7 @@ if (process.argv[2] === '--page') {
   process.exit(0);
 }
 const build = resolve(process.argv[2] || join(source, 'build'));
+const only = new Set(process.argv.slice(3));  // empty: every part
 const joinery = join(build, 'apps', 'joinery');
 const web = join(build, 'apps', 'viewer-web');
 if (!existsSync(joinery)) throw new Error(`no ${joinery}: build the joinery target first`);
@@ -49,6 +52,7 @@ try {
     const lib = file.replace(/\.json$/, '');
     const parts = Object.keys(JSON.parse(readFileSync(join(libDir, file), 'utf8')).components);
     for (const part of parts) {
+      if (only.size && !only.has(part)) continue;
       const scene = {
         joinery: 1, name: `joinery:${lib} ${part} with its defaults`, include: [`joinery:${lib}`],
         gravity: lib === 'spatial' ? [0, 0, -9.81] : [0, -9.81, 0], bodies: [],

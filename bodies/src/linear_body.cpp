@@ -169,6 +169,14 @@ const InterfaceNode* LinearBody::nodeAt(const Vector3d& local) const {
   return nullptr;
 }
 
+std::string LinearBody::coordinateGroup(int k) const {
+  for (const InterfaceNode& a : interface_)
+    if (std::find(a.translation.begin(), a.translation.end(), k) != a.translation.end() ||
+        std::find(a.rotation.begin(), a.rotation.end(), k) != a.rotation.end())
+      return "interface node '" + a.name + "'";
+  return {};
+}
+
 const PointMarker* LinearBody::points() const { return interface_.empty() ? nullptr : &marker_; }
 
 bool LinearBody::isPlanar() const {

@@ -39,6 +39,9 @@ TEST_CASE("cli diagnosis: each mistake's first line names the joint, body or axi
       {"slender_rods_zero_axial_inertia.json", 3,
        "error: rod1 has zero inertia about its own x axis: give it Ixx > 0 or constrain the spin"},
       {"free_massless_point.json", 3, "error: tip has zero mass and nothing holds it along world x and y"},
+      {"flexible_node_unheld.json", 3,
+       "error: interface node 'tip' of body 'bracket' (bracket.tip_x, bracket.tip_y) has no mass and no joint "
+       "acts on it: give it mass or a joint on it"},
       {"planar_point_with_z.json", 0, "warning: pivot: point1 has z = 0.1"},
       {"millimetre_lengths.json", 0, "warning: the lengths look like millimetres"},
   };

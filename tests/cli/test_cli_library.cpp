@@ -38,7 +38,7 @@ TEST_CASE("cli: joinery library lists the shipped libraries and their parts") {
   CHECK_THAT(r.output, Catch::Contains("joinery:links") && Catch::Contains("rod, bar, tube, crank, slider, pendulum"));
   CHECK_THAT(r.output, Catch::Contains("joinery:planar    parts: four_bar, slider_crank, wheel, spring_damper, "
                                        "torsion_spring, gear_pair, rack_pinion"));
-  CHECK_THAT(r.output, Catch::Contains("joinery:spatial   parts: rod3d, bar3d, tube3d, arm_link, robot_arm2"));
+  CHECK_THAT(r.output, Catch::Contains("joinery:spatial   parts: rod3d, bar3d, tube3d, arm_link, robot_arm2, wheel3d"));
   CHECK_THAT(r.output, Catch::Contains("joinery:vehicles  parts: quarter_car"));
 }
 
@@ -88,6 +88,13 @@ TEST_CASE("cli: joinery library NAME PART prints one part; an unknown part exits
   CHECK_THAT(r.output, Catch::StartsWith("joinery:spatial\ntube3d\n") &&
                            Catch::Contains("    r_in      0.017             m       inner radius (0: a solid rod)"));
   CHECK_THAT(r.output, !Catch::Contains("rod3d"));
+  // the spatial rolling wheel: its joint, the parameters of its state with their units, its port
+  const auto w = runCommand(kExe + " library spatial wheel3d");
+  REQUIRE(w.exitCode == 0);
+  CHECK_THAT(w.output, Catch::StartsWith("joinery:spatial\nwheel3d\n") &&
+                           Catch::Contains("made of: disc (rigid3d), contact (rolling_disk)") &&
+                           Catch::Contains("turn_rate0") && Catch::Contains("rad/s") &&
+                           Catch::Contains("    centre    disc (0, 0, 0)"));
   const auto bad = runCommand(kExe + " library planar wheels");
   CHECK(bad.exitCode == 2);
   CHECK_THAT(bad.output, Catch::Contains("unknown part 'wheels' of joinery:planar; did you mean 'wheel'?; parts: four_bar"));

@@ -124,6 +124,15 @@ TEST_CASE("causes: a free massless point gets no force-balance advice") {
   for (const auto& m : r.solution.diagnosis.messages) CHECK_THAT(m, !Catch::Contains("Add w^T"));
 }
 
+TEST_CASE("causes: an unheld massless interface node of a flexible body is named as the node") {
+  const CheckReport r = checkScene(loadScene(mistake("flexible_node_unheld.json")));
+  CHECK(r.status() == Posedness::IllPosed);
+  REQUIRE(r.causes.size() == 1);  // one cause for the node, not one per coordinate
+  CHECK(r.causes[0] ==
+        "interface node 'tip' of body 'bracket' (bracket.tip_x, bracket.tip_y) has no mass and no joint acts on "
+        "it: give it mass or a joint on it");
+}
+
 TEST_CASE("plausibility: planar z, millimetres and a driver with no finite start speed") {
   auto warnings = [](const std::string& f) { return checkScene(loadScene(mistake(f))).warnings; };
   auto w = warnings("planar_point_with_z.json");

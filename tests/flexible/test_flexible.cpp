@@ -306,9 +306,31 @@ TEST_CASE("a massless interface node that nothing holds is named by the diagnosi
   INFO(text);
   CHECK(r.status() != Posedness::WellPosed);
   CHECK_THAT(text, Catch::Contains("part.b_x") && Catch::Contains("part.b_y"));
-  CHECK_THAT(r.headline(), Catch::Contains("part.b_x"));
+  // one cause for the node, named with its body and its free coordinates
+  const std::string want =
+      "interface node 'b' of body 'part' (part.b_x, part.b_y) has no mass and no joint acts on it: "
+      "give it mass or a joint on it";
+  CHECK(r.headline() == want);
+  REQUIRE(r.causes.size() == 1);
+  CHECK(r.causes[0] == want);
   const json causes = toJson(r).at("causes");
   CHECK_THAT(causes.dump(), Catch::Contains("part.b_y") && !Catch::Contains("part.a_x"));
+}
+
+TEST_CASE("an unheld node: only its free coordinates are listed; coordinates of no node are named alone",
+          "[flexible][interface]") {
+  // node b has mass along x only, its y is free; c is a massless coordinate of no interface node
+  const json body = {{"name", "part"}, {"type", "linear"}, {"coordinates", {"a_x", "a_y", "b_x", "b_y", "c"}},
+                     {"mass_matrix", {1, 1, 1, 0, 0}}, {"stiffness_matrix", {10, 10, 10, 0, 0}},
+                     {"interface", {{{"name", "a"}, {"position", {0, 0}}, {"translation", {"a_x", "a_y"}}},
+                                    {{"name", "b"}, {"position", {1, 0}}, {"translation", {"b_x", "b_y"}}}}}};
+  const Scene s = load(json::array({body}), json::array());
+  const CheckReport r = checkScene(s);
+  INFO(toJson(r).dump());
+  REQUIRE(r.causes.size() == 2);
+  CHECK(r.causes[0] == "part.c has no mass and no joint acts on it: give it mass or a joint on it");
+  CHECK(r.causes[1] == "interface node 'b' of body 'part' (part.b_y) has no mass and no joint acts on it: "
+                       "give it mass or a joint on it");
 }
 
 TEST_CASE("a beam body with a reduction round-trips through toJson", "[flexible][reduction]") {

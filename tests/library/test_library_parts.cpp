@@ -135,6 +135,13 @@ const std::map<std::string, std::map<std::string, MassForm>>& closedForms() {
                        [](const Params& p) {
                          return tube3(p("density") * tubeArea(p) * p("L2"), p("L2"), p("r_out"), p("r_in"));
                        }}}}},
+      // a uniform cylinder (radius R, length thickness) with its axis along y: R^2/2 about it,
+      // (3 R^2 + thickness^2)/12 about the diameters
+      {"wheel3d", {{"disc", {[](const Params& p) { return disc(p("density"), p("R"), p("thickness")); },
+                             [](const Params& p) {
+                               const Inertia I = tube3(disc(p("density"), p("R"), p("thickness")), p("thickness"), p("R"), 0);
+                               return Inertia{I[1], I[0], I[2]};
+                             }}}}},
       // joinery:vehicles
       {"quarter_car", {{"road", {[](const Params&) { return 0.0; }, {}}},
                        {"wheel", {[](const Params& p) { return p("m_u"); }, {}}},

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "joinery/core/format.hpp"
 
@@ -323,14 +325,30 @@ void bodyCauses(const Model& model, const BodySlot& sl, const State& s, const Ma
                     (forced ? ", or add its force balance (--complete-massless)" : " (no force acts on it either)"));
     return;
   }
-  for (int k = 0; k < sl.size; ++k) {  // linear, expression and other bodies: by coordinate
+  // linear, expression and other bodies: by coordinate, or by the named group (a flexible
+  // body's interface node) the free coordinates belong to
+  const std::string advice = std::string(" has no mass and no joint acts on it: give it mass or a joint on it") +
+                             (forced ? ", or add its force balance (--complete-massless)" : "");
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // label, its free coordinates
+  for (int k = 0; k < sl.size; ++k) {
     VectorXd u = VectorXd::Zero(n);
     u(sl.offset + k) = 1;
     if (!inNullSpace(N, u)) continue;
     add(u);
-    out.push_back(model.coordinateNames()[static_cast<std::size_t>(sl.offset + k)] +
-                  " has no mass and no joint acts on it: give it mass or a joint on it" +
-                  (forced ? std::string(", or add its force balance (--complete-massless)") : std::string()));
+    const std::string coordinate = model.coordinateNames()[static_cast<std::size_t>(sl.offset + k)];
+    const std::string label = b.coordinateGroup(k);
+    if (label.empty()) {
+      out.push_back(coordinate + advice);
+      continue;
+    }
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == label; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {label, {}});
+    g->second.push_back(coordinate);
+  }
+  for (const auto& [label, coordinates] : groups) {
+    std::string list;
+    for (const std::string& c : coordinates) list += (list.empty() ? "" : ", ") + c;
+    out.push_back(label + " of body '" + b.name() + "' (" + list + ")" + advice);
   }
 }
 

@@ -83,6 +83,9 @@ class LinearBody final : public Body {
   const PointMarker* points() const override;
   /// True when the body has interface nodes and all of them are planar (2 translations).
   bool isPlanar() const override;
+  /// "interface node 'NAME'" for a translation or rotation coordinate of a declared interface
+  /// node; empty for the other coordinates (modal and interior ones).
+  std::string coordinateGroup(int k) const override;
 
  private:
   class NodeMarker final : public PointMarker {

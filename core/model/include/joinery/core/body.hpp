@@ -120,6 +120,13 @@ class Body {
   virtual bool isPlanar() const { return false; }
   /// True for the fixed world body.
   virtual bool isGround() const { return false; }
+  /// The named part of the body that coordinate k belongs to, as messages write it (a
+  /// flexible body's "interface node 'tip'"), or empty: the coordinate speaks for itself (the
+  /// default). The diagnosis names the part with the free coordinates it holds.
+  virtual std::string coordinateGroup(int k) const {
+    (void)k;
+    return {};
+  }
 
   /// The body's definition as scene JSON (type, name and fields); round-trips through the registry.
   virtual nlohmann::json toJson() const = 0;
