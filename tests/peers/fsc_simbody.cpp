@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   else owned.reset(new RungeKuttaMersonIntegrator(system));
   Integrator& integ = *owned;
   integ.setAccuracy(accuracy);
-  integ.setConstraintTolerance(1e-12);
+  integ.setConstraintTolerance(argc > 5 ? std::atof(argv[5]) : 1e-12);
   integ.setAllowInterpolation(false);
   integ.setProjectInterpolatedStates(false);
   TimeStepper ts(system, integ);
