@@ -90,8 +90,9 @@ int main(int argc, char** argv) {
   MobilizedBody::Pin crank(matter.Ground(), Transform(), crankBody, Transform());
   Motion::Custom crankMotion(crank, new CrankMotion);
   // a segment: frame at its first end, x along it; centre of mass at (l/2, 0, 0); Izz = m l^2/12
-  // about the centre (Ixx: a thin square section, irrelevant in plane motion)
-  const Inertia central(m * b * b / 6, Jc, Jc);
+  // about the centre (Ixx: any value allowed by the triangle inequality; it plays no part in plane
+  // motion — the section's m b^2/6 is not, for short segments)
+  const Inertia central(Jc, Jc, Jc);
   const Body::Rigid segBody(MassProperties(m, Vec3(l / 2, 0, 0), central.shiftFromMassCenter(Vec3(-l / 2, 0, 0), m)));
   std::vector<MobilizedBody::Pin> seg;
   seg.reserve(n);
