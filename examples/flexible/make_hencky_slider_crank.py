@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes hencky_slider_crank_N.json: the flexible slider-crank as a Hencky chain in joinery.
 
-The model of tests/peers/fsc_simbody.cpp (docs/fsc_reference_notes.md), built from rigid2d
+The model of tests/peers/fsc_simbody.cpp (docs/flexible_slider_crank_reference.md), built from rigid2d
 bodies: planar, no gravity; a rigid crank r = 0.15 m about the origin, its angle prescribed by
 a coordinate driver theta_c(t) = w/2 (s - T/pi sin(pi s/T)) + w (t - s), s = min(t, T),
 w = 150 rad/s, T = 0.1 s; a steel rod L = 0.3 m (E = 2.1e11 Pa, rho = 7850 kg/m^3, 8 mm square

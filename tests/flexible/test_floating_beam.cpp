@@ -4,6 +4,7 @@
 // energy and momentum of a free, spinning, vibrating beam (which holds only if the
 // velocity-product terms are exactly those of the mass matrix).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "joinery/bodies/floating_beam.hpp"
 #include "joinery/core/check.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/body.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
@@ -244,6 +246,37 @@ TEST_CASE("flexible2d: M and the velocity-product forces are the virtual-work in
     CHECK((M - Mq).norm() < 1e-13 * Mq.norm());
     CHECK((Q - Qq).norm() < 1e-14 * (Qq.norm() + Kq.norm()));  // rounding of K q, ~1e-16 of it
   }
+}
+
+TEST_CASE("flexible2d: joint reactions on a beam of many coordinates (a beam on two pins carries m g / 2 at each)",
+          "[flexible][floating][results]") {
+  // statics, closed form: a uniform beam on pins at both ends under gravity; each pin carries
+  // half its weight, and no axial force (bending and stretching are uncoupled in the frame).
+  // The beam has 3 + 3 (ne + 1) - 3 coordinates: the wrench at a point is solved for bodies of
+  // any size (it was limited to 8 coordinates, and a reaction output on this rod was NaN).
+  const double g = 9.81;
+  const json joints = json::array({{{"name", "left"}, {"type", "revolute2d"}, {"body1", "ground"}, {"point1", {0, 0}},
+                                    {"body2", "rod"}, {"point2", {0, 0}}},
+                                   {{"name", "right"}, {"type", "revolute2d"}, {"body1", "ground"}, {"point1", {kL, 0}},
+                                    {"body2", "rod"}, {"point2", {kL, 0}}}});
+  const Scene s = load(json::array({rodBody(6, "chord")}), joints, g);
+  const EquilibriumResult eq = findEquilibrium(s.model, s.model.initialState());
+  REQUIRE(eq.converged);
+  const std::vector<JointResult> r = staticJointResults(s.model, eq.state);
+  REQUIRE(r.size() == 2);
+  const double half = 0.5 * kRho * kA * kL * g;
+  for (const JointResult& j : r) {
+    INFO(j.name << ": force on the rod " << j.side2.force.transpose());
+    REQUIRE(j.side2.hasWrench);
+    CHECK(j.side2.force.y() == Approx(half).epsilon(1e-9));
+    CHECK(std::abs(j.side2.force.x()) < 1e-9 * half);
+    CHECK(std::abs(j.side2.torque.z()) < 1e-9 * half * kL);
+  }
+  // and the midpoint sags by the closed form 5 w L^4 / (384 E I) (cubic elements: exact at nodes
+  // for a uniform load with the consistent load vector)
+  const auto& names = s.model.coordinateNames();
+  const double sag = eq.state.q(std::find(names.begin(), names.end(), "rod.n3_v") - names.begin());
+  CHECK(sag == Approx(-5 * kRho * kA * g * std::pow(kL, 4) / (384 * kE * kI)).epsilon(1e-9));
 }
 
 TEST_CASE("flexible2d: points beyond the ends and bad fields are errors naming the JSON path", "[flexible][floating]") {

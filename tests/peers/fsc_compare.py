@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Compares two runs of the flexible slider-crank (docs/fsc_reference_notes.md).
+"""Compares two runs of the flexible slider-crank (docs/flexible_slider_crank_reference.md).
 
 Each CSV is either
   - a reference table with columns t, x_B, w_mid (tests/peers/fsc_simbody, or

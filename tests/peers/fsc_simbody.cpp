@@ -1,5 +1,5 @@
 // The flexible slider-crank (flexible connecting rod) as a Hencky chain, built in Simbody 3.7:
-// an independent reference for joinery's flexible bodies (docs/fsc_reference_notes.md).
+// an independent reference for joinery's flexible bodies (docs/flexible_slider_crank_reference.md).
 //
 // Planar, no gravity. A rigid crank (r = 0.15 m) turning about the origin with the prescribed
 // angle theta_c(t) = w/2 (s - T/pi sin(pi s/T)) + w (t - s), s = min(t, T), w = 150 rad/s,

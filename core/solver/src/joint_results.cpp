@@ -84,6 +84,20 @@ Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspac
 
 // ---- wrench at a body point --------------------------------------------------------------
 
+namespace {
+// w = (J P J^T)^+ J P g: the min-norm wrench whose generalized force is P g
+void solveWrench(const Eigen::Matrix<double, 6, 6>& K, const Eigen::Matrix<double, 6, 1>& rhs, Vector3d& F, Vector3d& tau) {
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 6, 6>> es(K);
+  const auto& ev = es.eigenvalues();
+  const double cut = 1e-12 * std::max(ev.cwiseAbs().maxCoeff(), 1e-300);
+  Eigen::Matrix<double, 6, 1> c = es.eigenvectors().transpose() * rhs;
+  for (int i = 0; i < 6; ++i) c(i) = ev(i) > cut ? c(i) / ev(i) : 0.0;
+  const Eigen::Matrix<double, 6, 1> w = es.eigenvectors() * c;
+  F = w.head<3>();
+  tau = w.tail<3>();
+}
+}  // namespace
+
 bool wrenchAtPoint(const Body& body, double t, CVecRef q, CVecRef v, const Vector3d& local,
                    CVecRef g, Vector3d& F, Vector3d& tau) {
   constexpr int kMax = 8;
@@ -92,7 +106,32 @@ bool wrenchAtPoint(const Body& body, double t, CVecRef q, CVecRef v, const Vecto
   F.setZero();
   tau.setZero();
   const int n = body.numCoordinates();
-  if (n == 0 || n > kMax || !body.points()) return false;
+  const int k = body.numInternalConstraints();
+  if (n == 0 || !body.points()) return false;
+  if (n > kMax) {
+    // a body of many coordinates (a flexible body's nodes): without internal rows P = I, and
+    // J lives in a per-thread buffer grown once (no allocation per sample after the first)
+    if (k > 0) return false;
+    thread_local Eigen::Matrix<double, 3, Eigen::Dynamic> Jp, Jw;
+    if (Jp.cols() != n) {
+      Jp.resize(3, n);
+      Jw.resize(3, n);
+    }
+    Jp.setZero();
+    Jw.setZero();
+    body.points()->calcPointJacobian(q, local, Jp);
+    if (body.frames()) body.frames()->calcAngularJacobian(q, Jw);
+    Eigen::Matrix<double, 6, 6> K;
+    K.topLeftCorner<3, 3>().noalias() = Jp * Jp.transpose();
+    K.topRightCorner<3, 3>().noalias() = Jp * Jw.transpose();
+    K.bottomLeftCorner<3, 3>() = K.topRightCorner<3, 3>().transpose();
+    K.bottomRightCorner<3, 3>().noalias() = Jw * Jw.transpose();
+    Eigen::Matrix<double, 6, 1> rhs;
+    rhs.head<3>().noalias() = Jp * g;
+    rhs.tail<3>().noalias() = Jw * g;
+    solveWrench(K, rhs, F, tau);
+    return true;
+  }
   Jac J = Jac::Zero(6, n);
   {
     Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMax> Jp = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMax>::Zero(3, n);
@@ -106,7 +145,6 @@ bool wrenchAtPoint(const Body& body, double t, CVecRef q, CVecRef v, const Vecto
   }
   // P: projector on the admissible velocities (null space of the internal rows)
   Small P = Small::Identity(n, n);
-  const int k = body.numInternalConstraints();
   if (k > 0 && k < n) {
     Small Ai = Small::Zero(k, n);
     Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMax, 1> bi(k);
@@ -118,14 +156,7 @@ bool wrenchAtPoint(const Body& body, double t, CVecRef q, CVecRef v, const Vecto
   // min-norm w of (J T)^T w = T^T g: w = (J P J^T)^+ J P g
   const Eigen::Matrix<double, 6, 6> K = J * P * J.transpose();
   const Eigen::Matrix<double, 6, 1> rhs = J * (P * g);
-  Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 6, 6>> es(K);
-  const auto& ev = es.eigenvalues();
-  const double cut = 1e-12 * std::max(ev.cwiseAbs().maxCoeff(), 1e-300);
-  Eigen::Matrix<double, 6, 1> c = es.eigenvectors().transpose() * rhs;
-  for (int i = 0; i < 6; ++i) c(i) = ev(i) > cut ? c(i) / ev(i) : 0.0;
-  const Eigen::Matrix<double, 6, 1> w = es.eigenvectors() * c;
-  F = w.head<3>();
-  tau = w.tail<3>();
+  solveWrench(K, rhs, F, tau);
   return true;
 }
 

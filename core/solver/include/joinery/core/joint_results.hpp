@@ -49,7 +49,7 @@ struct JointMultipliers {
 /// The force and torque a joint applies to one of its bodies.
 struct JointSide {
   bool present = false;   ///< false for a side on ground, or a joint with one body
-  bool hasWrench = false; ///< false when the body has no point/frame markers (expression, linear)
+  bool hasWrench = false; ///< false when the body has no point markers (expression, linear without interface nodes)
   std::string body;       ///< body name
   Vector3d point = Vector3d::Zero();     ///< world position of the joint's point on this body
   Vector3d force = Vector3d::Zero();     ///< total (ideal + non-ideal), world axes, at `point`
