@@ -221,41 +221,44 @@ double FloatingBeam2d::axialPosition(const Vector3d& local) const {
   return std::clamp(local.x(), 0.0, L);
 }
 
-Vector3d FloatingBeam2d::Points::calcPointPosition(CVecRef q, const Vector3d& local) const {
-  const double s = b_.axialPosition(local);
-  const Eigen::Index nf = b_.Mff_.rows();
+namespace {
+// The point [s, h] in the frame: its shape functions (per-thread buffer) and its position
+// u = (s, h) + S q_f.
+struct FramePoint {
+  const Eigen::Matrix<double, 2, Eigen::Dynamic>& S;
+  Eigen::Vector2d u;
+};
+}  // namespace
+
+static FramePoint framePoint(const FloatingBeam2d& b, double s, CVecRef q, const Vector3d& local) {
+  const Eigen::Index nf = b.numElastic();
   auto& S = shapeScratch(nf);
-  b_.shape(s, S, local.y());
-  const Eigen::Vector2d u = Eigen::Vector2d(s, local.y()) + S * q.tail(nf);
+  b.shape(s, S, local.y());
+  return {S, Eigen::Vector2d(s, local.y()) + S * q.tail(nf)};
+}
+
+Vector3d FloatingBeam2d::Points::calcPointPosition(CVecRef q, const Vector3d& local) const {
+  const FramePoint p = framePoint(b_, b_.axialPosition(local), q, local);
   Vector3d r = Vector3d::Zero();
-  r.head<2>() = q.head<2>() + rotation(q(2)) * u;
+  r.head<2>() = q.head<2>() + rotation(q(2)) * p.u;
   return r;
 }
 
 void FloatingBeam2d::Points::calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const {
-  const double s = b_.axialPosition(local);
-  const Eigen::Index nf = b_.Mff_.rows();
-  auto& S = shapeScratch(nf);
-  b_.shape(s, S, local.y());
+  const FramePoint p = framePoint(b_, b_.axialPosition(local), q, local);
   const Eigen::Matrix2d A = rotation(q(2));
-  const Eigen::Vector2d u = Eigen::Vector2d(s, local.y()) + S * q.tail(nf);
   J.setZero();
   J(0, 0) = J(1, 1) = 1;
-  J.block<2, 1>(0, 2) = A * perp(u);
-  J.block(0, 3, 2, nf).noalias() = A * S;
+  J.block<2, 1>(0, 2) = A * perp(p.u);
+  J.block(0, 3, 2, b_.numElastic()).noalias() = A * p.S;
 }
 
 Vector3d FloatingBeam2d::Points::calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const {
-  const double s = b_.axialPosition(local);
-  const Eigen::Index nf = b_.Mff_.rows();
-  auto& S = shapeScratch(nf);
-  b_.shape(s, S, local.y());
-  const Eigen::Matrix2d A = rotation(q(2));
-  const Eigen::Vector2d u = Eigen::Vector2d(s, local.y()) + S * q.tail(nf);
-  const Eigen::Vector2d Sv = S * v.tail(nf);
+  const FramePoint p = framePoint(b_, b_.axialPosition(local), q, local);
+  const Eigen::Vector2d Sv = p.S * v.tail(b_.numElastic());
   const double w = v(2);
   Vector3d bias = Vector3d::Zero();
-  bias.head<2>() = A * (-(w * w) * u + 2 * w * perp(Sv));
+  bias.head<2>() = rotation(q(2)) * (-(w * w) * p.u + 2 * w * perp(Sv));
   return bias;
 }
 
