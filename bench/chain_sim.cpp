@@ -118,7 +118,9 @@ int main(int argc, char** argv) {
   settings.stabilization = *stab;
   // dopri5: runSimulation takes settings.step (--dt, default 1e-3) as the first trial step unless
   // RunOptions::initialStep > 0; a trial step too large is simply rejected
-  const RunOptions options;
+  RunOptions options;
+  // drift control's tolerance after each step (RunOptions::stepProjection; default 1e-12)
+  options.stepProjection.tolerance = std::stod(bt::arg(argc, argv, "--proj-tol", "1e-12"));
   NullRecorder recorder;
 
   const double t0 = bt::nowSeconds();
