@@ -354,6 +354,34 @@ test('flexible slider-crank (flexible2d): the rod is drawn bent, through the pos
   await page.close();
 });
 
+test('mode shapes of a flexible2d beam (view --modes): drawn bent along sin(k pi s / L)', async () => {
+  const modes = join(work, 'pinned_beam_modes.json');
+  run(['modes', scene('examples/flexible/pinned_beam_modes.json'), '-n', '3', '-o', modes]);
+  const { html } = view('examples/flexible/pinned_beam_modes.json', 'pinned_beam_modes', null, ['--modes', modes]);
+  const { page, errors, requests } = await open(browser, html);
+  for (const k of [1, 2, 3]) {
+    await page.select('#mode', String(k - 1));
+    const times = await page.evaluate(() => window.joineryView.frameTimes());
+    // a quarter of the cycle: the largest displacement along the shape
+    await page.evaluate((i) => window.joineryView.setFrame(i), times.findIndex((t) => t >= k - 1 + 0.25));
+    const pts = await page.evaluate(() => window.joineryView.curvePoints('rod'));
+    assert.equal(pts.length, 33);
+    // the drawn deflection against the closed-form shape, scaled by its largest value
+    const amp = Math.max(...pts.map((p) => Math.abs(p[1])));
+    assert.ok(amp > 0.01, `mode ${k} is drawn displaced (${amp} m)`);
+    const sign = Math.sign(pts[4][1]) || 1;
+    for (let i = 0; i < pts.length; ++i) {
+      const s = i / 32, shape = Math.sin(k * Math.PI * s) * sign * Math.sign(Math.sin(k * Math.PI / 8));
+      // cubic elements (8): the FE mode shape is the sine within 1 % of its amplitude
+      assert.ok(Math.abs(pts[i][1] / amp - shape) < 0.01, `mode ${k} at s = ${s}: ${pts[i][1] / amp} vs ${shape}`);
+    }
+    if (k === 2) await screenshot(page, 'viewer-flexible-mode2.png');
+  }
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests, []);
+  await page.close();
+});
+
 test('bad input: a visual shape with a wrong field, a CSV of another model (exit 2)', () => {
   const doc = JSON.parse(readFileSync(scene('examples/scenes/pendulum.json'), 'utf8'));
   doc.bodies[0].visual = [{ type: 'sphere', radius: 0.1 }, { type: 'box', size: [1, 1, 1], colour: '#ff0000' }];
