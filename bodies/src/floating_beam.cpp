@@ -197,6 +197,43 @@ void FloatingBeam2d::addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) con
   Q.tail(nf).noalias() += Sbar_.transpose() * gb;
 }
 
+void FloatingBeam2d::addForceJacobians(double, CVecRef q, CVecRef v, const Vector3d& g, MatRef dQdq,
+                                       MatRef dQdv) const {
+  // differentiating the forces of the header comment term by term (R and R' do not appear)
+  const Eigen::Index nf = Mff_.rows();
+  const auto qf = q.tail(nf);
+  const auto vf = v.tail(nf);
+  const double w = v(2);
+  const Eigen::Matrix2d A = rotation(q(2));
+  Eigen::Matrix2d I;  // I~
+  I << 0, -1, 1, 0;
+  const Eigen::Matrix2d AI = A * I;
+  const Eigen::Vector2d sbar = s0_ + Sbar_ * qf;
+  const Eigen::Vector2d Sv = Sbar_ * vf;
+  const Eigen::Vector2d g2 = g.head<2>();
+  VectorXd& Mq = scratch(0, nf);
+  VectorXd& Mv = scratch(1, nf);
+  Mq.head(nf).noalias() = Mff_ * qf;
+  Mv.head(nf).noalias() = Mff_ * vf;
+  // Q_R = A (sbar w^2 - 2 w I~ Sbar vf) + m g
+  dQdq.block<2, 1>(0, 2) += AI * (sbar * (w * w) - 2 * w * perp(Sv));
+  dQdq.block(0, 3, 2, nf).noalias() += (w * w) * (A * Sbar_);
+  dQdv.block<2, 1>(0, 2) += A * (2 * w * sbar - 2 * perp(Sv));
+  dQdv.block(0, 3, 2, nf).noalias() -= (2 * w) * (AI * Sbar_);
+  // Q_theta = -2 w (u0S + (Mff qf)^T) vf + (A I~ sbar) . g
+  dQdq.block(2, 3, 1, nf) -= (2 * w) * Mv.head(nf).transpose();
+  dQdv(2, 2) += -2 * (u0S_.dot(vf) + Mq.head(nf).dot(vf));
+  dQdv.block(2, 3, 1, nf) -= (2 * w) * (u0S_ + Mq.head(nf).transpose());
+  dQdq(2, 2) -= (A * sbar).dot(g2);
+  dQdq.block(2, 3, 1, nf).noalias() += (g2.transpose() * AI) * Sbar_;
+  // Q_f = w^2 (u0S^T + Mff qf) - 2 w Sk vf - K qf - D vf + Sbar^T A^T g
+  dQdq.block(3, 3, nf, nf) += (w * w) * Mff_ - Kff_;
+  dQdv.block(3, 2, nf, 1) += 2 * w * (u0S_.transpose() + Mq.head(nf));
+  dQdv.block(3, 2, nf, 1).noalias() -= 2 * (Sk_ * vf);
+  dQdv.block(3, 3, nf, nf) -= (2 * w) * Sk_ + Dff_;
+  dQdq.block(3, 2, nf, 1).noalias() += Sbar_.transpose() * (AI.transpose() * g2);
+}
+
 double FloatingBeam2d::calcGravityPotential(CVecRef q, const Vector3d& g) const {
   const Eigen::Index nf = Mff_.rows();
   const Eigen::Vector2d g2 = g.head<2>();

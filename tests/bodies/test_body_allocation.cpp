@@ -1,4 +1,4 @@
-// Evaluating a body (mass matrix, forces, gravity, markers, internal constraints) does not
+// Evaluating a body (mass matrix, forces, gravity, force Jacobians, markers, internal constraints) does not
 // touch the heap once the outputs are sized: checked for every registered body type with a
 // malloc counter that also sees Eigen's allocations (malloc_counter.cpp). The first call on a
 // thread may size a per-thread buffer (expression bodies), so one warm-up call comes first.
@@ -14,7 +14,7 @@ using namespace joinery;
 
 namespace {
 struct Outputs {
-  Eigen::MatrixXd M, A, J, Jw;
+  Eigen::MatrixXd M, A, J, Jw, dQdq, dQdv;
   Eigen::VectorXd Q, b, phi;
   Eigen::Vector3d sink = Eigen::Vector3d::Zero();
   double s = 0;
@@ -25,6 +25,8 @@ void evaluate(const Body& body, const test::Motion& m, Outputs& o) {
   body.calcForces(m.t, m.q, m.v, o.Q);
   body.addGravityForce(m.q, Eigen::Vector3d(0, -9.81, 0), o.Q);
   o.s += body.calcGravityPotential(m.q, Eigen::Vector3d(0, -9.81, 0));
+  if (body.providesForceJacobians())  // radau5's Newton matrix, at every Jacobian update
+    body.addForceJacobians(m.t, m.q, m.v, Eigen::Vector3d(0, -9.81, 0), o.dQdq, o.dQdv);
   if (body.numInternalConstraints() > 0) {
     body.calcInternalConstraints(m.t, m.q, m.v, o.A, o.b);
     body.calcInternalPositionError(m.t, m.q, o.phi);
@@ -74,6 +76,8 @@ TEST_CASE("evaluating any registered body allocates nothing", "[bodies][allocati
     o.phi.resize(k);
     o.J.resize(3, n);
     o.Jw.resize(3, n);
+    o.dQdq = Eigen::MatrixXd::Zero(n, n);
+    o.dQdv = Eigen::MatrixXd::Zero(n, n);
     evaluate(*body, m, o);  // warm-up
     const long before = test::mallocCount();
     evaluate(*body, m, o);

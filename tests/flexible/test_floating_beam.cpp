@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "joinery/analyses/analyses.hpp"
@@ -277,6 +278,57 @@ TEST_CASE("flexible2d: joint reactions on a beam of many coordinates (a beam on 
   const auto& names = s.model.coordinateNames();
   const double sag = eq.state.q(std::find(names.begin(), names.end(), "rod.n3_v") - names.begin());
   CHECK(sag == Approx(-5 * kRho * kA * g * std::pow(kL, 4) / (384 * kE * kI)).epsilon(1e-9));
+}
+
+TEST_CASE("flexible2d: exact force Jacobians equal central differences of the forces", "[flexible][floating]") {
+  // radau5's Newton matrix takes them (docs/integrators.md); a missing term is off by O(1) of
+  // the entries' scale, central differences are good to ~1e-8 of it
+  std::mt19937 rng(7);
+  std::normal_distribution<double> N01;
+  for (const auto frame : {FloatingBeam2d::Frame::Chord, FloatingBeam2d::Frame::Clamped}) {
+    const FloatingBeam2d b("rod", spec(3), frame, Vector3d::Zero(), Vector3d::Zero(), 0.3, 1e-4);
+    REQUIRE(b.providesForceJacobians());
+    const int n = b.numCoordinates();
+    const Vector3d g(0.5, -9.81, 1.0);
+    for (int trial = 0; trial < 3; ++trial) {
+      VectorXd q(n), v(n);
+      for (int j = 0; j < n; ++j) {
+        q(j) = (j < 3 ? 1.0 : 1e-3) * N01(rng);
+        v(j) = (j < 3 ? 5.0 : 0.1) * N01(rng);
+      }
+      MatrixXd dq = MatrixXd::Zero(n, n), dv = MatrixXd::Zero(n, n);
+      b.addForceJacobians(0, q, v, g, dq, dv);
+      const auto Q = [&](const VectorXd& qq, const VectorXd& vv) {
+        VectorXd out = VectorXd::Zero(n);
+        b.calcForces(0, qq, vv, out);
+        b.addGravityForce(qq, g, out);
+        return out;
+      };
+      MatrixXd fq(n, n), fv(n, n);
+      for (int j = 0; j < n; ++j) {
+        const double hq = 1e-7 * std::max(1e-3, std::abs(q(j))), hv = 1e-6 * std::max(0.1, std::abs(v(j)));
+        VectorXd p = q, m = q;
+        p(j) += hq;
+        m(j) -= hq;
+        fq.col(j) = (Q(p, v) - Q(m, v)) / (2 * hq);
+        p = v;
+        m = v;
+        p(j) += hv;
+        m(j) -= hv;
+        fv.col(j) = (Q(q, p) - Q(q, m)) / (2 * hv);
+      }
+      // the stiffness entries (EA/l ~ 6e7) set the scale of dQ/dq; compare the rest on its own
+      const double sq = fq.cwiseAbs().maxCoeff(), sv = fv.cwiseAbs().maxCoeff();
+      INFO("trial " << trial << ": |dQ/dq - fd| " << (dq - fq).cwiseAbs().maxCoeff() << " of " << sq
+                    << ", |dQ/dv - fd| " << (dv - fv).cwiseAbs().maxCoeff() << " of " << sv);
+      CHECK((dq - fq).cwiseAbs().maxCoeff() < 1e-7 * sq);
+      CHECK((dv - fv).cwiseAbs().maxCoeff() < 1e-7 * sv);
+      // the frame rows (velocity products and gravity) on their own scale: a missing term is
+      // off by O(1) of it; the differences' round-off, with steps of ~1e-10 on the elastic
+      // coordinates, is ~1e-6 of it
+      CHECK((dq - fq).topRows(3).cwiseAbs().maxCoeff() < 2e-5 * std::max(1.0, fq.topRows(3).cwiseAbs().maxCoeff()));
+    }
+  }
 }
 
 TEST_CASE("flexible2d: points beyond the ends and bad fields are errors naming the JSON path", "[flexible][floating]") {

@@ -41,6 +41,9 @@ class FloatingBeam2d final : public Body {
   void addGravityForce(CVecRef q, const Vector3d& g, VecRef Q) const override;
   double calcGravityPotential(CVecRef q, const Vector3d& g) const override;
   double calcPotentialEnergy(double t, CVecRef q) const override;
+  /// Exact d(Q)/dq and d(Q)/dq' of calcForces() + addGravityForce() (for radau5's Newton).
+  bool providesForceJacobians() const override { return true; }
+  void addForceJacobians(double t, CVecRef q, CVecRef v, const Vector3d& g, MatRef dQdq, MatRef dQdv) const override;
   const PointMarker* points() const override { return &pointMarker_; }
   const FrameMarker* frames() const override { return &frameMarker_; }
   bool isPlanar() const override { return true; }
