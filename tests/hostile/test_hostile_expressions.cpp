@@ -230,6 +230,13 @@ const char* const kUnderflow =
     "---------0-00)^------------------------------sqrt(6-------7---2.5*--------7---30"
     "---0-030)^303";
 
+// fuzz_expression, after 54 min of the hour (k written as 2.5): a constant base that divides by
+// zero (1/0^sqrt(2)); GiNaC's evalf threw "division by zero" from inside and leaked
+const char* const kHiddenDivision =
+    "-4---2.5*--(((((((-0^sqrt(2)--00----000)^--2.5*---7-(6--(((((-4---2.5*--(((((((-"
+    "0^sqrt(2)--00----000)^--2.5*---7---2/t^sqrt( 1/pi/-  +12/( 1/pi/- 1 /1 /0^sqrt(2"
+    ")--00----000)^--2.5*---03";
+
 TEST_CASE("hostile: a power of a product or of a complex constant is never big-number work (fuzz_expression finding)",
           "[hostile]") {
   // found by fuzz_expression after 49 min of the hour (issue 22): the input below ran past
@@ -289,6 +296,13 @@ TEST_CASE("hostile: a power of a product or of a complex constant is never big-n
   // reaches its real error, the missing ')'
   CHECK(errorOf(kUnderflow).find("underflow") == std::string::npos);
   CHECK(errorOf(kUnderflow).find("expected ')'") != std::string::npos);
+  // a constant base's value comes from joinery's evaluator, not GiNaC's evalf: the hidden 1/0
+  // is an infinite base, the overflow error (it was GiNaC's "division by zero", and a leak)
+  CHECK(errorOf(kHiddenDivision).find("not a finite number") != std::string::npos);
+  CHECK(errorOf(kHiddenDivision).find("division by zero") == std::string::npos);
+  CHECK(errorOf("(1/0^sqrt(2))^0.5").find("not a finite number") != std::string::npos);
+  // constant bases still fold to their values
+  CHECK(Expression::parse("pi^0.5", tt).evaluate(nullptr) == Approx(std::sqrt(std::acos(-1.0))).epsilon(1e-15));
   // a complex constant (NaN in the real domain, like sqrt(-2) itself) to a huge power is NaN
   CHECK(std::isnan(Expression::parse("sqrt(-2)^(63^6)", tt).evaluate(vars)));
 }

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <array>
 #include <functional>
+#include <optional>
 #include <limits>
 #include <utility>
 
@@ -248,9 +250,13 @@ class Parser {
       if (GiNaC::is_exactly_a<GiNaC::numeric>(expo) && GiNaC::ex_to<GiNaC::numeric>(expo).is_real() &&
           !(GiNaC::ex_to<GiNaC::numeric>(expo).is_integer() &&
             std::fabs(GiNaC::ex_to<GiNaC::numeric>(expo).to_double()) <= 64)) {
-        const GiNaC::ex value = build(op.pos, [&] { return base.evalf(); });
-        if (GiNaC::is_exactly_a<GiNaC::numeric>(value) && GiNaC::ex_to<GiNaC::numeric>(value).is_real())
-          return foldPower(GiNaC::ex_to<GiNaC::numeric>(value), GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
+        // its value by joinery's own evaluator: GiNaC's evalf throws from inside on a hidden
+        // 1/0 (1/0^sqrt(2)) and leaks what it was building (found by fuzz_expression)
+        if (const std::optional<double> value = constantValue(base)) {
+          if (!std::isnan(*value))  // NaN: a complex constant, left to the rules below
+            return foldPower(GiNaC::ex_to<GiNaC::numeric>(numberEx(*value, op.pos)),
+                             GiNaC::ex_to<GiNaC::numeric>(expo), op.pos);
+        }
       }
       // any other numeric exponent: GiNaC's exact rules ((2*x)^n = 2^n*x^n, sqrt(-2)^n =
       // (-2)^(n/2), (c*x)^(p/q) = c^(p/q)*x^(p/q)) would do big-number work on user input
@@ -271,6 +277,23 @@ class Parser {
       return build(op.pos, [&] { return GiNaC::pow(base, expo); });
     }
     return base;
+  }
+
+  // The value of a form without variables, evaluated as joinery evaluates expressions (in
+  // doubles: inf for a division by zero, NaN for a complex constant); none when the form
+  // depends on a variable.
+  std::optional<double> constantValue(const GiNaC::ex& e) const {
+    for (const auto& entry : symbols_->entries)
+      if (e.has(entry.second)) return std::nullopt;
+    std::shared_ptr<const ExpressionImpl> impl;
+    try {
+      impl = makeImpl(e, symbols_, {});
+    } catch (const ExpressionError&) {
+      return std::nullopt;
+    }
+    if (impl->hasVariables || impl->affine) return std::nullopt;
+    std::array<double, kMaxStack> stack;
+    return run(impl->program.data(), impl->program.data() + impl->program.size(), nullptr, stack.data());
   }
 
   // Work GiNaC may do exactly on a power: a result of at most this many bits.
