@@ -42,7 +42,7 @@ Dopri5Integrator::Dopri5Integrator(DynamicSystem& system, Dopri5Options opt, Bau
     throw SimulationError("dopri5: rtol or atol must be > 0");
   if (opt_.fixedStep && !(opt_.initialStep > 0))
     throw SimulationError("dopri5: a fixed step needs initialStep > 0");
-  for (VectorXd* v : {&k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &yt_, &y0_, &y1_, &err_, &dense_})
+  for (VectorXd* v : {&k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &yt_, &y0_, &y1_, &err_, &dense_, &inner_})
     *v = VectorXd::Zero(2 * n_);
 }
 
@@ -248,11 +248,11 @@ void Dopri5Integrator::interpolate(double t, State& out) {
   yt_ = y1_ - y0_;  // ydiff
   err_ = h * k1_ - yt_;  // bspl
   // y = y0 + theta*(ydiff + theta1*(bspl + theta*(ydiff - h k7 - bspl + theta1*r5)))
-  const VectorXd inner = (yt_ - h * k7_ - err_) + theta1 * dense_;
-  const VectorXd y = y0_ + theta * (yt_ + theta1 * (err_ + theta * inner));
+  inner_ = (yt_ - h * k7_ - err_) + theta1 * dense_;
+  inner_ = y0_ + theta * (yt_ + theta1 * (err_ + theta * inner_));  // y (element-wise: no aliasing)
   out.t = t;
-  out.q = y.head(n_);
-  out.v = y.tail(n_);
+  out.q = inner_.head(n_);
+  out.v = inner_.tail(n_);
 }
 
 }  // namespace joinery

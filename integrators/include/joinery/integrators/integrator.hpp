@@ -162,6 +162,7 @@ class Dopri5Integrator final : public Integrator {
   bool lastRejected_ = false;
   bool fsal_ = false;  // k7 holds y'(state) (no reset since the last step)
   VectorXd k2_, k3_, k4_, k5_, k6_, k7_, yt_, y0_, y1_, err_, dense_;
+  VectorXd inner_;  // interpolate()'s scratch (sized once: sampling allocates nothing)
   AccelerationStatus status7_;
   long long resetsAtStep_ = -1;
   double tOld_ = 0, hLast_ = 0;
