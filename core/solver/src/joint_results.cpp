@@ -85,8 +85,19 @@ Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspac
 // ---- wrench at a body point --------------------------------------------------------------
 
 namespace {
-// w = (J P J^T)^+ J P g: the min-norm wrench whose generalized force is P g
-void solveWrench(const Eigen::Matrix<double, 6, 6>& K, const Eigen::Matrix<double, 6, 1>& rhs, Vector3d& F, Vector3d& tau) {
+// w = (J P J^T)^+ J P g: the min-norm wrench whose generalized force is P g, from the point's
+// translational and angular Jacobians already multiplied by P (P = P^T = P^2, so J P J^T =
+// (J P)(J P)^T and J P g = (J P) g). One routine for both storage forms below.
+template <class JacP, class JacW, class Vec>
+void solveWrench(const JacP& Jp, const JacW& Jw, const Vec& g, Vector3d& F, Vector3d& tau) {
+  Eigen::Matrix<double, 6, 6> K;
+  K.topLeftCorner<3, 3>().noalias() = Jp * Jp.transpose();
+  K.topRightCorner<3, 3>().noalias() = Jp * Jw.transpose();
+  K.bottomLeftCorner<3, 3>() = K.topRightCorner<3, 3>().transpose();
+  K.bottomRightCorner<3, 3>().noalias() = Jw * Jw.transpose();
+  Eigen::Matrix<double, 6, 1> rhs;
+  rhs.head<3>().noalias() = Jp * g;
+  rhs.tail<3>().noalias() = Jw * g;
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 6, 6>> es(K);
   const auto& ev = es.eigenvalues();
   const double cut = 1e-12 * std::max(ev.cwiseAbs().maxCoeff(), 1e-300);
@@ -101,7 +112,7 @@ void solveWrench(const Eigen::Matrix<double, 6, 6>& K, const Eigen::Matrix<doubl
 bool wrenchAtPoint(const Body& body, double t, CVecRef q, CVecRef v, const Vector3d& local,
                    CVecRef g, Vector3d& F, Vector3d& tau) {
   constexpr int kMax = 8;
-  using Jac = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, kMax>;
+  using Jac3 = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMax>;
   using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMax, kMax>;
   F.setZero();
   tau.setZero();
@@ -121,42 +132,26 @@ bool wrenchAtPoint(const Body& body, double t, CVecRef q, CVecRef v, const Vecto
     Jw.setZero();
     body.points()->calcPointJacobian(q, local, Jp);
     if (body.frames()) body.frames()->calcAngularJacobian(q, Jw);
-    Eigen::Matrix<double, 6, 6> K;
-    K.topLeftCorner<3, 3>().noalias() = Jp * Jp.transpose();
-    K.topRightCorner<3, 3>().noalias() = Jp * Jw.transpose();
-    K.bottomLeftCorner<3, 3>() = K.topRightCorner<3, 3>().transpose();
-    K.bottomRightCorner<3, 3>().noalias() = Jw * Jw.transpose();
-    Eigen::Matrix<double, 6, 1> rhs;
-    rhs.head<3>().noalias() = Jp * g;
-    rhs.tail<3>().noalias() = Jw * g;
-    solveWrench(K, rhs, F, tau);
+    solveWrench(Jp, Jw, g, F, tau);
     return true;
   }
-  Jac J = Jac::Zero(6, n);
-  {
-    Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMax> Jp = Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, kMax>::Zero(3, n);
-    body.points()->calcPointJacobian(q, local, Jp);
-    J.topRows(3) = Jp;
-    if (body.frames()) {
-      Jp.setZero();
-      body.frames()->calcAngularJacobian(q, Jp);
-      J.bottomRows(3) = Jp;
-    }
-  }
-  // P: projector on the admissible velocities (null space of the internal rows)
-  Small P = Small::Identity(n, n);
+  Jac3 Jp = Jac3::Zero(3, n), Jw = Jac3::Zero(3, n);
+  body.points()->calcPointJacobian(q, local, Jp);
+  if (body.frames()) body.frames()->calcAngularJacobian(q, Jw);
   if (k > 0 && k < n) {
+    // P: projector on the admissible velocities (null space of the internal rows)
     Small Ai = Small::Zero(k, n);
     Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMax, 1> bi(k);
     body.calcInternalConstraints(t, q, v, Ai, bi);
     const Small G = Ai * Ai.transpose();
     const Small X = G.ldlt().solve(Ai);  // (A A^T)^-1 A
+    Small P = Small::Identity(n, n);
     P.noalias() -= Ai.transpose() * X;
+    const Jac3 JpP = Jp * P, JwP = Jw * P;
+    solveWrench(JpP, JwP, g, F, tau);
+    return true;
   }
-  // min-norm w of (J T)^T w = T^T g: w = (J P J^T)^+ J P g
-  const Eigen::Matrix<double, 6, 6> K = J * P * J.transpose();
-  const Eigen::Matrix<double, 6, 1> rhs = J * (P * g);
-  solveWrench(K, rhs, F, tau);
+  solveWrench(Jp, Jw, g, F, tau);
   return true;
 }
 
