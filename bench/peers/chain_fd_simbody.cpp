@@ -64,10 +64,11 @@ int run(Model& model, const std::string& name, int N, double build, double minSe
       minSeconds, minCalls, calls, &cpuNs);
   const int nb = static_cast<int>(bodies.size());
   std::printf(
-      "{\"engine\": \"simbody\", \"model\": \"%s\", \"path\": \"ABA\", \"N\": %d, \"n\": %d, \"m\": %d, \"fd_ns\": %.6g, "
+      "{\"engine\": \"simbody\", \"model\": \"%s\", \"path\": \"%s\", \"N\": %d, \"n\": %d, \"m\": %d, \"fd_ns\": %.6g, "
       "\"fd_cpu_ns\": %.6g, \"fd_calls\": %ld, \"ns_per_body\": %.6g, \"build_s\": %.6g, "
       "\"tip_acc\": [%.15g, %.15g, %.15g]}\n",
-      name.c_str(), N, s.getNQ(), s.getNMultipliers(), ns, cpuNs, calls, ns / nb, build, tip[0], tip[1], tip[2]);
+      name.c_str(), s.getNMultipliers() ? "ABA+multipliers" : "ABA", N, s.getNQ(), s.getNMultipliers(), ns, cpuNs,
+      calls, ns / nb, build, tip[0], tip[1], tip[2]);
   return 0;
 }
 
