@@ -47,7 +47,7 @@ ns = sorted({r["N"] for r in rows})
 old = any(r["build"] == "before" for r in rows)
 print("| N | file MB | " + ("before: wall / CPU s, peak MB | " if old else "") +
       "after: wall / CPU s, peak MB | after: parse / load / free s" + (" | ratio wall / CPU / peak |" if old else " |"))
-print("| ---" * (5 if old else 4) + " |")
+print("| --- " * (6 if old else 4) + "|")
 for n in ns:
     mb = next(r["bytes"] for r in rows if r["N"] == n) / 1e6
     cells = [str(n), f"{mb:.1f}"]
