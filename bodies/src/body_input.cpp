@@ -134,9 +134,10 @@ nlohmann::json expressionsToJson(const std::vector<Expression>& exprs) {
 }
 
 nlohmann::json toJsonArray(const VectorXd& v) {
-  nlohmann::json a = nlohmann::json::array();
-  for (int i = 0; i < v.size(); ++i) a.push_back(v(i));
-  return a;
+  nlohmann::json::array_t a;
+  a.reserve(static_cast<std::size_t>(v.size()));
+  for (int i = 0; i < v.size(); ++i) a.emplace_back(v(i));
+  return nlohmann::json(std::move(a));
 }
 
 nlohmann::json toJsonMatrix(const MatrixXd& M) {

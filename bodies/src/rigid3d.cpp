@@ -184,15 +184,18 @@ Vector3d Rigid3d::calcAngularBias(CVecRef q, CVecRef v) const {
 
 nlohmann::json Rigid3d::toJson() const {
   const bool diagonal = inertia_(0, 1) == 0.0 && inertia_(0, 2) == 0.0 && inertia_(1, 2) == 0.0;
-  return {{"name", name()},
-          {"type", "rigid3d"},
-          {"mass", mass_},
-          {"inertia", diagonal ? detail::toJsonArray(inertia_.diagonal())
-                               : detail::toJsonMatrix(inertia_)},
-          {"position", detail::toJsonArray(position_)},
-          {"orientation", detail::toJsonArray(orientation_)},
-          {"velocity", detail::toJsonArray(velocity_)},
-          {"angular_velocity", detail::toJsonArray(angularVelocity_)}};
+  // members emplaced one by one (an initializer list copies every pair): scenes of 1e5 bodies
+  nlohmann::json j = nlohmann::json::object();
+  auto& o = j.get_ref<nlohmann::json::object_t&>();
+  o.emplace("name", name());
+  o.emplace("type", "rigid3d");
+  o.emplace("mass", mass_);
+  o.emplace("inertia", diagonal ? detail::toJsonArray(inertia_.diagonal()) : detail::toJsonMatrix(inertia_));
+  o.emplace("position", detail::toJsonArray(position_));
+  o.emplace("orientation", detail::toJsonArray(orientation_));
+  o.emplace("velocity", detail::toJsonArray(velocity_));
+  o.emplace("angular_velocity", detail::toJsonArray(angularVelocity_));
+  return j;
 }
 
 namespace {

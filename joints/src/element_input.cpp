@@ -85,20 +85,23 @@ TwoBodyInput parseTwoBodies(const JsonCursor& c, const FactoryContext& ctx, cons
 }
 
 nlohmann::json vectorJson(const Vector3d& v, bool planar) {
-  if (planar) return nlohmann::json::array({v.x(), v.y()});
-  return nlohmann::json::array({v.x(), v.y(), v.z()});
+  nlohmann::json::array_t a;
+  a.reserve(planar ? 2 : 3);
+  for (int i = 0; i < (planar ? 2 : 3); ++i) a.emplace_back(v(i));
+  return nlohmann::json(std::move(a));
 }
 
 nlohmann::json twoBodyJson(const std::string& name, std::string_view type, const Body& body1,
                            const Vector3d& point1, const Body& body2, const Vector3d& point2,
                            bool planar) {
   nlohmann::json j = nlohmann::json::object();
-  j["name"] = name;
-  j["type"] = std::string(type);
-  j["body1"] = body1.name();
-  j["point1"] = vectorJson(point1, planar);
-  j["body2"] = body2.name();
-  j["point2"] = vectorJson(point2, planar);
+  auto& o = j.get_ref<nlohmann::json::object_t&>();
+  o.emplace("name", name);
+  o.emplace("type", std::string(type));
+  o.emplace("body1", body1.name());
+  o.emplace("point1", vectorJson(point1, planar));
+  o.emplace("body2", body2.name());
+  o.emplace("point2", vectorJson(point2, planar));
   return j;
 }
 

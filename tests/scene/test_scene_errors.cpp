@@ -90,6 +90,10 @@ TEST_CASE("malformed files are input errors with the file and position", "[scene
       fromFile("1e400 overflows a double", "bad/huge_number.json", "/bodies/0/mass", "out of the range of a double"),
       fromFile("NaN is not JSON", "bad/nan_literal.json", "/bodies/0", "JSON syntax error"),
       fromFile("duplicate key", "bad/duplicate_key.json", "/bodies/0/mass", "duplicate key 'mass'"),
+      // the JSON pointer counts array elements and nests (the strict reader's own tracking)
+      fromFile("duplicate key in the third body", "bad/duplicate_key_third.json", "/bodies/2/mass", "duplicate key 'mass'"),
+      fromFile("1e400 inside an array of the second body", "bad/huge_number_nested.json", "/bodies/1/position/1",
+               "out of the range of a double"),
       fromFile("root is an array", "bad/root_array.json", "/", "expected an object"),
       fromFile("JSON nested 10000 deep", "bad/deep.json", "", "levels deep"),
   });

@@ -5,19 +5,36 @@
 #include <filesystem>
 #include <fstream>
 #include <system_error>
-#include <unordered_set>
-#include <sstream>
+#include <utility>
 
 namespace joinery {
 
 namespace {
-std::string escapePointer(const std::string& key) {
-  std::string out;
+void appendEscaped(std::string& out, const std::string& key) {
+  if (key.find_first_of("~/") == std::string::npos) {
+    out += key;
+    return;
+  }
   for (char c : key) {
     if (c == '~') out += "~0";
     else if (c == '/') out += "~1";
     else out += c;
   }
+}
+
+std::string escapePointer(const std::string& key) {
+  std::string out;
+  appendEscaped(out, key);
+  return out;
+}
+
+/// `parent` + "/" + the escaped key, in one allocation.
+std::string childPath(const std::string& parent, const std::string& key) {
+  std::string out;
+  out.reserve(parent.size() + 1 + key.size());
+  out += parent;
+  out += '/';
+  appendEscaped(out, key);
   return out;
 }
 
@@ -44,39 +61,47 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
-// Tracks the JSON pointer of the value being parsed, through the parser's callback events, and
-// rejects duplicate keys.
-class PathTracker {
+// Builds the document from the parser's SAX events (as nlohmann's own DOM parser does) while
+// tracking the JSON pointer of the value being parsed, and rejects duplicate keys. The
+// pointer is only rendered when an error needs it. (nlohmann's parser with a callback keeps
+// the same pointer but scans every array for discarded elements after each element ends:
+// quadratic in the length of `bodies`.)
+class StrictDomBuilder {
  public:
-  explicit PathTracker(std::string file) : file_(std::move(file)) {}
+  using json = nlohmann::json;
+  StrictDomBuilder(json& root, std::string file) : root_(root), file_(std::move(file)) {}
 
-  bool event(nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    switch (ev) {
-      case E::object_start:
-      case E::array_start:
-        beginElement();
-        frames_.push_back(Frame{ev == E::array_start, 0, {}, {}});
-        break;
-      case E::object_end:
-      case E::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        break;
-      case E::key: {
-        Frame& f = frames_.back();
-        f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second)
-          throw InputError("duplicate key '" + f.key +
-                               "': a key may appear only once in an object (the second would "
-                               "silently replace the first)",
-                           file_, path(true));
-        break;
-      }
-      case E::value:
-        beginElement();
-        break;
-    }
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(json::number_integer_t v) { return value(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(v); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return value(v); }
+  // strings and keys are copied, not moved: the lexer keeps its buffer for the next token
+  bool string(json::string_t& v) { return value(std::as_const(v)); }
+  bool binary(json::binary_t& v) { return value(std::move(v)); }
+
+  bool start_object(std::size_t) { return open(json::value_t::object, false); }
+  bool start_array(std::size_t) { return open(json::value_t::array, true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& k) {
+    Frame& f = frames_.back();
+    auto& object = f.value->get_ref<json::object_t&>();
+    const auto [it, inserted] = object.emplace(std::as_const(k), nullptr);
+    f.key = &it->first;
+    if (!inserted)
+      throw InputError("duplicate key '" + it->first +
+                           "': a key may appear only once in an object (the second would "
+                           "silently replace the first)",
+                       file_, path(true));
+    element_ = &it->second;
     return true;
+  }
+
+  template <class Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception& ex) {
+    throw ex;
   }
 
   /// Pointer of the value being read (`inProgress`: the top frame's current element), or of
@@ -91,7 +116,7 @@ class PathTracker {
         const std::size_t index = top ? f.next : (f.next == 0 ? 0 : f.next - 1);
         out += "/" + std::to_string(index);
       } else {
-        out += "/" + escapePointer(f.key);
+        out += "/" + escapePointer(f.key ? *f.key : std::string());
       }
     }
     return out.empty() ? "/" : out;
@@ -99,16 +124,49 @@ class PathTracker {
 
  private:
   struct Frame {
+    json* value = nullptr;
     bool array = false;
-    std::size_t next = 0;  // elements of an array started so far
-    std::string key;       // current key of an object
-    std::unordered_set<std::string> keys;
+    std::size_t next = 0;               // elements of an array started so far
+    const std::string* key = nullptr;  // current key of an object (in the object itself)
   };
-  void beginElement() {
-    if (!frames_.empty() && frames_.back().array) ++frames_.back().next;
+
+  // The place of a new value: the root, the end of the open array, or the member of the
+  // last key.
+  template <class V>
+  json* place(V&& v) {
+    if (frames_.empty()) {
+      root_ = json(std::forward<V>(v));
+      return &root_;
+    }
+    Frame& f = frames_.back();
+    if (f.array) {
+      ++f.next;
+      auto& array = f.value->get_ref<json::array_t&>();
+      array.emplace_back(std::forward<V>(v));
+      return &array.back();
+    }
+    *element_ = json(std::forward<V>(v));
+    return element_;
   }
+  template <class V>
+  bool value(V&& v) {
+    place(std::forward<V>(v));
+    return true;
+  }
+  bool open(json::value_t type, bool array) {
+    json* v = place(type);
+    frames_.push_back(Frame{v, array, 0, nullptr});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  json& root_;
   std::string file_;
   std::vector<Frame> frames_;
+  json* element_ = nullptr;
 };
 
 std::string lineColumn(const std::string& text, std::size_t pos) {
@@ -159,7 +217,7 @@ JsonCursor JsonCursor::at(const std::string& key) const {
   auto it = value_->find(key);
   if (it == value_->end())
     throw InputError("missing required field '" + key + "'", file_, displayPath());
-  return JsonCursor(*it, file_, path_ + "/" + escapePointer(key));
+  return JsonCursor(*it, file_, childPath(path_, key));
 }
 
 JsonCursor JsonCursor::at(std::size_t i) const {
@@ -168,7 +226,7 @@ JsonCursor JsonCursor::at(std::size_t i) const {
     throw InputError("index " + std::to_string(i) + " out of range (array has " +
                          std::to_string(value_->size()) + " elements)",
                      file_, displayPath());
-  return JsonCursor((*value_)[i], file_, path_ + "/" + std::to_string(i));
+  return JsonCursor((*value_)[i], file_, childPath(path_, std::to_string(i)));
 }
 
 void JsonCursor::fail(const std::string& expectation) const {
@@ -236,10 +294,15 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
                      path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open file for reading", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text;  // read in blocks straight into the text (the size may have changed)
+  for (std::size_t block = ec ? std::size_t{1} << 16 : static_cast<std::size_t>(bytes) + 1;; block = std::size_t{1} << 20) {
+    const std::size_t have = text.size();
+    text.resize(have + block);
+    in.read(text.data() + have, static_cast<std::streamsize>(block));
+    text.resize(have + static_cast<std::size_t>(in.gcount()));
+    if (!in) break;
+  }
   if (in.bad()) throw InputError("cannot read the file", path);
-  const std::string text = ss.str();
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError("file is empty; expected a JSON object", path);
   {
@@ -285,12 +348,11 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
                        path);
     }
   }
-  PathTracker tracker(path);
+  nlohmann::json document;
+  StrictDomBuilder tracker(document, path);
   try {
-    return nlohmann::json::parse(
-        text, [&](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
-          return tracker.event(ev, parsed);
-        });
+    nlohmann::json::sax_parse(text, &tracker);
+    return document;
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(syntax(e), path, tracker.path(false));
   } catch (const nlohmann::json::out_of_range& e) {

@@ -121,6 +121,24 @@ Model ModelBuilder::build() {
   const Body* groundPtr = o.ground.get();
   o.byName["ground"] = groundPtr;
 
+  // sizes known up front: no regrowth of the per-coordinate and per-row tables
+  std::size_t coords = 0, rows = 0, internal = 0;
+  for (const auto& bp : o.bodies) {
+    coords += static_cast<std::size_t>(bp->numCoordinates());
+    if (bp->numInternalConstraints() > 0) ++internal;
+    rows += static_cast<std::size_t>(bp->numInternalConstraints());
+  }
+  for (const auto& c : o.constraints) rows += static_cast<std::size_t>(c->numRows());
+  model.slots_.reserve(o.bodies.size());
+  model.coordNames_.reserve(coords);
+  model.coordBody_.reserve(coords);
+  model.rows_.reserve(o.constraints.size() + internal);
+  model.rowBodies_.reserve(o.constraints.size() + internal);
+  model.rowNames_.reserve(rows);
+  o.constraintSlots.reserve(o.constraints.size());
+  o.blockConstraint.reserve(o.constraints.size() + internal);
+  o.forceSlots.reserve(o.forces.size());
+
   int offset = 0;
   for (std::size_t i = 0; i < o.bodies.size(); ++i) {
     const Body* b = o.bodies[i].get();

@@ -105,16 +105,24 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
 
   nlohmann::json bodies = nlohmann::json::array(), joints = nlohmann::json::array(),
                  forces = nlohmann::json::array();
+  bodies.get_ref<nlohmann::json::array_t&>().reserve(all.bodies.size());
+  joints.get_ref<nlohmann::json::array_t&>().reserve(all.joints.size());
+  forces.get_ref<nlohmann::json::array_t&>().reserve(all.forces.size());
   for (const Planned& p : all.bodies) {
     ctx.setScope(p.scope->parameters);
     guarded(p.file, p.path, p.scope->context, [&] {
-      // `visual` (drawing only, any body type) is read here and kept in the flattened scene
-      nlohmann::json definition = p.json, visual;
-      if (definition.is_object() && definition.contains("visual")) {
-        visual = readVisual(JsonCursor(p.json, p.file, p.path).at("visual"), ctx);
-        definition.erase("visual");
+      // `visual` (drawing only, any body type) is read here and kept in the flattened scene;
+      // the factory gets the definition without it (a copy only then)
+      const nlohmann::json& written = p.definition();
+      nlohmann::json withoutVisual, visual;
+      const bool hasVisual = written.is_object() && written.contains("visual");
+      if (hasVisual) {
+        visual = readVisual(JsonCursor(written, p.file, p.path).at("visual"), ctx);
+        withoutVisual = written;
+        withoutVisual.erase("visual");
       }
-      BodyPtr body = BodyRegistry::instance().create(JsonCursor(definition, p.file, p.path), ctx);
+      BodyPtr body =
+          BodyRegistry::instance().create(JsonCursor(hasVisual ? withoutVisual : written, p.file, p.path), ctx);
       if (!p.place.placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
       nlohmann::json j = body->toJson();
       resolveStrings(j, p.scope->parameters);
@@ -126,7 +134,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   for (const Planned& p : all.joints) {
     ctx.setScope(p.scope->parameters);
     guarded(p.file, p.path, p.scope->context, [&] {
-      ConstraintPtr c = ConstraintRegistry::instance().create(JsonCursor(p.json, p.file, p.path), ctx);
+      ConstraintPtr c = ConstraintRegistry::instance().create(JsonCursor(p.definition(), p.file, p.path), ctx);
       nlohmann::json j = c->toJson();
       resolveStrings(j, p.scope->parameters);
       joints.push_back(std::move(j));
@@ -136,7 +144,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   for (const Planned& p : all.forces) {
     ctx.setScope(p.scope->parameters);
     guarded(p.file, p.path, p.scope->context, [&] {
-      ForceElementPtr f = ForceRegistry::instance().create(JsonCursor(p.json, p.file, p.path), ctx);
+      ForceElementPtr f = ForceRegistry::instance().create(JsonCursor(p.definition(), p.file, p.path), ctx);
       nlohmann::json j = f->toJson();
       resolveStrings(j, p.scope->parameters);
       forces.push_back(std::move(j));

@@ -44,10 +44,14 @@ fs::path includeRootFor(const SceneOptions& options, const std::string& file) {
 }
 
 void Loader::claimName(const std::string& qualified, const std::string& kind, const JsonCursor& element) {
-  const auto [it, inserted] = names_.emplace(qualified, kind + " at " + where(element));
-  if (!inserted)
-    element.at("name").failWith("duplicate name '" + qualified + "': already used by the " + it->second +
+  const std::string* file = &*files_.insert(element.file()).first;
+  const auto [it, inserted] = names_.try_emplace(qualified, Claim{kind, element.path(), file});
+  if (!inserted) {
+    const Claim& c = it->second;
+    const std::string first = c.kind + " at " + (c.path.empty() ? "/" : c.path) + (c.file->empty() ? std::string() : " of " + *c.file);
+    element.at("name").failWith("duplicate name '" + qualified + "': already used by the " + first +
                                 "; expected names unique among bodies, joints, forces and instances");
+  }
 }
 
 void Loader::countElement(const JsonCursor& at) {
@@ -237,6 +241,8 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
     if (!def.has("bodies")) return;  // a component may consist of instances only
     const JsonCursor bodies = def.at("bodies");
     if (!bodies.value().is_array()) bodies.fail("an array of bodies");
+    bodyCursors.reserve(bodies.size());
+    out.bodyNames.reserve(bodies.size());
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       const JsonCursor b = bodies.at(i);
       b.requireObject();
@@ -271,11 +277,17 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
       for (auto& o : sub.outputs) nested.outputs.push_back(std::move(o));
     }
   }
-  ln.bodies.insert(out.bodyNames.begin(), out.bodyNames.end());
+  // the names a component's definitions may use (the scene's own names are not renamed)
+  if (component) ln.bodies.insert(out.bodyNames.begin(), out.bodyNames.end());
+  // a definition renaming keeps is not copied (Planned::source)
+  const auto plan = [&](const JsonCursor& c, bool isBody) {
+    if (renamingKeeps(c, ln, isBody)) return Planned{{}, c.file(), c.displayPath(), scope, place, &c.value()};
+    return Planned{rewriteElement(c, ln, isBody), c.file(), c.displayPath(), scope, place};
+  };
 
   guard([&] {
-    for (const JsonCursor& b : bodyCursors)
-      out.bodies.push_back(Planned{rewriteElement(b, ln, true), b.file(), b.displayPath(), scope, place});
+    out.bodies.reserve(bodyCursors.size() + nested.bodies.size());
+    for (const JsonCursor& b : bodyCursors) out.bodies.push_back(plan(b, true));
 
     if (component && def.has("ports")) {
       const JsonCursor ports = def.at("ports");
@@ -329,12 +341,13 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
       if (!def.has(key)) continue;
       const JsonCursor elements = def.at(key);
       if (!elements.value().is_array()) elements.fail(std::string("an array of ") + key);
+      list->reserve(elements.size() + (list == &out.joints ? nested.joints.size() : nested.forces.size()));
       for (std::size_t i = 0; i < elements.size(); ++i) {
         const JsonCursor e = elements.at(i);
         e.requireObject();
         claimName(prefix + readName(e, !component), kind, e);
         countElement(e);
-        list->push_back(Planned{rewriteElement(e, ln, false), e.file(), e.displayPath(), scope, place});
+        list->push_back(plan(e, false));
       }
     }
     if (def.has("outputs")) {  // output channels (docs/outputs.md)

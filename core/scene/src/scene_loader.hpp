@@ -15,6 +15,7 @@
 #include <set>
 #include <system_error>
 #include <tuple>
+#include <unordered_map>
 
 #include "joinery/core/scene.hpp"
 
@@ -68,10 +69,15 @@ struct PlacementInfo {
 
 /// A body, joint or force definition after renaming, ready for its factory.
 struct Planned {
-  nlohmann::json json;
+  nlohmann::json json;     ///< the renamed definition (when `source` is null)
   std::string file, path;  ///< where the definition is written
   ScopePtr scope;
   PlacementInfo place;     ///< bodies only
+  /// The definition as written, when renaming changes nothing (the scene's own bodies, and
+  /// its joints and forces without ports): not copied. It lives in the scene document or an
+  /// included library, both alive while the loader runs.
+  const nlohmann::json* source = nullptr;
+  const nlohmann::json& definition() const { return source ? *source : json; }
 };
 
 /// A port: a point fixed in a body.
@@ -141,6 +147,10 @@ std::string qualifyExpression(const std::string& text, const JsonCursor& at, con
 /// A body, joint or force definition with its names qualified and its ports replaced by
 /// body + point.
 nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool isBody);
+/// True when rewriteElement() would return a copy of the definition as written: in the scene
+/// itself (not in a component) names are kept, and only ports ("port", "port1", "port2" of a
+/// joint or force) are replaced.
+bool renamingKeeps(const JsonCursor& c, const LocalNames& ln, bool isBody);
 /// Replaces parameter names in the expression strings of a definition by their values and
 /// evaluates the strings that became constant.
 void resolveStrings(nlohmann::json& element, const SymbolTable& parameters);
@@ -209,7 +219,13 @@ class Loader {
   std::deque<nlohmann::json> documents_;  // included libraries (stable addresses)
   std::map<std::string, ComponentDef> components_;
   std::set<std::string> included_;
-  std::map<std::string, std::string> names_;  // qualified name -> what and where
+  /// What a qualified name names and where, for the message of a duplicate (built only then).
+  struct Claim {
+    std::string kind, path;
+    const std::string* file;  ///< in files_
+  };
+  std::unordered_map<std::string, Claim> names_;  // qualified name -> what and where
+  std::set<std::string> files_;                   // the files of the claims
   std::size_t elements_ = 0;
   fs::path includeRoot_;
   detail::OverrideSet* overrides_ = nullptr;  // --set, applied to instances as they are prepared

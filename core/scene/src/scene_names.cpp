@@ -135,6 +135,13 @@ nlohmann::json rewriteValue(const JsonCursor& c, const LocalNames& ln) {
 
 }  // namespace
 
+bool renamingKeeps(const JsonCursor& c, const LocalNames& ln, bool isBody) {
+  if (ln.component || !c.value().is_object()) return false;
+  if (isBody) return true;
+  const nlohmann::json& v = c.value();
+  return !v.contains("port") && !v.contains("port1") && !v.contains("port2");
+}
+
 nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool isBody) {
   c.requireObject();
   const std::string name = readName(c, !ln.component);
