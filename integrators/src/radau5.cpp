@@ -212,8 +212,9 @@ void Radau5Integrator::factorizeKkt(double h) {
     if (band_) {
       factorizeKktBand(c, std::complex<double>(k.alpha / h, k.beta / h), eps);
       ++rstats_.bandFactorizations;
+    } else {
+      factorizeKktSparse(c, std::complex<double>(k.alpha / h, k.beta / h), eps);
     }
-    else factorizeKktSparse(c, std::complex<double>(k.alpha / h, k.beta / h), eps);
     ++rstats_.factorizations;
     ++rstats_.sparseFactorizations;
     luH_ = h;
