@@ -260,6 +260,16 @@ TEST_CASE("radau5, sparse KKT path: the banded LU takes the general sparse LU's 
   CHECK(b.radauStats().bandFactorizations == 0);
   CHECK(a.stats().steps == b.stats().steps);
   CHECK(a.radauStats().newtonIterations == b.radauStats().newtonIterations);
+  // a band wider than maxBand (the chain's is wider than 1): the general sparse LU
+  Radau5Options narrow = o;
+  narrow.maxBand = 1;
+  ModelSystem s3(scene.model);
+  Radau5Integrator c(s3, narrow);
+  c.reset(scene.model.initialState());
+  while (c.time() < 0.05 - 1e-12) REQUIRE(c.advance(0.05).ok);
+  CHECK(c.radauStats().sparseFactorizations == b.radauStats().sparseFactorizations);
+  CHECK(c.radauStats().bandFactorizations == 0);
+  CHECK((c.state().q - b.state().q).cwiseAbs().maxCoeff() == 0);
   CHECK(a.time() == b.time());
   const double dq = (a.state().q - b.state().q).cwiseAbs().maxCoeff(), dv = (a.state().v - b.state().v).cwiseAbs().maxCoeff();
   INFO("max |q difference| " << dq << ", |v difference| " << dv);
