@@ -10,6 +10,8 @@
 #include <limits>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "joinery/core/errors.hpp"
 
 namespace joinery {
@@ -199,7 +201,20 @@ void Radau5Integrator::factorizeKkt(double h) {
   kktScale_ = c * c * rho;
   sparse_ = sparse;
   if (sparse_) {
-    factorizeKktSparse(c, std::complex<double>(k.alpha / h, k.beta / h), eps);
+    // the banded LU on the pattern fixed once where the linearization is sparse and the
+    // band narrow (no allocation); else the general sparse LU
+    if (!lin_.sparse || opt_.maxBand <= 0) {
+      band_ = false;
+      patM_.clear();
+    } else if (!samePattern()) {
+      band_ = setBandPattern();
+    }
+    if (band_) {
+      factorizeKktBand(c, std::complex<double>(k.alpha / h, k.beta / h), eps);
+      ++rstats_.bandFactorizations;
+    } else {
+      factorizeKktSparse(c, std::complex<double>(k.alpha / h, k.beta / h), eps);
+    }
     ++rstats_.factorizations;
     ++rstats_.sparseFactorizations;
     luH_ = h;
@@ -288,10 +303,187 @@ void Radau5Integrator::factorizeKktSparse(double c, std::complex<double> cc, dou
   sluC_.factorize(Ecsp_);
 }
 
-template <class Vec, class Scalar, class Lu, class SparseLu>
-void Radau5Integrator::solveKkt(Vec& r, Scalar c, Lu& lu, SparseLu& slu, Vec& R, Vec& rhs, Vec& sol) {
+namespace {
+
+/// [rows, cols, outer indices, inner indices] of a compressed sparse matrix.
+template <class Sparse>
+bool patternIs(const Sparse& S, const std::vector<int>& p) {
+  const auto cols = static_cast<std::size_t>(S.cols()), nnz = static_cast<std::size_t>(S.nonZeros());
+  if (!S.isCompressed() || p.size() != 2 + cols + 1 + nnz || p[0] != S.rows() || p[1] != S.cols()) return false;
+  return std::equal(S.outerIndexPtr(), S.outerIndexPtr() + cols + 1, p.begin() + 2) &&
+         std::equal(S.innerIndexPtr(), S.innerIndexPtr() + nnz, p.begin() + 2 + static_cast<std::ptrdiff_t>(cols) + 1);
+}
+
+template <class Sparse>
+void keepPattern(const Sparse& S, std::vector<int>& p) {
+  const auto cols = static_cast<std::size_t>(S.cols()), nnz = static_cast<std::size_t>(S.nonZeros());
+  p.assign({static_cast<int>(S.rows()), static_cast<int>(S.cols())});
+  p.insert(p.end(), S.outerIndexPtr(), S.outerIndexPtr() + cols + 1);
+  p.insert(p.end(), S.innerIndexPtr(), S.innerIndexPtr() + nnz);
+}
+
+/// Reverse Cuthill-McKee order of a symmetric graph (adjacency lists without the diagonal),
+/// each component from a pseudo-peripheral node; perm[old] = new.
+std::vector<int> reverseCuthillMcKee(const std::vector<std::vector<int>>& adj) {
+  const int N = static_cast<int>(adj.size());
+  std::vector<int> order, level(static_cast<std::size_t>(N), -1), stamp(static_cast<std::size_t>(N), -1);
+  order.reserve(static_cast<std::size_t>(N));
+  const auto deg = [&](int v) { return adj[static_cast<std::size_t>(v)].size(); };
+  std::vector<int> queue, nb;
+  queue.reserve(static_cast<std::size_t>(N));
+  // breadth-first from s over the unplaced nodes; returns the depth, fills queue
+  int pass = 0;
+  const auto bfs = [&](int s) {
+    ++pass;
+    queue.clear();
+    queue.push_back(s);
+    stamp[static_cast<std::size_t>(s)] = pass;
+    level[static_cast<std::size_t>(s)] = 0;
+    for (std::size_t h = 0; h < queue.size(); ++h) {
+      const int v = queue[h];
+      nb.clear();
+      for (int w : adj[static_cast<std::size_t>(v)])
+        if (stamp[static_cast<std::size_t>(w)] != pass && level[static_cast<std::size_t>(w)] != -2) nb.push_back(w);
+      std::sort(nb.begin(), nb.end(), [&](int a, int b) { return deg(a) < deg(b) || (deg(a) == deg(b) && a < b); });
+      for (int w : nb) {
+        stamp[static_cast<std::size_t>(w)] = pass;
+        level[static_cast<std::size_t>(w)] = level[static_cast<std::size_t>(v)] + 1;
+        queue.push_back(w);
+      }
+    }
+    return level[static_cast<std::size_t>(queue.back())];
+  };
+  while (static_cast<int>(order.size()) < N) {
+    int s = -1;  // an unplaced node of least degree
+    for (int v = 0; v < N; ++v)
+      if (level[static_cast<std::size_t>(v)] != -2 && (s < 0 || deg(v) < deg(s))) s = v;
+    int depth = bfs(s);
+    for (int tries = 0; tries < 4; ++tries) {  // move to a node of the last level (least degree)
+      int e = -1;
+      for (int v : queue)
+        if (level[static_cast<std::size_t>(v)] == depth && (e < 0 || deg(v) < deg(e))) e = v;
+      const int d = bfs(e);
+      if (d <= depth) {
+        bfs(s);
+        break;
+      }
+      s = e;
+      depth = d;
+    }
+    for (int v : queue) {
+      order.push_back(v);
+      level[static_cast<std::size_t>(v)] = -2;  // placed
+    }
+  }
+  std::vector<int> perm(static_cast<std::size_t>(N));
+  for (int k = 0; k < N; ++k) perm[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] = N - 1 - k;
+  return perm;
+}
+
+}  // namespace
+
+bool Radau5Integrator::samePattern() const {
+  return patternIs(lin_.Ms, patM_) && patternIs(lin_.dQdvS, patD_) && patternIs(lin_.dQdqS, patK_) &&
+         patternIs(lin_.As, patA_);
+}
+
+bool Radau5Integrator::setBandPattern() {
+  // once per pattern (the linearization keeps its pattern from step to step: ModelSystem
+  // refills its matrices in place): the graph of the KKT matrix, its RCM order, the band
+  // and the place of every source value in it
+  for (SparseD* S : {&lin_.Ms, &lin_.dQdvS, &lin_.dQdqS, &lin_.As}) S->makeCompressed();
+  keepPattern(lin_.Ms, patM_);
+  keepPattern(lin_.dQdvS, patD_);
+  keepPattern(lin_.dQdqS, patK_);
+  keepPattern(lin_.As, patA_);
+  const int n = n_, m = static_cast<int>(kktRows_), N = n + m;
+  std::vector<std::vector<int>> adj(static_cast<std::size_t>(N));
+  const auto link = [&](int r, int c) {
+    if (r == c) return;
+    adj[static_cast<std::size_t>(r)].push_back(c);
+    adj[static_cast<std::size_t>(c)].push_back(r);
+  };
+  const auto edges = [&](const SparseD& S, int r0, auto&& f) {
+    for (int j = 0; j < S.outerSize(); ++j)
+      for (int p = S.outerIndexPtr()[j]; p < S.outerIndexPtr()[j + 1]; ++p) f(r0 + S.innerIndexPtr()[p], j, p);
+  };
+  for (const SparseD* S : {&lin_.Ms, &lin_.dQdvS, &lin_.dQdqS}) edges(*S, 0, [&](int r, int c, int) { link(r, c); });
+  edges(lin_.As, n, [&](int r, int c, int) { link(r, c); });
+  for (auto& a : adj) {
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+  }
+  perm_ = reverseCuthillMcKee(adj);
+  int bw = 0;
+  for (int v = 0; v < N; ++v)
+    for (int w : adj[static_cast<std::size_t>(v)])
+      bw = std::max(bw, std::abs(perm_[static_cast<std::size_t>(v)] - perm_[static_cast<std::size_t>(w)]));
+  if (bw > opt_.maxBand) {
+    spdlog::debug("radau5: KKT half-bandwidth {} after reordering > {}: general sparse LU", bw, opt_.maxBand);
+    return false;
+  }
+  bandR_.reset(N, bw, bw);
+  bandC_.reset(N, bw, bw);
+  const auto at = [&](int r, int c) {
+    return bandR_.index(perm_[static_cast<std::size_t>(r)], perm_[static_cast<std::size_t>(c)]);
+  };
+  const auto map = [&](const SparseD& S, int r0, std::vector<Eigen::Index>& out) {
+    out.resize(static_cast<std::size_t>(S.nonZeros()));
+    edges(S, r0, [&](int r, int c, int p) { out[static_cast<std::size_t>(p)] = at(r, c); });
+  };
+  map(lin_.Ms, 0, mapM_);
+  map(lin_.dQdvS, 0, mapD_);
+  map(lin_.dQdqS, 0, mapK_);
+  map(lin_.As, n, mapA_);
+  mapAt_.resize(mapA_.size());
+  edges(lin_.As, n, [&](int r, int c, int p) { mapAt_[static_cast<std::size_t>(p)] = at(c, r); });
+  mapEps_.resize(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) mapEps_[static_cast<std::size_t>(i)] = at(n + i, n + i);
+  spdlog::debug("radau5: KKT matrix of {} unknowns, half-bandwidth {} after reordering: banded LU", N, bw);
+  return true;
+}
+
+void Radau5Integrator::factorizeKktBand(double c, std::complex<double> cc, double eps) {
+  // the values of [c^2 M - c D - K, s As^T; As, -eps I] written into the band in place
+  const auto fill = [&](auto& B, auto c2, auto c1) {
+    B.setZero();
+    auto* ab = B.data();
+    const double* v = lin_.Ms.valuePtr();
+    for (std::size_t k = 0; k < mapM_.size(); ++k) ab[mapM_[k]] += c2 * v[k];
+    v = lin_.dQdvS.valuePtr();
+    for (std::size_t k = 0; k < mapD_.size(); ++k) ab[mapD_[k]] -= c1 * v[k];
+    v = lin_.dQdqS.valuePtr();
+    for (std::size_t k = 0; k < mapK_.size(); ++k) ab[mapK_[k]] -= v[k];
+    v = lin_.As.valuePtr();
+    const int* row = lin_.As.innerIndexPtr();
+    for (std::size_t k = 0; k < mapA_.size(); ++k) {
+      const double a = rowScale_(row[k]) * v[k];  // rows of unit norm
+      ab[mapA_[k]] += a;
+      ab[mapAt_[k]] += kktScale_ * a;
+    }
+    for (const Eigen::Index i : mapEps_) ab[i] -= eps;
+    B.factorize();
+  };
+  fill(bandR_, c * c, c);
+  fill(bandC_, cc * cc, cc);
+}
+
+template <class Vec, class Scalar, class Lu, class SparseLu, class Band>
+void Radau5Integrator::solveKkt(Vec& r, Scalar c, Lu& lu, SparseLu& slu, const Band& band, Vec& R, Vec& rhs, Vec& sol) {
   const auto m = kktRows_;
   R = r.tail(n_) + c * r.head(n_);
+  if (sparse_ && band_) {  // in the band's order; nothing allocated
+    rhs.head(n_).noalias() = lin_.Ms * R;
+    rhs.head(n_).noalias() -= lin_.dQdvS * r.head(n_);
+    rhs.tail(m).noalias() = lin_.As * R;
+    rhs.tail(m) = rhs.tail(m).cwiseProduct(rowScale_) / (c * c);
+    for (Eigen::Index i = 0; i < rhs.size(); ++i) sol(perm_[static_cast<std::size_t>(i)]) = rhs(i);
+    band.solveInPlace(sol);
+    for (Eigen::Index i = 0; i < rhs.size(); ++i) rhs(i) = sol(perm_[static_cast<std::size_t>(i)]);
+    r.tail(n_) = c * rhs.head(n_) - r.head(n_);
+    r.head(n_) = rhs.head(n_);
+    return;
+  }
   if (sparse_) {
     rhs.head(n_) = Msp_ * R;
     rhs.head(n_) -= Dsp_ * r.head(n_);
@@ -334,7 +526,7 @@ void Radau5Integrator::solveReal(VectorXd& r) {
   // (c I - J) x = r with J = [0 I; Jq Jv]: (c^2 - c Jv - Jq) x_q = r_v + c r_q - Jv r_q,
   // x_v = c x_q - r_q
   const double c = coefficients().gamma / luH_;
-  if (kkt_) return solveKkt(r, c, luR_, sluR_, kR_, kRhs_, kSol_);
+  if (kkt_) return solveKkt(r, c, luR_, sluR_, bandR_, kR_, kRhs_, kSol_);
   tmpN_ = r.tail(n_) + c * r.head(n_);
   tmpN_.noalias() -= Jv_ * r.head(n_);
   xqR_ = luR_.solve(tmpN_);
@@ -345,7 +537,7 @@ void Radau5Integrator::solveReal(VectorXd& r) {
 void Radau5Integrator::solveComplex(VectorXc& r) {
   const auto& k = coefficients();
   const std::complex<double> c(k.alpha / luH_, k.beta / luH_);
-  if (kkt_) return solveKkt(r, c, luC_, sluC_, kRc_, kRhsc_, kSolc_);
+  if (kkt_) return solveKkt(r, c, luC_, sluC_, bandC_, kRc_, kRhsc_, kSolc_);
   tmpNc_ = r.tail(n_) + c * r.head(n_);
   tmpRe_.noalias() = Jv_ * r.head(n_).real();
   tmpIm_.noalias() = Jv_ * r.head(n_).imag();

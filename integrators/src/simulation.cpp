@@ -429,8 +429,9 @@ SimulationResult& Run::integrate(const State& s) {
   res_.stats.integrator = integ_->stats();
   if (const auto* rad = dynamic_cast<const Radau5Integrator*>(integ_.get())) {
     const Radau5Stats& rs = rad->radauStats();
-    spdlog::debug("radau5: {} Jacobians ({} force linearizations), {} factorizations, {} Newton iterations, {} Newton failures, "
-                  "{} error rejections", rs.jacobians, rs.linearizations, rs.factorizations, rs.newtonIterations,
+    spdlog::debug("radau5: {} Jacobians ({} force linearizations), {} factorizations ({} sparse, {} of them banded), "
+                  "{} Newton iterations, {} Newton failures, {} error rejections", rs.jacobians, rs.linearizations,
+                  rs.factorizations, rs.sparseFactorizations, rs.bandFactorizations, rs.newtonIterations,
                   rs.newtonFailures, rs.errorRejections);
   }
   if (stopAt_) return finish(RunOutcome::Stopped, "stopped by the recorder after the sample at t = " + num(*stopAt_));

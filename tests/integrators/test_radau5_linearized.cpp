@@ -234,5 +234,77 @@ TEST_CASE("radau5 with the force linearization: no heap allocation per step once
   CHECK(after - before == 0);
 }
 
+TEST_CASE("radau5, sparse KKT path: the banded LU takes the general sparse LU's steps",
+          "[integrators][radau5][linearization][sparse]") {
+  // 48 rods (146 unknowns >= sparseFrom): the KKT matrices on their fixed pattern, reordered
+  // once (RCM), by the banded LU; against Eigen's SparseLU (maxBand = 0). Same matrices,
+  // another elimination order: at fixed steps the same Newton iterations and the trajectory
+  // to round-off
+  const Scene scene = sceneFromJson(chainScene(48, 1e6), "");
+  ModelSystem s1(scene.model), s2(scene.model);
+  Radau5Options o;
+  o.rtol = o.atol = 1e-6;
+  o.fixedStep = true;
+  o.initialStep = 1e-3;
+  Radau5Options general = o;
+  general.maxBand = 0;
+  Radau5Integrator a(s1, o), b(s2, general);
+  a.reset(scene.model.initialState());
+  b.reset(scene.model.initialState());
+  while (a.time() < 0.05 - 1e-12) REQUIRE(a.advance(0.05).ok);
+  while (b.time() < 0.05 - 1e-12) REQUIRE(b.advance(0.05).ok);
+  INFO("steps " << a.stats().steps << " / " << b.stats().steps);
+  CHECK(a.radauStats().sparseFactorizations > 0);
+  CHECK(a.radauStats().bandFactorizations == a.radauStats().sparseFactorizations);
+  CHECK(b.radauStats().sparseFactorizations > 0);
+  CHECK(b.radauStats().bandFactorizations == 0);
+  CHECK(a.stats().steps == b.stats().steps);
+  CHECK(a.radauStats().newtonIterations == b.radauStats().newtonIterations);
+  // a band wider than maxBand (the chain's is wider than 1): the general sparse LU
+  Radau5Options narrow = o;
+  narrow.maxBand = 1;
+  ModelSystem s3(scene.model);
+  Radau5Integrator c(s3, narrow);
+  c.reset(scene.model.initialState());
+  while (c.time() < 0.05 - 1e-12) REQUIRE(c.advance(0.05).ok);
+  CHECK(c.radauStats().sparseFactorizations == b.radauStats().sparseFactorizations);
+  CHECK(c.radauStats().bandFactorizations == 0);
+  CHECK((c.state().q - b.state().q).cwiseAbs().maxCoeff() == 0);
+  CHECK(a.time() == b.time());
+  const double dq = (a.state().q - b.state().q).cwiseAbs().maxCoeff(), dv = (a.state().v - b.state().v).cwiseAbs().maxCoeff();
+  INFO("max |q difference| " << dq << ", |v difference| " << dv);
+  CHECK(dq < 1e-12);
+  CHECK(dv < 1e-10);
+}
+
+TEST_CASE("radau5, sparse KKT path: no heap allocation per step once running",
+          "[integrators][radau5][linearization][sparse][allocation]") {
+  // 64 rods: 192 coordinates + 2 rows, over sparseFrom: the linearization refilled in place
+  // on its pattern, the KKT matrices on theirs, factorized by the banded LU (before: triplets,
+  // sparse temporaries and SparseLU's symbolic and numeric factorization at every new step
+  // size). Counted with malloc interposed, which also sees Eigen's allocations
+  const Scene scene = sceneFromJson(chainScene(64, 1e6), "");
+  ModelSystem sys(scene.model);
+  Radau5Options o;
+  o.rtol = o.atol = 1e-6;
+  o.linearizedJacobianReuse = 0;  // a new linearization after every step that iterated
+  Radau5Integrator integ(sys, o);
+  integ.reset(scene.model.initialState());
+  for (int i = 0; i < 10; ++i) REQUIRE(integ.advance(100.0).ok);  // warm-up
+  const Radau5Stats warm = integ.radauStats();
+  const long before = test::heapAllocations(), mBefore = test::mallocCount();
+  for (int i = 0; i < 40; ++i) REQUIRE(integ.advance(100.0).ok);
+  const long news = test::heapAllocations() - before, mallocs = test::mallocCount() - mBefore;
+  const Radau5Stats& st = integ.radauStats();
+  INFO("linearizations " << st.linearizations - warm.linearizations << ", factorizations "
+                         << st.factorizations - warm.factorizations << " (sparse "
+                         << st.sparseFactorizations - warm.sparseFactorizations << ")");
+  CHECK(st.linearizations - warm.linearizations >= 5);
+  CHECK(st.sparseFactorizations - warm.sparseFactorizations >= 5);
+  CHECK(st.bandFactorizations == st.sparseFactorizations);
+  CHECK(news == 0);
+  if (test::mallocCounting()) CHECK(mallocs == 0);
+}
+
 }  // namespace
 }  // namespace joinery

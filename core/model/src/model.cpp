@@ -392,12 +392,25 @@ void Model::addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, MatRef
   }
 }
 
+namespace {
+/// The triplet forms (the sparse linearization of radau5's sparse path) give every entry of
+/// a block up to this size, zeros included, so that the pattern does not change with the
+/// state (a joint's row entry -sin(angle) is zero at 0, an element's Jacobian entries at
+/// rest): the integrator keeps its pattern and refills the values in place (no allocation,
+/// docs/integrators.md). Larger blocks (a linear body's M, K, D: constant, their zeros
+/// structural) are given without their exact zeros. The same bound in
+/// model_system_linearization.cpp (differenced columns).
+constexpr Eigen::Index kFullTripletBlock = 16;
+bool fullBlock(Eigen::Index rows, Eigen::Index cols) { return rows <= kFullTripletBlock && cols <= kFullTripletBlock; }
+}  // namespace
+
 void Model::addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, std::vector<Eigen::Triplet<double>>& dQdq,
                                       std::vector<Eigen::Triplet<double>>& dQdv) const {
   const auto emit = [](std::vector<Eigen::Triplet<double>>& out, const auto& B, int r0, int c0) {
+    const bool full = fullBlock(B.rows(), B.cols());
     for (Eigen::Index j = 0; j < B.cols(); ++j)
       for (Eigen::Index i = 0; i < B.rows(); ++i)
-        if (B(i, j) != 0) out.emplace_back(r0 + static_cast<int>(i), c0 + static_cast<int>(j), B(i, j));
+        if (full || B(i, j) != 0) out.emplace_back(r0 + static_cast<int>(i), c0 + static_cast<int>(j), B(i, j));
   };
   for (const auto& sl : slots_) {
     if (sl.size == 0 || !sl.body->providesForceJacobians()) continue;
@@ -438,9 +451,10 @@ void Model::massAndRowTriplets(const ModelWorkspace& ws, std::vector<Eigen::Trip
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const BodySlot& sl = slots_[i];
     const MatrixXd& B = ws.bodyM_[i];
+    const bool full = fullBlock(B.rows(), B.cols());
     for (Eigen::Index c = 0; c < B.cols(); ++c)
       for (Eigen::Index r = 0; r < B.rows(); ++r)
-        if (B(r, c) != 0) M.emplace_back(sl.offset + static_cast<int>(r), sl.offset + static_cast<int>(c), B(r, c));
+        if (full || B(r, c) != 0) M.emplace_back(sl.offset + static_cast<int>(r), sl.offset + static_cast<int>(c), B(r, c));
   }
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const MatrixXd& B = ws.rowA_[r];
@@ -448,9 +462,10 @@ void Model::massAndRowTriplets(const ModelWorkspace& ws, std::vector<Eigen::Trip
     for (int bi : rowBodies_[r]) {
       if (bi < 0) continue;
       const BodySlot& sl = slots_[static_cast<std::size_t>(bi)];
+      const bool full = fullBlock(rows_[r].size, sl.size);
       for (int c = 0; c < sl.size; ++c)
         for (int i = 0; i < rows_[r].size; ++i)
-          if (B(i, k + c) != 0) A.emplace_back(rows_[r].row + i, sl.offset + c, B(i, k + c));
+          if (full || B(i, k + c) != 0) A.emplace_back(rows_[r].row + i, sl.offset + c, B(i, k + c));
       k += sl.size;
     }
   }

@@ -22,11 +22,64 @@
 
 namespace joinery {
 
+namespace {
+
+/// The pattern of a matrix assembled from triplets, kept from call to call: the union of
+/// the patterns seen so far (the triplets of small blocks include their zeros, so their
+/// pattern is the model's; large blocks leave exact zeros out, and an entry zero at one
+/// state may not be at the next). While the triplets fall in it
+/// the matrix is refilled in place, zeros where no triplet falls (no allocation: radau5's
+/// sparse path then keeps its factorization's pattern, docs/integrators.md); an entry out
+/// of it grows it once.
+struct TripletPattern {
+  const void* owner = nullptr;
+  const double* values = nullptr;
+  std::vector<Eigen::Triplet<double>> grown;
+};
+
+void assemble(const std::vector<Eigen::Triplet<double>>& t, Eigen::Index rows, Eigen::Index cols,
+              Eigen::SparseMatrix<double>& S, TripletPattern& p) {
+  const bool ours = p.owner == &S && p.values == S.valuePtr() && S.isCompressed() && S.rows() == rows &&
+                    S.cols() == cols;
+  if (ours) {
+    double* v = S.valuePtr();
+    const int* outer = S.outerIndexPtr();
+    const int* inner = S.innerIndexPtr();
+    std::fill(v, v + S.nonZeros(), 0.0);
+    bool inside = true;
+    for (const auto& e : t) {
+      const int* end = inner + outer[e.col() + 1];
+      const int* at = std::lower_bound(inner + outer[e.col()], end, e.row());
+      if (at == end || *at != e.row()) {
+        inside = false;
+        break;
+      }
+      v[at - inner] += e.value();
+    }
+    if (inside) return;
+    p.grown.clear();  // the union: the kept pattern (as zeros) and these triplets
+    for (int j = 0; j < S.outerSize(); ++j)
+      for (int k = outer[j]; k < outer[j + 1]; ++k) p.grown.emplace_back(inner[k], j, 0.0);
+    p.grown.insert(p.grown.end(), t.begin(), t.end());
+    S.setFromTriplets(p.grown.begin(), p.grown.end());
+  } else {
+    S.resize(rows, cols);
+    S.setFromTriplets(t.begin(), t.end());
+  }
+  S.makeCompressed();
+  p.owner = &S;
+  p.values = S.valuePtr();
+}
+
+}  // namespace
+
 struct ModelSystem::Linearizer {
   ModelWorkspace ws;      // dense M and A (the dense form; made on first use)
   bool haveDense = false;
   ModelWorkspace wsb;     // blocks only (the sparse form)
   std::vector<Eigen::Triplet<double>> tM, tA, tq, tv;
+  TripletPattern pM, pA, pq, pv;  // the sparse form's patterns (kept while the model's is)
+  static constexpr int kFullBlock = 16;  // as Model's triplet forms (model.cpp, kFullTripletBlock)
   /// per body slot: the slots whose Q depends on its coordinates (itself included)
   std::vector<std::vector<int>> reach;
   /// column groups: per group, the global coordinates perturbed together
@@ -96,7 +149,9 @@ struct ModelSystem::Linearizer {
   }
 
   /// Forward differences of Q in q (inV = false) or q' (inV = true), one evaluation per group;
-  /// each entry of the reached blocks goes to emit(row, column, value).
+  /// each entry of the reached blocks goes to emit(row, column, value, full): full when the
+  /// reached body is small enough that its zeros belong to the sparse form's pattern too
+  /// (Model's triplet forms: the pattern must not change with the state).
   template <class Emit>
   void differentiate(const Model& model, const State& s, bool inV, ModelWorkspace& w, Emit&& emit, long long& count) {
     const auto& slots = model.bodySlots();
@@ -112,7 +167,8 @@ struct ModelSystem::Linearizer {
         const double d = x(j) - (inV ? s.v(j) : s.q(j));
         for (int r : reach[static_cast<std::size_t>(bodyOf[static_cast<std::size_t>(j)])]) {
           const BodySlot& sl = slots[static_cast<std::size_t>(r)];
-          for (int i = sl.offset; i < sl.offset + sl.size; ++i) emit(i, j, (w.Q(i) - Q0(i)) / d);
+          const bool full = sl.size <= kFullBlock && slots[static_cast<std::size_t>(bodyOf[static_cast<std::size_t>(j)])].size <= kFullBlock;
+          for (int i = sl.offset; i < sl.offset + sl.size; ++i) emit(i, j, (w.Q(i) - Q0(i)) / d, full);
         }
       }
     }
@@ -145,9 +201,9 @@ bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out
       model_.calcDifferencedForces(s, w);
       ++out.forceEvaluations;
       L.Q0 = w.Q;
-      L.differentiate(model_, s, false, w, [&](int i, int j, double x) { if (x != 0) L.tq.emplace_back(i, j, x); },
+      L.differentiate(model_, s, false, w, [&](int i, int j, double x, bool full) { if (full || x != 0) L.tq.emplace_back(i, j, x); },
                       out.forceEvaluations);
-      L.differentiate(model_, s, true, w, [&](int i, int j, double x) { if (x != 0) L.tv.emplace_back(i, j, x); },
+      L.differentiate(model_, s, true, w, [&](int i, int j, double x, bool full) { if (full || x != 0) L.tv.emplace_back(i, j, x); },
                       out.forceEvaluations);
     }
     model_.addAnalyticForceJacobians(s, w, L.tq, L.tv);
@@ -156,14 +212,12 @@ bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out
       return std::all_of(t.begin(), t.end(), [](const auto& e) { return std::isfinite(e.value()); });
     };
     if (!finite(L.tM) || !finite(L.tA) || !finite(L.tq) || !finite(L.tv)) return false;
-    out.Ms.resize(n, n);
-    out.Ms.setFromTriplets(L.tM.begin(), L.tM.end());
-    out.As.resize(m, n);
-    out.As.setFromTriplets(L.tA.begin(), L.tA.end());
-    out.dQdqS.resize(n, n);
-    out.dQdqS.setFromTriplets(L.tq.begin(), L.tq.end());
-    out.dQdvS.resize(n, n);
-    out.dQdvS.setFromTriplets(L.tv.begin(), L.tv.end());
+    // on the patterns kept from the previous calls: refilled in place, no allocation once
+    // every entry that is ever non-zero has been seen
+    assemble(L.tM, n, n, out.Ms, L.pM);
+    assemble(L.tA, m, n, out.As, L.pA);
+    assemble(L.tq, n, n, out.dQdqS, L.pq);
+    assemble(L.tv, n, n, out.dQdvS, L.pv);
     return true;
   }
   if (!L.haveDense) {
@@ -184,8 +238,8 @@ bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out
     model_.calcDifferencedForces(s, L.ws);
     ++out.forceEvaluations;
     L.Q0 = L.ws.Q;
-    L.differentiate(model_, s, false, L.ws, [&](int i, int j, double x) { out.dQdq(i, j) = x; }, out.forceEvaluations);
-    L.differentiate(model_, s, true, L.ws, [&](int i, int j, double x) { out.dQdv(i, j) = x; }, out.forceEvaluations);
+    L.differentiate(model_, s, false, L.ws, [&](int i, int j, double x, bool) { out.dQdq(i, j) = x; }, out.forceEvaluations);
+    L.differentiate(model_, s, true, L.ws, [&](int i, int j, double x, bool) { out.dQdv(i, j) = x; }, out.forceEvaluations);
   }
   // the elements' analytic Jacobians count as one evaluation of Q (about what their forces
   // cost); the bodies' (zero for gravity only, -K and -D) come with the base evaluation

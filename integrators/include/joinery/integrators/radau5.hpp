@@ -20,6 +20,7 @@
 #include <complex>
 #include <limits>
 
+#include "joinery/integrators/band_lu.hpp"
 #include "joinery/integrators/integrator.hpp"
 
 namespace joinery {
@@ -47,10 +48,15 @@ struct Radau5Options {
   /// the finite-difference Jacobian of q'', 2n evaluations).
   bool useForceLinearization = true;
   /// With the force linearization: the KKT iteration matrix (n + m unknowns) is factorized
-  /// by a sparse LU (Eigen::SparseLU, COLAMD ordering; chains and trees keep their few
-  /// entries per row) from this many unknowns on, densely below (docs/performance.md,
-  /// "Stiff models": where each pays). 0: always dense.
+  /// sparsely from this many unknowns on, densely below (docs/performance.md, "Stiff
+  /// models": where each pays). 0: always dense. Sparsely: on its pattern, fixed once, in
+  /// the reverse Cuthill-McKee order by a banded LU with partial pivoting (BandLu: chains
+  /// and trees of few branches give narrow bands; no allocation once the pattern is set),
+  /// or where the band is wider than maxBand by Eigen::SparseLU (COLAMD; allocates).
   int sparseFrom = 120;
+  /// Widest half-bandwidth (after the reordering) factorized by the banded LU; wider: the
+  /// general sparse LU.
+  int maxBand = 64;
   /// Where the KKT matrix is sparse: ask the system for its linearization in sparse form
   /// (ForceLinearization::wantSparse; ModelSystem assembles it element by element, O(n) on
   /// chains and trees). false: the dense n x n form, scanned into the sparse matrices (the
@@ -66,6 +72,7 @@ struct Radau5Stats {
   long long linearizations = 0;  ///< of these, force linearizations (KKT iteration matrix)
   long long factorizations = 0;  ///< LU factorizations (one real + one complex n x n each)
   long long sparseFactorizations = 0;  ///< of these, sparse (Radau5Options::sparseFrom)
+  long long bandFactorizations = 0;    ///< of these, by the banded LU (Radau5Options::maxBand)
   long long newtonIterations = 0;
   long long newtonFailures = 0;  ///< trial steps retried smaller because Newton did not converge
   long long errorRejections = 0; ///< trial steps rejected by the error estimate
@@ -134,8 +141,8 @@ class Radau5Integrator final : public Integrator {
   VectorXc kRc_, kRhsc_, kSolc_;
   void factorizeKkt(double h);
   /// (c^2 M - c dQdv - dQdq) x + A^T lambda = M R - dQdv r_q, A x = A R / c^2, R = r_v + c r_q.
-  template <class Vec, class Scalar, class Lu, class SparseLu>
-  void solveKkt(Vec& r, Scalar c, Lu& lu, SparseLu& slu, Vec& R, Vec& rhs, Vec& sol);
+  template <class Vec, class Scalar, class Lu, class SparseLu, class Band>
+  void solveKkt(Vec& r, Scalar c, Lu& lu, SparseLu& slu, const Band& band, Vec& R, Vec& rhs, Vec& sol);
   // the sparse form of the KKT path (sparse_): the matrices and their LU
   using SparseD = Eigen::SparseMatrix<double>;
   using SparseC = Eigen::SparseMatrix<std::complex<double>>;
@@ -146,6 +153,21 @@ class Radau5Integrator final : public Integrator {
   Eigen::SparseLU<SparseC> sluC_;
   std::vector<Eigen::Triplet<double>> trip_;
   void factorizeKktSparse(double c, std::complex<double> cc, double eps);
+  // the banded form of the sparse path (band_): the pattern of [M, D, K; A, A^T] fixed once
+  // (checked against the linearization's at each factorization), a symmetric reordering
+  // (perm_[old] = new), and for each value of Ms, dQdvS, dQdqS, As its place in the band
+  // (As: bottom left, then top right): values refilled in place, nothing allocated
+  bool band_ = false;
+  std::vector<int> patM_, patD_, patK_, patA_;  // outer then inner indices of the pattern set
+  std::vector<int> perm_;
+  std::vector<Eigen::Index> mapM_, mapD_, mapK_, mapA_, mapAt_, mapEps_;
+  BandLu<double> bandR_;
+  BandLu<std::complex<double>> bandC_;
+  /// Whether the linearization's sparse pattern is the one the band maps were made for.
+  bool samePattern() const;
+  /// Sets the pattern, the ordering and the maps (allocates); false: the band is too wide.
+  bool setBandPattern();
+  void factorizeKktBand(double c, std::complex<double> cc, double eps);
   MatrixXd Zlast_;  // stages of the last accepted step (dense output, start values)
   double tOld_ = 0, hLast_ = 0;
   Radau5Stats rstats_;

@@ -110,7 +110,9 @@ struct ForceLinearization {
   /// Set by the system: the linearization is in Ms, As, dQdqS, dQdvS (column-major sparse,
   /// the same matrices) and the dense members are not filled. ModelSystem assembles them
   /// element by element (bodies' mass blocks, joints' row blocks, force elements' local
-  /// Jacobians): O(n) on chains and trees, no n x n storage.
+  /// Jacobians): O(n) on chains and trees, no n x n storage; from the second call on the same
+  /// object it keeps their patterns and refills the values in place (no allocation once
+  /// every entry that is ever non-zero has been seen; radau5's sparse path relies on it).
   bool sparse = false;
   Eigen::SparseMatrix<double> Ms, As, dQdqS, dQdvS;
   /// Evaluations of Q alone (no acceleration solve) this linearization cost: 1 (M, A), then,

@@ -158,7 +158,9 @@ class Model {
   void addAnalyticForceJacobians(const State& s, ModelWorkspace& ws, std::vector<Eigen::Triplet<double>>& dQdq,
                                  std::vector<Eigen::Triplet<double>>& dQdv) const;
   /// M (body blocks, from calcBodyBlocks) and A (row blocks, from calcRowBlocks) of the state
-  /// last evaluated into `ws` as triplets, exact zeros left out.
+  /// last evaluated into `ws` as triplets: every entry of a block up to 16 x 16, zeros
+  /// included (a pattern that does not change with the state: radau5 keeps it), larger
+  /// blocks without their exact zeros. The triplet form of addAnalyticForceJacobians alike.
   void massAndRowTriplets(const ModelWorkspace& ws, std::vector<Eigen::Triplet<double>>& M,
                           std::vector<Eigen::Triplet<double>>& A) const;
   /// Q of only the bodies and force elements that do not provide Jacobians (the part left to
