@@ -121,7 +121,7 @@ TEST_CASE("joinery equilibrium -o: the scene at rest in equilibrium, simulated i
   // two bars hanging from a pin, 15 N at the free tip: tan th1 = F / (1.5 m g), tan th2 = 2 F / (m g)
   // from the vertical (the scene's closed form); the written scene must start there, at rest,
   // and a 1 s simulation from it must not move (accelerations zero to round-off)
-  const std::string dir = std::filesystem::temp_directory_path().string();
+  const std::string dir = joinery_test_tmp_dir();
   const std::string out = dir + "/joinery_test_eq_two_bar.json", csv = dir + "/joinery_test_eq_two_bar.csv";
   const auto eq = runJson("equilibrium " + kDir + "two_bar_linkage.json --json -o " + out, 0);
   std::ifstream f(out);

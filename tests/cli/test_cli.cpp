@@ -19,7 +19,7 @@ const std::string kExe = JOINERY_EXE;
 const std::string kExamples = std::string(JOINERY_SOURCE_DIR) + "/examples/problems/";
 
 std::string writeTemp(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/joinery_test_cli_" + name;
+  const std::string path = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_" + name;
   std::ofstream(path) << text;
   return path;
 }
@@ -129,7 +129,7 @@ int checkExampleFolder(const std::string& folder, const std::string& tEnd) {
       CHECK_THAT(check.output, Catch::Contains("ILL POSED") && Catch::Contains("undetermined"));
       continue;
     }
-    const std::string csv = "/tmp/joinery_test_cli_" + folder + "_" + entry.path().stem().string() + ".csv";
+    const std::string csv = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_" + folder + "_" + entry.path().stem().string() + ".csv";
     const auto sim = runCommand(kExe + " simulate " + scene + " -o " + csv + " --t-end " + tEnd);
     INFO(sim.output);
     CHECK(sim.exitCode == 0);
@@ -189,7 +189,7 @@ TEST_CASE("cli: the seed 002 example scenes give the paper's accelerations") {
 namespace {
 /// Runs `joinery simulate` on a validation scene and returns the last CSV row by column name.
 std::map<std::string, double> simulateLastRow(const std::string& scene) {
-  const std::string csv = "/tmp/joinery_test_cli_ref_" + scene + ".csv";
+  const std::string csv = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_ref_" + scene + ".csv";
   const auto r = runCommand(kExe + " simulate " + std::string(JOINERY_SOURCE_DIR) + "/examples/validation/" +
                             scene + " -o " + csv);
   INFO(r.output);
@@ -260,7 +260,7 @@ TEST_CASE("cli: the library-built mechanisms conserve energy") {
   // in a joint, the spring or the projection (those show up at 1e-3 J and more).
   for (const char* scene : {"scenes/four_bar.json", "scenes/slider_crank.json", "tutorial/arm.json"}) {
     INFO(scene);
-    const std::string csv = "/tmp/joinery_test_cli_energy.csv";
+    const std::string csv = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_energy.csv";
     const auto r = runCommand(kExe + " simulate " + std::string(JOINERY_SOURCE_DIR) + "/examples/" + scene +
                               " -o " + csv + " --t-end 2");
     INFO(r.output);
@@ -304,10 +304,10 @@ TEST_CASE("cli: the Bricard mechanism is found mobile by rank, with its redundan
 
 TEST_CASE("cli: graph writes DOT naming every body and joint") {
   const std::string scene = std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/n_four_bar_2.json";
-  const auto r = runCommand(kExe + " graph " + scene + " -o /tmp/joinery_test_cli_fb.dot");
+  const auto r = runCommand(kExe + " graph " + scene + " -o " + std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_fb.dot");
   REQUIRE(r.exitCode == 0);
   CHECK_THAT(r.output, Catch::Contains("2 independent loop(s)"));
-  std::ifstream in("/tmp/joinery_test_cli_fb.dot");
+  std::ifstream in(std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_fb.dot");
   const std::string dot((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const char* name : {"crank0.rod", "coupler1.rod", "pivot2", "right1"})
     CHECK_THAT(dot, Catch::Contains(name));

@@ -84,7 +84,7 @@ TEST_CASE("cli diagnosis: --strict turns warnings into errors (exit 2)") {
 }
 
 TEST_CASE("cli diagnosis: assemble writes a scene that checks clean; cannot-close is exit 4") {
-  const std::string out = "/tmp/joinery_test_cli_assembled.json";
+  const std::string out = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_assembled.json";
   std::remove(out.c_str());
   auto r = runCommand(kExe + " assemble " + kMistakes + "slider_crank_gap.json -o " + out);
   REQUIRE(r.exitCode == 0);
@@ -99,7 +99,7 @@ TEST_CASE("cli diagnosis: assemble writes a scene that checks clean; cannot-clos
   CHECK(j["velocity_violations"].contains("motor"));
   // the assembled crank turns at the driver's 10 rad/s
   CHECK(j["velocity_changes"]["crank.theta"]["assembled"].get<double>() == Approx(10).epsilon(1e-9));
-  const std::string bad = "/tmp/joinery_test_cli_not_assembled.json";
+  const std::string bad = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_not_assembled.json";
   std::remove(bad.c_str());
   r = runCommand(kExe + " assemble " + kMistakes + "slider_crank_cannot_close.json -o " + bad);
   CHECK(r.exitCode == 4);
@@ -108,8 +108,8 @@ TEST_CASE("cli diagnosis: assemble writes a scene that checks clean; cannot-clos
 }
 
 TEST_CASE("cli diagnosis: simulate says on stderr and in its summary that a locked mechanism lost its velocity") {
-  const std::string csv = "/tmp/joinery_test_cli_locked.csv", sum = "/tmp/joinery_test_cli_locked.json";
-  const std::string err = "/tmp/joinery_test_cli_locked.err";
+  const std::string csv = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_locked.csv", sum = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_locked.json";
+  const std::string err = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_locked.err";
   const auto r = runCommand("(" + kExe + " simulate " + kMistakes + "four_bar_locked_by_brace.json -o " + csv +
                             " --summary " + sum + " 2>" + err + ")");
   CHECK(r.exitCode == 0);

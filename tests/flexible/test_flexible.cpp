@@ -24,7 +24,7 @@ const double kPi = std::acos(-1.0);
 const double kL = 1.0, kE = 2.1e11, kA = 1e-4, kI = 1e-8 / 12, kRho = 7850;
 
 fs::path tempDir() {
-  const fs::path d = fs::temp_directory_path() / "joinery_test_flexible";
+  const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_flexible";
   fs::create_directories(d);
   return d;
 }

@@ -71,7 +71,7 @@ std::vector<double> column(const std::string& csv, const std::string& name) {
 }
 
 TEST_CASE("boom pendulum: the Craig-Bampton model follows the full one (implicit integrator)", "[flexible][cli]") {
-  const std::string full = "/tmp/joinery_flexible_full.csv", reduced = "/tmp/joinery_flexible_reduced.csv";
+  const std::string full = std::string(joinery_test_tmp_dir()) + "/joinery_flexible_full.csv", reduced = std::string(joinery_test_tmp_dir()) + "/joinery_flexible_reduced.csv";
   REQUIRE(joinery::test::runCommand(kExe + " simulate " + kDir + "boom_pendulum.json -o " + full + " 2>&1").exitCode == 0);
   REQUIRE(joinery::test::runCommand(kExe + " simulate " + kDir + "boom_pendulum_reduced.json -o " + reduced + " 2>&1").exitCode == 0);
   const auto yf = column(full, "boom.n8_y"), yr = column(reduced, "boom.n8_y");
@@ -118,7 +118,7 @@ TEST_CASE("flexible slider-crank: the flexible2d rod against Simbody's Hencky ch
   // geometrically exact; flexible2d is linear elastic in its frame, without the stiffening of
   // the rod by its axial load. That load grows with w^2, so the gap must shrink about 9x when
   // the crank turns 3x slower: the check that the gap is that effect and nothing else.
-  const std::string run = "/tmp/joinery_fsc_ffr_150.csv";
+  const std::string run = std::string(joinery_test_tmp_dir()) + "/joinery_fsc_ffr_150.csv";
   REQUIRE(joinery::test::runCommand(kExe + " simulate " + kDir + "flexible_slider_crank.json -o " + run + " 2>&1").exitCode == 0);
   const auto t = column(run, "t"), w = column(run, "rod.n4_v"), x = column(run, "slider.x");
   const std::string ref = std::string(JOINERY_SOURCE_DIR) + "/tests/peers/data/fsc_simbody_richardson_16_32.csv";
@@ -142,12 +142,12 @@ TEST_CASE("flexible slider-crank: the flexible2d rod against Simbody's Hencky ch
   // peak: the ctest fsc_hencky_simbody), the chain at 16 and 32 segments, extrapolated
   std::vector<std::vector<double>> chain;
   for (int n : {16, 32}) {
-    const std::string scene = "/tmp/joinery_fsc_hencky_" + std::to_string(n) + ".json", out = "/tmp/joinery_fsc_hencky_" + std::to_string(n) + ".csv";
+    const std::string scene = std::string(joinery_test_tmp_dir()) + "/joinery_fsc_hencky_" + std::to_string(n) + ".json", out = std::string(joinery_test_tmp_dir()) + "/joinery_fsc_hencky_" + std::to_string(n) + ".csv";
     REQUIRE(joinery::test::runCommand("/usr/bin/python3 " + kDir + "make_hencky_slider_crank.py " + std::to_string(n) + " " + scene + " 2>&1").exitCode == 0);
     REQUIRE(joinery::test::runCommand(kExe + " simulate " + scene + " --set w=50 --set simulation.integrator=radau5 --set simulation.rtol=1e-8 --set simulation.output_interval=0.001 -o " + out + " 2>&1").exitCode == 0);
     chain.push_back(chordDeflection(out));
   }
-  const std::string slow = "/tmp/joinery_fsc_ffr_50.csv";
+  const std::string slow = std::string(joinery_test_tmp_dir()) + "/joinery_fsc_ffr_50.csv";
   REQUIRE(joinery::test::runCommand(kExe + " simulate " + kDir + "flexible_slider_crank.json --set w=50 -o " + slow + " 2>&1").exitCode == 0);
   const auto w50 = column(slow, "rod.n4_v");
   REQUIRE(w50.size() == chain[0].size());

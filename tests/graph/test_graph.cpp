@@ -123,7 +123,7 @@ bool haveDot() { return std::system("command -v dot >/dev/null 2>&1") == 0; }
 /// Renders DOT text with `dot -Tsvg`; returns the size of the SVG (0 on failure).
 std::uintmax_t renderSvg(const std::string& dotText, const std::string& stem) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "joinery_test_graph";
+  const fs::path dir = fs::path(joinery_test_tmp_dir()) / "joinery_test_graph";
   fs::create_directories(dir);
   const fs::path in = dir / (stem + ".dot"), out = dir / (stem + ".svg");
   fs::remove(out);

@@ -18,7 +18,7 @@ namespace {
 const std::string kExe = JOINERY_EXE;
 
 fs::path tempDir() {
-  const fs::path d = fs::temp_directory_path() / "joinery_test_hostile_verdicts";
+  const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_hostile_verdicts";
   fs::create_directories(d);
   return d;
 }

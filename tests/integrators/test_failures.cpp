@@ -36,7 +36,7 @@ TEST_CASE("A run whose force becomes NaN keeps its CSV samples and fails with ex
   set.step = 1e-3;
   SECTION("dopri5") { set.integrator = IntegratorKind::Dopri5; }
   SECTION("rk4") { set.integrator = IntegratorKind::Rk4; }
-  const auto path = std::filesystem::temp_directory_path() /
+  const auto path = std::filesystem::path(joinery_test_tmp_dir()) /
                     ("joinery_test_nan_" + std::string(toString(set.integrator)) + ".csv");
   SimulationResult r;
   {

@@ -25,7 +25,7 @@ const std::string kExample = kSource + "/examples/scenes/slider_crank_outputs.js
 
 /// A temporary directory of its own for each test.
 std::string tempDir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("joinery_outputs_" + name);
+  const fs::path d = fs::path(joinery_test_tmp_dir()) / ("joinery_outputs_" + name);
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();

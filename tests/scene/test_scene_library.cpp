@@ -163,7 +163,7 @@ TEST_CASE("an unknown shipped library is an InputError at the include entry with
 
 TEST_CASE("JOINERY_LIB_PATH is searched before the build tree", "[scene][library]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "joinery_test_lib_path";
+  const fs::path dir = fs::path(joinery_test_tmp_dir()) / "joinery_test_lib_path";
   fs::create_directories(dir);
   std::ofstream(dir / "links.json") << R"({"joinery": 1, "components": {"only_here": {"bodies": [
       {"name": "b", "type": "particle", "dim": 2, "mass": 1}]}}})";

@@ -17,7 +17,7 @@ const std::string kScene = std::string(JOINERY_SOURCE_DIR) + "/examples/studies/
 
 std::string writeStudy(const std::string& name, const std::string& design,
                        const std::string& collect = R"(["piston.block.x:max"])") {
-  const std::string dir = "/tmp/joinery_test_study_designs";
+  const std::string dir = std::string(joinery_test_tmp_dir()) + "/joinery_test_study_designs";
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/" + name + ".json";
   std::ofstream(path) << R"({"joinery": 1, "scene": ")" << kScene << R"(", "design": )" << design

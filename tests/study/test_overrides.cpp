@@ -113,11 +113,11 @@ TEST_CASE("overrides: --set on check, solve, simulate and graph") {
   CHECK(j["overrides"] == nlohmann::json{{"piston.m", 3.0}, {"w1", -8.0}});
   r = runCommand(kExe + " solve " + kSliderCrank + " --set l=2 --json");
   CHECK(r.exitCode == 0);
-  const std::string csv = "/tmp/joinery_test_study_set.csv";
+  const std::string csv = std::string(joinery_test_tmp_dir()) + "/joinery_test_study_set.csv";
   r = runCommand(kExe + " simulate " + kSliderCrank + " -o " + csv + " --set simulation.t_end=0.05 --set w1=-8");
   REQUIRE(r.exitCode == 0);
   CHECK_THAT(r.output, Catch::Contains("completed at t = 0.05"));
-  r = runCommand(kExe + " graph " + kSliderCrank + " -o /tmp/joinery_test_study_set.dot --set r=0.4");
+  r = runCommand(kExe + " graph " + kSliderCrank + " -o " + std::string(joinery_test_tmp_dir()) + "/joinery_test_study_set.dot --set r=0.4");
   CHECK(r.exitCode == 0);
   r = runCommand(kExe + " check " + kSliderCrank + " --set ww1=2");
   CHECK(r.exitCode == 2);

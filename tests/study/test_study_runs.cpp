@@ -20,7 +20,7 @@ const std::string kExe = JOINERY_EXE;
 const std::string kStudy = std::string(JOINERY_SOURCE_DIR) + "/examples/studies/slider_crank_grid.json";
 
 std::string workDir(const std::string& name) {
-  const std::string dir = "/tmp/joinery_test_study_runs/" + name;
+  const std::string dir = std::string(joinery_test_tmp_dir()) + "/joinery_test_study_runs/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -8,3 +8,7 @@
 const char* joinery_test_source_dir();
 /// The joinery program of the build.
 const char* joinery_test_exe();
+/// A temporary folder of this test process alone (`joinery_tests_PID` in the system's
+/// temporary folder, created on first use, removed at exit): test files written there cannot
+/// collide with another test executable or another checkout's tests running at the same time.
+const char* joinery_test_tmp_dir();

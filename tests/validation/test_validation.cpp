@@ -14,7 +14,7 @@ const std::string kExe = JOINERY_EXE;
 const std::string kSource = JOINERY_SOURCE_DIR;
 
 std::string writeTemp(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "joinery_test_validation";
+  const auto dir = std::filesystem::path(joinery_test_tmp_dir()) / "joinery_test_validation";
   std::filesystem::create_directories(dir);
   const auto path = dir / name;
   std::ofstream(path) << text;
