@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "expression_internal.hpp"
 
@@ -130,10 +132,39 @@ struct ForPrinting : GiNaC::map_function {
 
 }  // namespace
 
+// GiNaC orders the terms of a sum by hash values that depend on where the program is loaded
+// (ASLR), so the same expression printed in two runs read "-50+50*b-100*a" once and
+// "-50-100*a+50*b" the next (a completed scene's balance, and with it the order of a loop in
+// `joinery graph`, changed from run to run). The terms of a sum at the top are listed in a
+// fixed order: the constant first, then by their text without the sign.
 std::string printForm(const GiNaC::ex& form) {
-  std::ostringstream os;
   ForPrinting forPrinting;
-  os << forPrinting(form);
+  const GiNaC::ex f = forPrinting(form);
+  std::ostringstream os;
+  if (!GiNaC::is_exactly_a<GiNaC::add>(f)) {
+    os << f;
+    return os.str();
+  }
+  struct Term {
+    bool constant;
+    std::string text;
+  };
+  std::vector<Term> terms;
+  for (std::size_t i = 0; i < f.nops(); ++i) {
+    std::ostringstream t;
+    t << f.op(i);
+    terms.push_back({GiNaC::is_exactly_a<GiNaC::numeric>(f.op(i)), t.str()});
+  }
+  const auto unsigned_ = [](const std::string& s) { return s.empty() || s[0] != '-' ? s : s.substr(1); };
+  std::stable_sort(terms.begin(), terms.end(), [&](const Term& a, const Term& b) {
+    if (a.constant != b.constant) return a.constant;
+    const std::string ua = unsigned_(a.text), ub = unsigned_(b.text);
+    return ua != ub ? ua < ub : a.text < b.text;
+  });
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    if (i > 0 && (terms[i].text.empty() || terms[i].text[0] != '-')) os << '+';
+    os << terms[i].text;
+  }
   return os.str();
 }
 
