@@ -10,10 +10,16 @@
 
 namespace joinery::detail {
 
-// long: the hot assembly loop over the planned jobs (one switch per job kind), kept in one
-// function so that the compiler sees the whole loop.
+// The whole assembly before the factorization (the fused schedule runs the jobs from
+// factorize() instead).
 void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMask, double rho,
                         double delta) {
+  scaleRows(ws, rowMask);
+  runJobs(ws, 0, static_cast<int>(jobs_.size()), rho, delta);
+  addPenalizedRows(ws, rho);
+}
+
+void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowMask) {
   const Model& model = *model_;
   const auto& rows = model.rowBlocks();
   // row scaling to unit norm (zero rows, within round-off of the largest, stay zero); the norms
@@ -23,12 +29,13 @@ void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMa
     const MatrixXd& Ar = ws.rowBlockRows(r);
     const auto k = static_cast<int>(Ar.rows()), nc = static_cast<int>(Ar.cols());
     double* sc = rowScale_.data() + rows[r].row;
-    for (int i = 0; i < k; ++i) sc[i] = 0.0;
-    const double* a = Ar.data();
-    for (int c = 0; c < nc; ++c, a += k)
-      for (int i = 0; i < k; ++i) sc[i] += a[i] * a[i];
+    // each row's sum in a local (accumulating into sc[] through memory chained every addition
+    // on a store-to-load forward: 8 % of an evaluation)
     for (int i = 0; i < k; ++i) {
-      sc[i] = std::sqrt(sc[i]);
+      const double* a = Ar.data() + i;
+      double v = 0;
+      for (int c = 0; c < nc; ++c) v += a[c * k] * a[c * k];
+      sc[i] = std::sqrt(v);
       maxRow = std::max(maxRow, sc[i]);
     }
   }
@@ -37,8 +44,13 @@ void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMa
     rowScale_(i) = (maxRow > 0 && nr > zeroRow_ * maxRow) ? 1.0 / nr : 0.0;
     if (rowMask && !(*rowMask)[static_cast<std::size_t>(i)]) rowScale_(i) = 0.0;
   }
-  // the blocks, in storage order (analyze() made the jobs)
-  for (const AsmJob& job : jobs_) {
+}
+
+// long: the hot assembly loop over the planned jobs (one switch per job kind), kept in one
+// function so that the compiler sees the whole loop.
+void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho, double delta) {
+  for (int jb = first; jb < last; ++jb) {
+    const AsmJob& job = jobs_[static_cast<std::size_t>(jb)];
     double* T = val_.data() + job.target;
     switch (job.kind) {
       case AsmJob::BodyDiagonal: {  // M_b, the internal rows, rho As_i^T As_i, -delta
@@ -107,8 +119,14 @@ void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMa
       }
     }
   }
+}
+
+void BlockKkt::addPenalizedRows(const ModelWorkspace& ws, double rho) {
   // penalized joint rows (the rows of bodies whose own metric is singular): rho As^T As into the
   // blocks of their bodies
+  if (!anyPenalizedJointRow_) return;
+  const Model& model = *model_;
+  const auto& rows = model.rowBlocks();
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int rn = rowNode_[r];
     if (!penalized_[r] || rn < 0 || nodes_[static_cast<std::size_t>(rn)].body) continue;
@@ -154,7 +172,8 @@ void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMa
 
 // long: the hot block LDL^T loop (pivot, column solve, Schur updates per node), kept whole
 // for the compiler; the kernels are in sparse_kernels.hpp.
-int BlockKkt::factorize(double rho, double delta, int& released, int& dependent, double* z) {
+int BlockKkt::factorize(double rho, double delta, int& released, int& dependent, double* z,
+                        const ModelWorkspace* fusedWs) {
   released = 0;
   dependent = 0;
   int failed = 0;
@@ -165,6 +184,9 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
   // rows exactly where they are consistent and releases them where they are not
   const double tau = delta;
   for (std::size_t p = 0; p < order_.size(); ++p) {
+    // fused assembly: the blocks first touched at this position (by its own column or by its
+    // Schur updates), written while the factorization is about to read them
+    if (fusedWs) runJobs(*fusedWs, jobFirst_[p], jobFirst_[p + 1], rho, 0.0);
     const Node& nd = nodes_[static_cast<std::size_t>(order_[p])];
     const auto comp = static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(order_[p])]);
     if (compFailed_[comp]) continue;  // the rest of a failed component is not factorized

@@ -82,6 +82,21 @@ template <int S, int SI>
 void lowerSolveRows(const double* __restrict__ B, int sRun, int siRun, const double* __restrict__ D,
                     double* __restrict__ Sc, int ldS) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  if constexpr (SI > 0) {  // the column in registers (Sc's columns may alias for the compiler)
+    for (int j = 0; j < s; ++j) {
+      double acc[SI];
+      for (int r = 0; r < SI; ++r) acc[r] = B[r + j * SI];
+      for (int t = 0; t < j; ++t) {
+        const double l = D[j + t * s];
+        if (l == 0) continue;
+        const double* prev = Sc + t * ldS;
+        for (int r = 0; r < SI; ++r) acc[r] -= prev[r] * l;
+      }
+      double* out = Sc + j * ldS;
+      for (int r = 0; r < SI; ++r) out[r] = acc[r];
+    }
+    return;
+  }
   for (int j = 0; j < s; ++j) {
     double* out = Sc + j * ldS;
     for (int r = 0; r < si; ++r) out[r] = B[r + j * si];
@@ -121,17 +136,25 @@ void scaleColumns(double* __restrict__ B, const double* __restrict__ Sc, int ldS
 }
 
 /// Forward substitution of one node: zk <- L_kk^-1 zk, then zi -= L_ik zk for a neighbour.
+// (each sum in a local: through zk, which may alias D for the compiler, every step was a store
+// and a dependent load)
 template <int S>
-void unitLowerSolve(const double* D, int sRun, double* zk) {
+void unitLowerSolve(const double* __restrict__ D, int sRun, double* __restrict__ zk) {
   const int s = fixedOr<S>(sRun);
-  for (int j = 1; j < s; ++j)
-    for (int t = 0; t < j; ++t) zk[j] -= D[j + t * s] * zk[t];
+  for (int j = 1; j < s; ++j) {
+    double v = zk[j];
+    for (int t = 0; t < j; ++t) v -= D[j + t * s] * zk[t];
+    zk[j] = v;
+  }
 }
 template <int S>
-void unitUpperSolve(const double* D, int sRun, double* zk) {  // L_kk^T zk = zk
+void unitUpperSolve(const double* __restrict__ D, int sRun, double* __restrict__ zk) {  // L_kk^T zk = zk
   const int s = fixedOr<S>(sRun);
-  for (int j = s - 2; j >= 0; --j)
-    for (int t = j + 1; t < s; ++t) zk[j] -= D[t + j * s] * zk[t];
+  for (int j = s - 2; j >= 0; --j) {
+    double v = zk[j];
+    for (int t = j + 1; t < s; ++t) v -= D[t + j * s] * zk[t];
+    zk[j] = v;
+  }
 }
 template <int S, int SI>
 void subtractProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zk,

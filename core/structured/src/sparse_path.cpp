@@ -343,6 +343,7 @@ void BlockKkt::planAssembly() {
   // coordinates (copied from the joint's rows, scaled), and the blocks that only fill-in or
   // the penalized rows (added afterwards) write.
   jobs_.clear();
+  std::vector<int> jobPos;  // position of each job's column
   for (int k : order_) {
     const Node& nd = nodes_[static_cast<std::size_t>(k)];
     jobs_.push_back(AsmJob{nd.body ? AsmJob::BodyDiagonal : AsmJob::RowDiagonal, nd.diag, k, -1, 0});
@@ -373,7 +374,42 @@ void BlockKkt::planAssembly() {
       }
       if (!copied) jobs_.push_back(AsmJob{AsmJob::Zero, la.block, k, la.node, 0});
     }
+    jobPos.resize(jobs_.size(), nd.pos);
   }
+  // ---- schedule: each job at the first position that touches its block (its own column, or the
+  // Schur update of an earlier node), so that the factorization can run the jobs of a position
+  // right before it (fused assembly: the block is written in cache just before it is read)
+  std::unordered_map<int, int> firstUpdate;  // block offset -> first position updating it
+  for (std::size_t p = 0; p < order_.size(); ++p)
+    for (int u = updFirst_[p]; u < updFirst_[p + 1]; ++u)
+      firstUpdate.emplace(updates_[static_cast<std::size_t>(u)].target, static_cast<int>(p));
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    const auto it = firstUpdate.find(jobs_[j].target);
+    if (it != firstUpdate.end()) jobPos[j] = std::min(jobPos[j], it->second);
+  }
+  std::vector<int> idx(jobs_.size());
+  for (std::size_t j = 0; j < idx.size(); ++j) idx[j] = static_cast<int>(j);
+  // stable: the copies into one block (a body listed twice) keep their order (the first zeroes)
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+    return jobPos[static_cast<std::size_t>(a)] < jobPos[static_cast<std::size_t>(b)];
+  });
+  std::vector<AsmJob> sorted;
+  sorted.reserve(jobs_.size());
+  jobFirst_.assign(order_.size() + 1, 0);
+  for (int j : idx) {
+    sorted.push_back(jobs_[static_cast<std::size_t>(j)]);
+    ++jobFirst_[static_cast<std::size_t>(jobPos[static_cast<std::size_t>(j)]) + 1];
+  }
+  for (std::size_t p = 0; p < order_.size(); ++p) jobFirst_[p + 1] += jobFirst_[p];
+  jobs_ = std::move(sorted);
+  // the penalized joint rows are added after all jobs: no fused assembly with them
+  const auto& rows = model.rowBlocks();
+  anyPenalizedJointRow_ = false;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const int rn = rowNode_[r];
+    if (penalized_[r] && rn >= 0 && !nodes_[static_cast<std::size_t>(rn)].body) anyPenalizedJointRow_ = true;
+  }
+  fusedAssembly_ = !anyPenalizedJointRow_;
 }
 
 int BlockKkt::blockOf(int k, int i) const {

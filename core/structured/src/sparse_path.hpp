@@ -156,8 +156,16 @@ class BlockKkt {
 
   int blockOf(int k, int i) const;  // offset of stored block (i, k), pos(i) > pos(k)
   void assemble(const ModelWorkspace& ws, const std::vector<char>* rowMask, double rho, double delta);
+  /// The parts of assemble(): the row scaling (rowScale_), the jobs [first, last) and the
+  /// penalized joint rows.
+  void scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowMask);
+  void runJobs(const ModelWorkspace& ws, int first, int last, double rho, double delta);
+  void addPenalizedRows(const ModelWorkspace& ws, double rho);
   /// Returns the number of components that failed (compFailed_). z: fused forward solve.
-  int factorize(double rho, double delta, int& released, int& dependent, double* z);
+  /// fusedWs: run the assembly jobs of each position just before it (fusedAssembly_; the rows
+  /// already scaled), instead of a whole assembly before.
+  int factorize(double rho, double delta, int& released, int& dependent, double* z,
+                const ModelWorkspace* fusedWs = nullptr);
   void solveInPlace(VectorXd& z, bool forwardDone = false) const;
   void loadRhs(const VectorXd* q, const VectorXd& b);  // bs_ and z_ = [q; bs] (elimination order)
   void applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const;  // u = As x
@@ -174,7 +182,10 @@ class BlockKkt {
   std::vector<Later> later_;
   std::vector<Update> updates_;
   std::vector<int> updFirst_;         // per position: first update
-  std::vector<AsmJob> jobs_;          // assembly, in storage order
+  std::vector<AsmJob> jobs_;          // assembly, by first touch (storage order within a position)
+  std::vector<int> jobFirst_;         // per position: first job first touched there (+ end)
+  bool anyPenalizedJointRow_ = false; // a joint's rows enter W (addPenalizedRows has work)
+  bool fusedAssembly_ = false;        // the jobs run inside factorize() (no penalized joint rows)
   std::vector<int> nodeComp_, rowComp_;  // connected component of each node / row
   int numComps_ = 0;
   std::vector<char> compFailed_;      // per component: the last factorization failed

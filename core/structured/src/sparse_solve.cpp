@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "joinery/core/assert.hpp"
 #include "sparse_kernels.hpp"
@@ -38,15 +39,16 @@ void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
       if (compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(&nd - nodes_.data())])])
         for (int j = 0; j < nd.size(); ++j) zd[nd.varOffset + j] = 0.0;
   }
-  for (int i = 0; i < totalVars_; ++i) zd[i] *= dinv_[static_cast<std::size_t>(i)];
-  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // backward: L^T x = w
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // backward: L^T x = D^-1 w
     const Node& nd = nodes_[static_cast<std::size_t>(*it)];
     if (anyFailed_ && compFailed_[static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(*it)])]) continue;
     const int s = nd.size();
     const double* D = val_.data() + nd.diag;
     double* zk = zd + nd.varOffset;
+    const double* dinv = dinv_.data() + nd.varOffset;
     withSize(s, [&](auto SC) {
       constexpr int S = decltype(SC)::value;
+      for (int j = 0; j < fixedOr<S>(s); ++j) zk[j] *= dinv[j];  // D^-1, node by node
       for (int l = 0; l < nd.numLater; ++l) {
         const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
         const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
@@ -96,14 +98,17 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
   const double delta = regularization / rho;
   lastRho_ = rho;
   lastDelta_ = delta;
-  assemble(ws, rowMask, rho, 0.0);
+  if (fusedAssembly_)
+    scaleRows(ws, rowMask);  // the blocks are assembled inside factorize()
+  else
+    assemble(ws, rowMask, rho, 0.0);
   double* z = nullptr;
   if (b) {  // the right-hand side [q; bs] in elimination order, forward-substituted below
     loadRhs(q, *b);
     z = z_.data();
   }
   int released = 0, dependent = 0;
-  out.failedComponents = factorize(rho, delta, released, dependent, z);
+  out.failedComponents = factorize(rho, delta, released, dependent, z, fusedAssembly_ ? &ws : nullptr);
   out.dependent = dependent;
   anyFailed_ = out.failedComponents > 0;
   out.factorized = out.failedComponents == 0;
@@ -115,19 +120,46 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
 void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const {
   const Model& model = *model_;
   const auto& rows = model.rowBlocks();
+  const auto& slots = model.bodySlots();
+  const double* xd = x.data();
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const MatrixXd& Ar = ws.rowBlockRows(r);
-    const auto& bodies = model.rowBlockBodies(r);
-    for (int i = 0; i < rows[r].size; ++i) {
-      double v = 0;
-      int col = 0;
-      for (int bi : bodies) {
+    const int k = rows[r].size;
+    double* ur = u.data() + rows[r].row;
+    const double* sc = rowScale_.data() + rows[r].row;
+    // column by column (the rows are column-major), the sums in locals for blocks of up to 8
+    // rows (a row at a time through memory chained every addition on a store-to-load forward)
+    auto accumulate = [&](auto KC) {
+      constexpr int K = decltype(KC)::value;
+      double v[K > 0 ? K : 1] = {};
+      const double* a = Ar.data();
+      for (int bi : model.rowBlockBodies(r)) {
         if (bi < 0) continue;
-        const BodySlot& sl = model.bodySlots()[static_cast<std::size_t>(bi)];
-        for (int c = 0; c < sl.size; ++c) v += Ar(i, col + c) * x(sl.offset + c);
-        col += sl.size;
+        const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
+        const double* xs = xd + sl.offset;
+        for (int c = 0; c < sl.size; ++c, a += K) {
+          const double xc = xs[c];
+          for (int i = 0; i < K; ++i) v[i] += a[i] * xc;
+        }
       }
-      u(rows[r].row + i) = rowScale_(rows[r].row + i) * v;
+      for (int i = 0; i < K; ++i) ur[i] = sc[i] * v[i];
+    };
+    switch (k) {
+      case 1: accumulate(std::integral_constant<int, 1>{}); break;
+      case 2: accumulate(std::integral_constant<int, 2>{}); break;
+      case 3: accumulate(std::integral_constant<int, 3>{}); break;
+      default:
+        for (int i = 0; i < k; ++i) {
+          double v = 0;
+          int col = 0;
+          for (int bi : model.rowBlockBodies(r)) {
+            if (bi < 0) continue;
+            const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
+            for (int c = 0; c < sl.size; ++c) v += Ar(i, col + c) * xd[sl.offset + c];
+            col += sl.size;
+          }
+          ur[i] = sc[i] * v;
+        }
     }
   }
 }
@@ -197,11 +229,11 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
   // factorization (exact where no pivot was replaced; there, 1 solve)
   const Model& model = *model_;
   const int m = model.numConstraintRows();
-  for (int i = 0; i < m; ++i) bs_(i) = rowScale_(i) * b(i);
+  if (!forwardDone)  // loadRhs() made bs_ from the same b
+    for (int i = 0; i < m; ++i) bs_(i) = rowScale_(i) * b(i);
   out.rhsNorm = bs_.norm();
-  const double qNorm = q ? q->norm() : 0.0;
-  y_.setZero();
-  xk_.setZero();
+  // |q| for the convergence test of the refinement (without a replaced pivot there is none)
+  const double qNorm = q && out.released > 0 ? q->norm() : 0.0;
   const int iters = std::max(2, maxIterations + 1);
   for (int it = 1; it <= iters; ++it) {
     if (it == 1) {  // x = 0, y = 0: the residual is the right-hand side
@@ -235,13 +267,22 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
         for (int i = 0; i < nd.nr; ++i) zk[r0 + i] = res_(nd.rowOffset + i);
       }
     solveInPlace(z_, fused);
-    for (const Node& nd : nodes_) {
-      const double* zk = z_.data() + nd.varOffset;
-      if (nd.body)
-        for (int c = 0; c < nd.nq; ++c) xk_(nd.qOffset + c) += zk[c];
-      const int r0 = nd.body ? nd.nq : 0;
-      for (int i = 0; i < nd.nr; ++i) y_(nd.rowOffset + i) += zk[r0 + i];
-    }
+    if (it == 1)  // from x = 0, y = 0
+      for (const Node& nd : nodes_) {
+        const double* zk = z_.data() + nd.varOffset;
+        if (nd.body)
+          for (int c = 0; c < nd.nq; ++c) xk_(nd.qOffset + c) = zk[c];
+        const int r0 = nd.body ? nd.nq : 0;
+        for (int i = 0; i < nd.nr; ++i) y_(nd.rowOffset + i) = zk[r0 + i];
+      }
+    else
+      for (const Node& nd : nodes_) {
+        const double* zk = z_.data() + nd.varOffset;
+        if (nd.body)
+          for (int c = 0; c < nd.nq; ++c) xk_(nd.qOffset + c) += zk[c];
+        const int r0 = nd.body ? nd.nq : 0;
+        for (int i = 0; i < nd.nr; ++i) y_(nd.rowOffset + i) += zk[r0 + i];
+      }
     out.iterations = it;
     // no pivot replaced: the factorization is that of the system itself (backward stable for
     // this quasi-definite matrix), one solve is the answer
