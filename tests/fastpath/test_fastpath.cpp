@@ -382,6 +382,68 @@ TEST_CASE("A well-posed model never allocates its dense matrices, from the initi
   CHECK_FALSE(sys.hasDenseMatrices());
 }
 
+TEST_CASE("Projection steps after the first reuse the factorization while they converge fast", "[fastpath]") {
+  // chord steps: a drift of 1e-2 m needs several Gauss-Newton steps; near the manifold the rows
+  // hardly change, so one factorization serves them (a Newton step factorized at every step)
+  const Scene scene = bench::chainModel(40, 1.0);
+  ModelSystem sys(scene.model);
+  State s = sys.initialState();
+  for (int i = 0; i < 40; ++i) s.q(7 * i + 2) += 1e-2 * std::sin(0.7 * i);  // every link's centre off in z
+  const ProjectionReport pp = sys.projectPositions(s, ProjectionOptions{});
+  INFO("iterations " << pp.iterations << ", factorizations " << pp.factorizations << ", solves " << pp.solves);
+  CHECK(pp.converged);
+  CHECK(pp.iterations >= 2);
+  CHECK(pp.factorizations < pp.iterations);
+  CHECK(pp.solves >= pp.iterations);
+  const ConstraintResiduals r = sys.calcConstraintResiduals(s);
+  CHECK(r.position <= 1e-12 * std::max(1.0, s.q.cwiseAbs().maxCoeff()));
+}
+
+TEST_CASE("The refinement on released rows stops at a caller's residual tolerance", "[fastpath]") {
+  // a regularization of 0.01 releases some of the chain's row pivots (static pivoting: the
+  // refinement of the unregularized system then meets the rows in several solves); with a
+  // stopping residual it ends as soon as every row meets it, in fewer solves
+  const Scene scene = bench::chainModel(64, 1.0);
+  ModelWorkspace ws = scene.model.makeWorkspace(false);
+  const State s = scene.model.initialState();
+  scene.model.calcBodyBlocks(s, ws);
+  scene.model.calcRowBlocks(s, ws);
+  detail::BlockKkt kkt;
+  kkt.setup(scene.model, 1e-13, 1e-12);
+  kkt.analyze(ws);
+  const int n = scene.model.numCoordinates(), m = scene.model.numConstraintRows();
+  VectorXd b(m);
+  for (int i = 0; i < m; ++i) b(i) = 1e-6 * std::sin(0.37 * i);
+  auto run = [&](double stop, VectorXd& x) {
+    detail::SparseOutcome out = kkt.factor(ws, nullptr, 0.01);
+    REQUIRE(out.factorized);
+    REQUIRE(out.released > 0);
+    kkt.iterate(ws, nullptr, b, 30, x, out, false, stop);
+    return out;
+  };
+  VectorXd full(n), early(n);
+  const detail::SparseOutcome a = run(0.0, full);
+  const detail::SparseOutcome c = run(1e-9, early);
+  INFO("solves: to round-off " << a.iterations << ", to 1e-9 " << c.iterations);
+  CHECK(c.iterations < a.iterations);
+  // each row's residual |A x - b|_i, unscaled, within the stopping tolerance
+  double worst = 0;
+  for (std::size_t r = 0; r < scene.model.rowBlocks().size(); ++r) {
+    const RowBlock& rb = scene.model.rowBlocks()[r];
+    const MatrixXd& Ar = ws.rowBlockRows(r);
+    VectorXd xl(Ar.cols());
+    int col = 0;
+    for (int bi : scene.model.rowBlockBodies(r)) {
+      if (bi < 0) continue;
+      const BodySlot& sl = scene.model.bodySlots()[static_cast<std::size_t>(bi)];
+      xl.segment(col, sl.size) = early.segment(sl.offset, sl.size);
+      col += sl.size;
+    }
+    worst = std::max(worst, (Ar * xl - b.segment(rb.row, rb.size)).cwiseAbs().maxCoeff());
+  }
+  CHECK(worst <= 1e-9);
+}
+
 TEST_CASE("A structured evaluation does not allocate", "[fastpath]") {
   // (ni_rough_ring: a non-ideal joint, its work C and the second solve included)
   for (const std::string& name : {std::string("chain"), std::string("n_four_bar_2.json"),

@@ -144,16 +144,36 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
   const bool allRows =
       (run.positions ? holonomic_.size() : velocity_.size()) == static_cast<std::size_t>(ctx.model.numConstraintRows());
   bool firstStep = true;
+  // Chord steps: a step after the first reuses the factorization (and the rows it was made
+  // from) while the residual falls at least kChordContraction per step; a slower fall factorizes
+  // again at the current iterate (a Newton step). Near the manifold, where drift control
+  // works, the rows hardly change over a projection and one factorization serves every step.
+  constexpr double kChordContraction = 0.25;
+  constexpr double kRefineFraction = 0.1;
+  SparseOutcome factored;  // the last factorization's outcome (factorized: chord steps possible)
+  double previous = run.best, latest = run.best;
   const GaussNewton gn = gaussNewton(
-      x, dx_, best_, run.best, run.tol, opt, [&] { return residual(ctx, run); },
+      x, dx_, best_, run.best, run.tol, opt,
       [&] {
-        ctx.model.calcRowBlocks(run.s, ctx.ws);
-        SparseOutcome out = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, run.lambda);
-        sp.noteFactor(run.s, allRows && (firstStep || !run.positions), out, run.lambda);
+        previous = latest;
+        latest = residual(ctx, run);
+        return latest;
+      },
+      [&] {
+        if (!(factored.factorized && latest <= kChordContraction * previous)) {
+          ctx.model.calcRowBlocks(run.s, ctx.ws);
+          factored = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, run.lambda);
+          ++run.rep.factorizations;
+          sp.noteFactor(run.s, allRows && (firstStep || !run.positions), factored, run.lambda);
+          if (!factored.factorized) return false;
+        }
         firstStep = false;
-        if (!out.factorized) return false;
+        SparseOutcome out = factored;
         rhsRows_ = -run.r;
-        kkt.iterate(ctx.ws, nullptr, rhsRows_, run.iterations, dx_, out);
+        // the refinement (released rows: up to run.iterations solves) stops once the rows'
+        // linear residual is well within the projection's tolerance
+        kkt.iterate(ctx.ws, nullptr, rhsRows_, run.iterations, dx_, out, false, kRefineFraction * run.tol);
+        run.rep.solves += out.iterations;
         return out.finite;
       });
   run.rep.iterations = gn.iterations;

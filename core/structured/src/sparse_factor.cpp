@@ -56,7 +56,8 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
       case AsmJob::BodyDiagonal: {  // M_b, the internal rows, rho As_i^T As_i, -delta
         const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
         const int s = nd.size();
-        std::fill_n(T, s * s, 0.0);
+        // only the lower triangle of a diagonal block is read (the factorization keeps its
+        // scratch in the upper one): every entry of it is written below, no zero fill
         const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
         withCoords(nd.nq, [&](auto NQC) {
           constexpr int NQ = decltype(NQC)::value;
@@ -76,6 +77,7 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
               const double w = rho * a;
               for (int r = c; r < nq; ++r) T[r + c * s] += w * sci * Ai(i, r);
             }
+            for (int i2 = 0; i2 < i; ++i2) T[(nq + i) + (nq + i2) * s] = 0.0;
             T[(nq + i) * (s + 1)] = -delta;
           }
         });
@@ -84,8 +86,10 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
       case AsmJob::RowDiagonal: {
         const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
         const int s = nd.size();
-        std::fill_n(T, s * s, 0.0);
-        for (int i = 0; i < s; ++i) T[i * (s + 1)] = -delta;
+        for (int c = 0; c < s; ++c) {  // the lower triangle (the only one read)
+          T[c * (s + 1)] = -delta;
+          for (int r = c + 1; r < s; ++r) T[r + c * s] = 0.0;
+        }
         break;
       }
       case AsmJob::RowBlockOfBody:    // block (row node, body node): sr x (nq + nr), ld = sr
@@ -93,7 +97,6 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
         const Node& rnd = nodes_[static_cast<std::size_t>(job.node)];
         const Node& bnd = nodes_[static_cast<std::size_t>(job.other)];
         const int sr = rnd.size(), sb = bnd.size();
-        if (job.zero) std::fill_n(T, sr * sb, 0.0);
         const MatrixXd& Ar = ws.rowBlockRows(static_cast<std::size_t>(rnd.index));
         const double* sc = rowScale_.data() + rnd.rowOffset;
         const auto ldA = static_cast<int>(Ar.rows());
@@ -101,9 +104,22 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
         withCoords(bnd.nq, [&](auto NQC) {
           constexpr int NQ = decltype(NQC)::value;
           const int nq = NQ > 0 ? NQ : bnd.nq;
+          // the first copy into a block writes all of it (the body's internal-row part: 0); a
+          // second copy (a body listed twice in the joint) adds its columns
           if (job.kind == AsmJob::RowBlockOfBody) {
-            for (int c = 0; c < nq; ++c)
-              for (int i = 0; i < sr; ++i) T[i + c * sr] += sc[i] * a0[i + c * ldA];
+            if (job.zero) {
+              for (int c = 0; c < nq; ++c)
+                for (int i = 0; i < sr; ++i) T[i + c * sr] = sc[i] * a0[i + c * ldA];
+              std::fill(T + nq * sr, T + sb * sr, 0.0);
+            } else {
+              for (int c = 0; c < nq; ++c)
+                for (int i = 0; i < sr; ++i) T[i + c * sr] += sc[i] * a0[i + c * ldA];
+            }
+          } else if (job.zero) {
+            for (int i = 0; i < sr; ++i) {
+              for (int c = 0; c < nq; ++c) T[c + i * sb] = sc[i] * a0[i + c * ldA];
+              for (int c = nq; c < sb; ++c) T[c + i * sb] = 0.0;
+            }
           } else {
             for (int i = 0; i < sr; ++i)
               for (int c = 0; c < nq; ++c) T[c + i * sb] += sc[i] * a0[i + c * ldA];

@@ -74,8 +74,10 @@ class BlockKkt {
   /// starts from it (same q and b).
   SparseOutcome factor(const ModelWorkspace& ws, const std::vector<char>* rowMask,
                        double regularization, const VectorXd* q = nullptr, const VectorXd* b = nullptr);
+  /// stopResidual > 0: the refinement also stops once every row's residual |A x - b|_i
+  /// (unscaled) is at most stopResidual (a projection step needs no more than its tolerance).
   void iterate(const ModelWorkspace& ws, const VectorXd* q, const VectorXd& b, int maxIterations,
-               VecRef x, SparseOutcome& out, bool forwardDone = false);
+               VecRef x, SparseOutcome& out, bool forwardDone = false, double stopResidual = 0);
   /// Multipliers lambda (m) of the last solve: the constraint force is A^T lambda.
   /// (Minimum-norm only where the rows are independent.)
   void lastMultipliers(VecRef lambda) const;

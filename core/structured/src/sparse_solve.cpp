@@ -224,7 +224,8 @@ void BlockKkt::loadRhs(const VectorXd* q, const VectorXd& b) {
 // long: the iterated refinement loop (residual, right side, solve, convergence and
 // release bookkeeping) of one solve, kept whole for the compiler.
 void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const VectorXd& b,
-                       int maxIterations, VecRef x, SparseOutcome& out, bool forwardDone) {
+                       int maxIterations, VecRef x, SparseOutcome& out, bool forwardDone,
+                       double stopResidual) {
   // Iterative refinement of the unregularized system [W As^T; As 0] [x; y] = [q; bs] on the
   // factorization (exact where no pivot was replaced; there, 1 solve)
   const Model& model = *model_;
@@ -255,6 +256,14 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
       for (Eigen::Index i = 0; i < rx_.size(); ++i) rxn = std::max(rxn, std::abs(rx_(i)));
       // converged to round-off (relative to the right-hand sides)
       if (ry <= 1e-14 * std::max(1.0, out.rhsNorm) && rxn <= 1e-14 * std::max(1.0, qNorm)) break;
+      // or, for a caller that needs only the rows' residual (a projection step), within its
+      // tolerance in the rows' own units (res_ is row-scaled)
+      if (stopResidual > 0) {
+        double ru = 0;
+        for (int i = 0; i < m; ++i)
+          if (rowScale_(i) > 0) ru = std::max(ru, std::abs(res_(i)) / rowScale_(i));
+        if (ru <= stopResidual) break;
+      }
       if (it == iters) break;
     }
     const bool fused = forwardDone && it == 1;  // z_ holds the forward-substituted [q; bs]
