@@ -39,6 +39,15 @@ inline void withSize(int s, F&& f) {
   }
 }
 
+// Full unrolling of the kernels' short loops (block sizes known at compile time): GCC's own
+// heuristics leave the nested loops of an 8 x 8 block rolled, with as many loop-control
+// instructions as arithmetic ones.
+#if defined(__GNUC__) && !defined(__clang__)
+#define JOINERY_UNROLL _Pragma("GCC unroll 8")
+#else
+#define JOINERY_UNROLL
+#endif
+
 /// In-place LDL^T of the s x s diagonal block D (column-major; L unit lower in the strict lower
 /// triangle). Coordinate pivots (the first ncoord) must exceed minCoordPivot; a row pivot above
 /// -tau is replaced by -tau and counted. False: a non-finite or non-positive coordinate pivot.
@@ -46,11 +55,13 @@ template <int S>
 inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double tau, double* dp,
                   double* dinv, int& released, int& dependent) {
   const int s = fixedOr<S>(sRun);
+  JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
     // w_t = L(j, t) d_t, kept in the (otherwise unused) upper triangle: D(t, j)
     double* __restrict__ w = D + j * s;
     const double* __restrict__ Lj = D + j;  // L(j, t) = Lj[t * s]
     double dj = D[j + j * s];
+    JOINERY_UNROLL
     for (int t = 0; t < j; ++t) {
       w[t] = Lj[t * s] * dp[t];
       dj -= Lj[t * s] * w[t];
@@ -68,8 +79,10 @@ inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, 
     dp[j] = dj;
     dinv[j] = 1.0 / dj;
     // L(i, j) = (D(i, j) - sum_t L(i, t) w_t) / d_j
+    JOINERY_UNROLL
     for (int i = j + 1; i < s; ++i) {
       double v = D[i + j * s];
+      JOINERY_UNROLL
       for (int t = 0; t < j; ++t) v -= D[i + t * s] * w[t];
       D[i + j * s] = v * dinv[j];
     }
@@ -83,27 +96,36 @@ void lowerSolveRows(const double* __restrict__ B, int sRun, int siRun, const dou
                     double* __restrict__ Sc, int ldS) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
   if constexpr (SI > 0) {  // the column in registers (Sc's columns may alias for the compiler)
+    JOINERY_UNROLL
     for (int j = 0; j < s; ++j) {
       double acc[SI];
+      JOINERY_UNROLL
       for (int r = 0; r < SI; ++r) acc[r] = B[r + j * SI];
+      JOINERY_UNROLL
       for (int t = 0; t < j; ++t) {
         const double l = D[j + t * s];
         if (l == 0) continue;
         const double* prev = Sc + t * ldS;
+        JOINERY_UNROLL
         for (int r = 0; r < SI; ++r) acc[r] -= prev[r] * l;
       }
       double* out = Sc + j * ldS;
+      JOINERY_UNROLL
       for (int r = 0; r < SI; ++r) out[r] = acc[r];
     }
     return;
   }
+  JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
     double* out = Sc + j * ldS;
+    JOINERY_UNROLL
     for (int r = 0; r < si; ++r) out[r] = B[r + j * si];
+    JOINERY_UNROLL
     for (int t = 0; t < j; ++t) {
       const double l = D[j + t * s];
       if (l == 0) continue;
       const double* prev = Sc + t * ldS;
+      JOINERY_UNROLL
       for (int r = 0; r < si; ++r) out[r] -= prev[r] * l;
     }
   }
@@ -116,11 +138,14 @@ template <int S, int SI, int SJ, bool Lower>
 void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* B, int ldS,
                  const double* __restrict__ dinv, int sRun, int siRun, int sjRun) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun), sj = fixedOr<SJ>(sjRun);
+  JOINERY_UNROLL
   for (int c = 0; c < sj; ++c) {
     double* __restrict__ Tc = T + c * ld;
+    JOINERY_UNROLL
     for (int t = 0; t < s; ++t) {
       const double w = B[c + t * ldS] * dinv[t];
       const double* At = A + t * ldS;
+      JOINERY_UNROLL
       for (int r = Lower ? c : 0; r < si; ++r) Tc[r] -= At[r] * w;
     }
   }
@@ -131,7 +156,9 @@ template <int S, int SI>
 void scaleColumns(double* __restrict__ B, const double* __restrict__ Sc, int ldS, const double* __restrict__ dinv,
                   int sRun, int siRun) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  JOINERY_UNROLL
   for (int j = 0; j < s; ++j)
+    JOINERY_UNROLL
     for (int r = 0; r < si; ++r) B[r + j * si] = Sc[r + j * ldS] * dinv[j];
 }
 
@@ -141,8 +168,10 @@ void scaleColumns(double* __restrict__ B, const double* __restrict__ Sc, int ldS
 template <int S>
 void unitLowerSolve(const double* __restrict__ D, int sRun, double* __restrict__ zk) {
   const int s = fixedOr<S>(sRun);
+  JOINERY_UNROLL
   for (int j = 1; j < s; ++j) {
     double v = zk[j];
+    JOINERY_UNROLL
     for (int t = 0; t < j; ++t) v -= D[j + t * s] * zk[t];
     zk[j] = v;
   }
@@ -150,8 +179,10 @@ void unitLowerSolve(const double* __restrict__ D, int sRun, double* __restrict__
 template <int S>
 void unitUpperSolve(const double* __restrict__ D, int sRun, double* __restrict__ zk) {  // L_kk^T zk = zk
   const int s = fixedOr<S>(sRun);
+  JOINERY_UNROLL
   for (int j = s - 2; j >= 0; --j) {
     double v = zk[j];
+    JOINERY_UNROLL
     for (int t = j + 1; t < s; ++t) v -= D[t + j * s] * zk[t];
     zk[j] = v;
   }
@@ -160,8 +191,10 @@ template <int S, int SI>
 void subtractProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zk,
                      double* __restrict__ zi) {  // zi -= L zk
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
     const double w = zk[j];
+    JOINERY_UNROLL
     for (int r = 0; r < si; ++r) zi[r] -= L[r + j * si] * w;
   }
 }
@@ -169,8 +202,10 @@ template <int S, int SI>
 void subtractTransposedProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zi,
                                double* __restrict__ zk) {  // zk -= L^T zi
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
+  JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
     double v = 0;
+    JOINERY_UNROLL
     for (int r = 0; r < si; ++r) v += L[r + j * si] * zi[r];
     zk[j] -= v;
   }
