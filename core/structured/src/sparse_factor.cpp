@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "joinery/core/assert.hpp"
 #include "sparse_kernels.hpp"
@@ -29,14 +30,31 @@ void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowM
     const MatrixXd& Ar = ws.rowBlockRows(r);
     const auto k = static_cast<int>(Ar.rows()), nc = static_cast<int>(Ar.cols());
     double* sc = rowScale_.data() + rows[r].row;
-    // each row's sum in a local (accumulating into sc[] through memory chained every addition
-    // on a store-to-load forward: 8 % of an evaluation)
-    for (int i = 0; i < k; ++i) {
-      const double* a = Ar.data() + i;
-      double v = 0;
-      for (int c = 0; c < nc; ++c) v += a[c * k] * a[c * k];
-      sc[i] = std::sqrt(v);
-      maxRow = std::max(maxRow, sc[i]);
+    // the sums in locals (accumulating into sc[] through memory chained every addition on a
+    // store-to-load forward: 8 % of an evaluation); blocks of 1 to 3 rows column by column
+    auto norms = [&](auto KC) {
+      constexpr int K = decltype(KC)::value;
+      double v[K] = {};
+      const double* a = Ar.data();
+      for (int c = 0; c < nc; ++c, a += K)
+        for (int i = 0; i < K; ++i) v[i] += a[i] * a[i];
+      for (int i = 0; i < K; ++i) {
+        sc[i] = std::sqrt(v[i]);
+        maxRow = std::max(maxRow, sc[i]);
+      }
+    };
+    switch (k) {
+      case 1: norms(std::integral_constant<int, 1>{}); break;
+      case 2: norms(std::integral_constant<int, 2>{}); break;
+      case 3: norms(std::integral_constant<int, 3>{}); break;
+      default:
+        for (int i = 0; i < k; ++i) {
+          const double* a = Ar.data() + i;
+          double v = 0;
+          for (int c = 0; c < nc; ++c) v += a[c * k] * a[c * k];
+          sc[i] = std::sqrt(v);
+          maxRow = std::max(maxRow, sc[i]);
+        }
     }
   }
   for (Eigen::Index i = 0; i < rowScale_.size(); ++i) {

@@ -57,15 +57,21 @@ inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, 
   const int s = fixedOr<S>(sRun);
   JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
-    // w_t = L(j, t) d_t, kept in the (otherwise unused) upper triangle: D(t, j)
-    double* __restrict__ w = D + j * s;
-    const double* __restrict__ Lj = D + j;  // L(j, t) = Lj[t * s]
-    double dj = D[j + j * s];
+    // column j, updated by the columns before it as whole (contiguous, vectorizable) segments:
+    // w_t = L(j, t) d_t, kept in the (otherwise unused) upper triangle: D(t, j); then
+    // D(i, j) -= L(i, t) w_t for i >= j (the pivot first). The same operations, in the same
+    // order per entry, as dot products along the rows.
+    double* __restrict__ col = D + j * s;
+    JOINERY_UNROLL
+    for (int t = 0; t < j; ++t) col[t] = D[j + t * s] * dp[t];
     JOINERY_UNROLL
     for (int t = 0; t < j; ++t) {
-      w[t] = Lj[t * s] * dp[t];
-      dj -= Lj[t * s] * w[t];
+      const double wt = col[t];
+      const double* Lt = D + t * s;
+      JOINERY_UNROLL
+      for (int i = j; i < s; ++i) col[i] -= Lt[i] * wt;
     }
+    double dj = col[j];
     if (!std::isfinite(dj)) return false;
     if (j < ncoord) {
       if (!(dj > minCoordPivot)) return false;
@@ -80,12 +86,7 @@ inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, 
     dinv[j] = 1.0 / dj;
     // L(i, j) = (D(i, j) - sum_t L(i, t) w_t) / d_j
     JOINERY_UNROLL
-    for (int i = j + 1; i < s; ++i) {
-      double v = D[i + j * s];
-      JOINERY_UNROLL
-      for (int t = 0; t < j; ++t) v -= D[i + t * s] * w[t];
-      D[i + j * s] = v * dinv[j];
-    }
+    for (int i = j + 1; i < s; ++i) col[i] *= dinv[j];
   }
   return true;
 }
