@@ -2,6 +2,7 @@
 """Markdown tables from bench/results/chain_fd.jsonl (bench/run_chain_fd.sh)."""
 import json
 import math
+import statistics
 import sys
 
 from fit_tools import fit, fmt
@@ -14,15 +15,22 @@ t = {}
 cpu = {}
 heap = {}
 tips = {}
+# several rounds (run_chain_fd.sh REPS): the median of each engine's times at each N
 for r in rows:
     key = r["engine"] if r["engine"] != "joinery" else "joinery-" + r["path"]
-    t[(key, r["N"])] = r["fd_ns"]
+    t.setdefault((key, r["N"]), []).append(r["fd_ns"])
     if "fd_cpu_ns" in r:
-        cpu[(key, r["N"])] = r["fd_cpu_ns"]
+        cpu.setdefault((key, r["N"]), []).append(r["fd_cpu_ns"])
     tips[(key, r["N"])] = r.get("tip_acc")
     if "heap_bytes_per_body" in r:
         heap[(key, r["N"])] = r["heap_bytes_per_body"]
+t = {k: statistics.median(v) for k, v in t.items()}
+cpu = {k: statistics.median(v) for k, v in cpu.items()}
+rounds = max((len([r for r in rows if r["engine"] == "simbody" and r["N"] == N]) for N in {r["N"] for r in rows}), default=1)
 Ns = sorted({r["N"] for r in rows})
+if rounds > 1:
+    print(f"Medians of {rounds} rounds (joinery and Simbody run in turn).")
+    print()
 print("| N | joinery structured µs | ns/body | heap B/body | joinery dense µs | dense metric µs "
       "| Simbody µs | DART µs | joinery/Simbody | joinery/Simbody (CPU time) | joinery/DART | max tip-acc diff vs Simbody |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
