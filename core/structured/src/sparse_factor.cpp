@@ -73,6 +73,7 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
     switch (job.kind) {
       case AsmJob::BodyDiagonal: {  // M_b, the internal rows, rho As_i^T As_i, -delta
         const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
+        if (jobB_) loadNodeRhs(nd);
         const int s = nd.size();
         // only the lower triangle of a diagonal block is read (the factorization keeps its
         // scratch in the upper one): every entry of it is written below, no zero fill
@@ -103,6 +104,7 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
       }
       case AsmJob::RowDiagonal: {
         const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
+        if (jobB_) loadNodeRhs(nd);
         const int s = nd.size();
         for (int c = 0; c < s; ++c) {  // the lower triangle (the only one read)
           T[c * (s + 1)] = -delta;

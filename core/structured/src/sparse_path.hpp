@@ -188,6 +188,11 @@ class BlockKkt {
   std::vector<int> jobFirst_;         // per position: first job first touched there (+ end)
   bool anyPenalizedJointRow_ = false; // a joint's rows enter W (addPenalizedRows has work)
   bool fusedAssembly_ = false;        // the jobs run inside factorize() (no penalized joint rows)
+  // fused assembly with a right-hand side: the diagonal jobs load each node's part of z_ = [q; bs]
+  // (and bs_) just before the forward substitution first reaches it (what loadRhs does at once)
+  const VectorXd* jobQ_ = nullptr;
+  const VectorXd* jobB_ = nullptr;
+  void loadNodeRhs(const Node& nd);
   std::vector<int> nodeComp_, rowComp_;  // connected component of each node / row
   int numComps_ = 0;
   std::vector<char> compFailed_;      // per component: the last factorization failed

@@ -104,11 +104,17 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
     assemble(ws, rowMask, rho, 0.0);
   double* z = nullptr;
   if (b) {  // the right-hand side [q; bs] in elimination order, forward-substituted below
-    loadRhs(q, *b);
+    if (fusedAssembly_) {  // loaded node by node by the diagonal blocks' jobs (runJobs)
+      jobQ_ = q;
+      jobB_ = b;
+    } else {
+      loadRhs(q, *b);
+    }
     z = z_.data();
   }
   int released = 0, dependent = 0;
   out.failedComponents = factorize(rho, delta, released, dependent, z, fusedAssembly_ ? &ws : nullptr);
+  jobQ_ = jobB_ = nullptr;
   out.dependent = dependent;
   anyFailed_ = out.failedComponents > 0;
   out.factorized = out.failedComponents == 0;
@@ -207,6 +213,18 @@ void BlockKkt::residual(const ModelWorkspace& ws, const VectorXd* q) {
         }
       }
     }
+}
+
+void BlockKkt::loadNodeRhs(const Node& nd) {
+  double* zk = z_.data() + nd.varOffset;
+  if (nd.body)
+    for (int c = 0; c < nd.nq; ++c) zk[c] = jobQ_ ? (*jobQ_)(nd.qOffset + c) : 0.0;
+  const int r0 = nd.body ? nd.nq : 0;
+  for (int i = 0; i < nd.nr; ++i) {
+    const int g = nd.rowOffset + i;
+    bs_(g) = rowScale_(g) * (*jobB_)(g);
+    zk[r0 + i] = bs_(g);
+  }
 }
 
 void BlockKkt::loadRhs(const VectorXd* q, const VectorXd& b) {
