@@ -150,17 +150,44 @@ Vector3d Rigid3d::calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) con
   return w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp;
 }
 
-Vector3d Rigid3d::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const {
-  // calcPointJacobian and calcPointBias sharing the rotation and H(e)
+namespace {
+/// The quaternion columns of a point's Jacobian, -2 [R p]x H(e) / |e|^2 (3 x 4; the x, y, z
+/// columns are the identity), and its bias, computed with one rotation and one H(e).
+struct PointRows {
+  quat::Matrix34d Je;
+  Vector3d bias;
+};
+
+PointRows pointRows(CVecRef q, CVecRef v, const Vector3d& local) {
   const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
   const double s = e.squaredNorm();
   const Vector3d rp = quat::rotation(e) * local / s;
   const quat::Matrix34d H = quat::worldH(e);
-  J.leftCols<3>().setIdentity();  // with the next line: every entry of the 3 x 7 J
-  J.block<3, 4>(0, 3) = (-2.0 / s) * quat::skew(rp) * H;
   const Vector3d w = (2.0 / s) * H * ed;
   const Vector3d wxrp = w.cross(rp);
-  return w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp;
+  return {(-2.0 / s) * quat::skew(rp) * H, w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp};
+}
+}  // namespace
+
+Vector3d Rigid3d::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const {
+  // calcPointJacobian and calcPointBias sharing the rotation and H(e)
+  const PointRows p = pointRows(q, v, local);
+  J.leftCols<3>().setIdentity();  // with the next line: every entry of the 3 x 7 J
+  J.block<3, 4>(0, 3) = p.Je;
+  return p.bias;
+}
+
+Vector3d Rigid3d::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const {
+  const PointRows p = pointRows(q, v, local);
+  if (A.rows() == 3) {  // spherical, revolute3d: fixed sizes throughout
+    A.leftCols<3>().diagonal().array() += sign;
+    A.block<3, 4>(0, 3) += sign * p.Je;
+  } else {
+    const Eigen::Index dim = A.rows();
+    A.leftCols<3>().topRows(dim).diagonal().array() += sign;
+    A.middleCols<4>(3) += sign * p.Je.topRows(dim);
+  }
+  return p.bias;
 }
 
 Matrix3d Rigid3d::calcOrientation(CVecRef q) const {
