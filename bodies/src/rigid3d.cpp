@@ -68,10 +68,15 @@ void Rigid3d::getInitialState(VecRef q0, VecRef v0) const {
 }
 
 void Rigid3d::calcMassMatrix(double, CVecRef q, MatRef M) const {
+  // every entry written once with fixed sizes (no pass of zeros first: this runs per body and
+  // evaluation); 4 G^T J G from its upper triangle, so the block is symmetric to the bit
   const quat::Matrix34d G = quat::bodyG(quat4(q));
-  M.setZero();
-  M.topLeftCorner<3, 3>().diagonal().setConstant(mass_);
-  M.bottomRightCorner<4, 4>() = 4.0 * G.transpose() * inertia_ * G;
+  const quat::Matrix34d JG = 4.0 * inertia_ * G;
+  M.topLeftCorner<3, 3>() = mass_ * Matrix3d::Identity();
+  M.topRightCorner<3, 4>().setZero();
+  M.bottomLeftCorner<4, 3>().setZero();
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i <= j; ++i) M(3 + i, 3 + j) = M(3 + j, 3 + i) = G.col(i).dot(JG.col(j));
 }
 
 void Rigid3d::calcForces(double, CVecRef q, CVecRef v, VecRef Q) const {
@@ -112,7 +117,7 @@ double Rigid3d::calcKineticEnergy(double, CVecRef q, CVecRef v) const {
 
 void Rigid3d::calcInternalConstraints(double, CVecRef q, CVecRef v, MatRef A, VecRef b) const {
   // phi = e.e - 1: A = phi_q = [0, 2 e^T], b = -(d(phi_q q')/dq) q' = -2 e'.e'.
-  A.setZero();
+  A.leftCols<3>().setZero();  // with the next line: every entry of the 1 x 7 A
   A.block<1, 4>(0, 3) = 2.0 * quat4(q).transpose();
   b(0) = -2.0 * v.segment<4>(3).squaredNorm();
 }
