@@ -164,13 +164,20 @@ struct PointRows {
 };
 
 PointRows pointRows(CVecRef q, CVecRef v, const Vector3d& local) {
+  // Per joint point and evaluation (the joints' hot path): R(e) p applied without forming R,
+  // one division, [R p]x H(e) as four cross products.
   const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
-  const double s = e.squaredNorm();
-  const Vector3d rp = quat::rotation(e) * local / s;
+  const Vector3d ev = e.tail<3>();
+  const double is = 1.0 / e.squaredNorm();
+  const Vector3d rp = is * ((e(0) * e(0) - ev.squaredNorm()) * local + (2.0 * ev.dot(local)) * ev +
+                            (2.0 * e(0)) * ev.cross(local));
   const quat::Matrix34d H = quat::worldH(e);
-  const Vector3d w = (2.0 / s) * H * ed;
+  const Vector3d w = (2.0 * is) * (H * ed);
   const Vector3d wxrp = w.cross(rp);
-  return {(-2.0 / s) * quat::skew(rp) * H, w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp};
+  PointRows out;
+  for (int j = 0; j < 4; ++j) out.Je.col(j) = (-2.0 * is) * rp.cross(H.col(j));
+  out.bias = w.cross(wxrp) - (2.0 * is * e.dot(ed)) * wxrp;
+  return out;
 }
 }  // namespace
 
