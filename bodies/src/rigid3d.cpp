@@ -68,10 +68,15 @@ void Rigid3d::getInitialState(VecRef q0, VecRef v0) const {
 }
 
 void Rigid3d::calcMassMatrix(double, CVecRef q, MatRef M) const {
+  // every entry written once with fixed sizes (no pass of zeros first: this runs per body and
+  // evaluation); 4 G^T J G from its upper triangle, so the block is symmetric to the bit
   const quat::Matrix34d G = quat::bodyG(quat4(q));
-  M.setZero();
-  M.topLeftCorner<3, 3>().diagonal().setConstant(mass_);
-  M.bottomRightCorner<4, 4>() = 4.0 * G.transpose() * inertia_ * G;
+  const quat::Matrix34d JG = 4.0 * inertia_ * G;
+  M.topLeftCorner<3, 3>() = mass_ * Matrix3d::Identity();
+  M.topRightCorner<3, 4>().setZero();
+  M.bottomLeftCorner<4, 3>().setZero();
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i <= j; ++i) M(3 + i, 3 + j) = M(3 + j, 3 + i) = G.col(i).dot(JG.col(j));
 }
 
 void Rigid3d::calcForces(double, CVecRef q, CVecRef v, VecRef Q) const {
@@ -112,7 +117,7 @@ double Rigid3d::calcKineticEnergy(double, CVecRef q, CVecRef v) const {
 
 void Rigid3d::calcInternalConstraints(double, CVecRef q, CVecRef v, MatRef A, VecRef b) const {
   // phi = e.e - 1: A = phi_q = [0, 2 e^T], b = -(d(phi_q q')/dq) q' = -2 e'.e'.
-  A.setZero();
+  A.leftCols<3>().setZero();  // with the next line: every entry of the 1 x 7 A
   A.block<1, 4>(0, 3) = 2.0 * quat4(q).transpose();
   b(0) = -2.0 * v.segment<4>(3).squaredNorm();
 }
@@ -150,17 +155,51 @@ Vector3d Rigid3d::calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) con
   return w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp;
 }
 
+namespace {
+/// The quaternion columns of a point's Jacobian, -2 [R p]x H(e) / |e|^2 (3 x 4; the x, y, z
+/// columns are the identity), and its bias, computed with one rotation and one H(e).
+struct PointRows {
+  quat::Matrix34d Je;
+  Vector3d bias;
+};
+
+PointRows pointRows(CVecRef q, CVecRef v, const Vector3d& local) {
+  // Per joint point and evaluation (the joints' hot path): R(e) p applied without forming R,
+  // one division, [R p]x H(e) as four cross products.
+  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
+  const Vector3d ev = e.tail<3>();
+  const double is = 1.0 / e.squaredNorm();
+  const Vector3d rp = is * ((e(0) * e(0) - ev.squaredNorm()) * local + (2.0 * ev.dot(local)) * ev +
+                            (2.0 * e(0)) * ev.cross(local));
+  const quat::Matrix34d H = quat::worldH(e);
+  const Vector3d w = (2.0 * is) * (H * ed);
+  const Vector3d wxrp = w.cross(rp);
+  PointRows out;
+  for (int j = 0; j < 4; ++j) out.Je.col(j) = (-2.0 * is) * rp.cross(H.col(j));
+  out.bias = w.cross(wxrp) - (2.0 * is * e.dot(ed)) * wxrp;
+  return out;
+}
+}  // namespace
+
 Vector3d Rigid3d::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const {
   // calcPointJacobian and calcPointBias sharing the rotation and H(e)
-  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
-  const double s = e.squaredNorm();
-  const Vector3d rp = quat::rotation(e) * local / s;
-  const quat::Matrix34d H = quat::worldH(e);
+  const PointRows p = pointRows(q, v, local);
   J.leftCols<3>().setIdentity();  // with the next line: every entry of the 3 x 7 J
-  J.block<3, 4>(0, 3) = (-2.0 / s) * quat::skew(rp) * H;
-  const Vector3d w = (2.0 / s) * H * ed;
-  const Vector3d wxrp = w.cross(rp);
-  return w.cross(wxrp) - (2.0 * e.dot(ed) / s) * wxrp;
+  J.block<3, 4>(0, 3) = p.Je;
+  return p.bias;
+}
+
+Vector3d Rigid3d::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const {
+  const PointRows p = pointRows(q, v, local);
+  if (A.rows() == 3) {  // spherical, revolute3d: fixed sizes throughout
+    A.leftCols<3>().diagonal().array() += sign;
+    A.block<3, 4>(0, 3) += sign * p.Je;
+  } else {
+    const Eigen::Index dim = A.rows();
+    A.leftCols<3>().topRows(dim).diagonal().array() += sign;
+    A.middleCols<4>(3) += sign * p.Je.topRows(dim);
+  }
+  return p.bias;
 }
 
 Matrix3d Rigid3d::calcOrientation(CVecRef q) const {

@@ -57,11 +57,7 @@ Vector3d BodyPoint::calcBias(const LocalState& s) const {
 Vector3d BodyPoint::addJacobianRows(const LocalState& s, int dim, double sign, MatRef A) const {
   const BodyStateView& bv = s.bodies[index_];
   if (n_ == 0) return marker_->calcPointBias(bv.coords(), bv.velocities(), local_);
-  Jacobian3Scratch scratch(n_);
-  Eigen::Map<MatrixXd> J = scratch.map();
-  const Vector3d bias = marker_->calcPointJacobianAndBias(bv.coords(), bv.velocities(), local_, J);
-  A.block(0, offset_, dim, n_) += sign * J.topRows(dim);
-  return bias;
+  return marker_->addPointJacobianRows(bv.coords(), bv.velocities(), local_, sign, A.block(0, offset_, dim, n_));
 }
 
 void BodyPoint::addForce(const LocalState& s, const Vector3d& F, VecRef Q) const {

@@ -75,7 +75,8 @@ class BodyPoint {
     A.middleCols(offset_, n_).noalias() += (sign * W).lazyProduct(J);
   }
   /// A.middleCols(this body).topRows(dim) += sign * (first dim rows of J), the selection rows
-  /// of CoincidentPoints and PointPath without a general product; returns the bias J' q'.
+  /// of CoincidentPoints and PointPath without a general product (through the marker's
+  /// addPointJacobianRows(): fixed-size for rigid3d); returns the bias J' q'.
   Vector3d addJacobianRows(const LocalState& s, int dim, double sign, MatRef A) const;
   /// Q(this body) += J^T F: the generalized force of the world force F applied at the point.
   void addForce(const LocalState& s, const Vector3d& F, VecRef Q) const;

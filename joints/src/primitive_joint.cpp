@@ -13,7 +13,13 @@ void PrimitiveJoint::addRows(std::unique_ptr<const RowPrimitive> rows) {
 }
 
 void PrimitiveJoint::calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const {
-  A.setZero();
+  // The blocks add into zeroed rows (and write only their bodies' non-zero entries); the
+  // callers' A is usually a whole matrix (Model's row blocks): zeroed as one array then, not
+  // column by column (a memset per column of a 3 x 14 spherical block)
+  if (A.outerStride() == A.rows())
+    Eigen::Map<VectorXd>(A.data(), A.size()).setZero();
+  else
+    A.setZero();
   int r = 0;
   for (const auto& block : blocks_) {
     const int k = block->numRows();

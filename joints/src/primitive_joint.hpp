@@ -21,7 +21,7 @@ class PrimitiveJoint : public Constraint {
   ~PrimitiveJoint() override;
 
   int numRows() const override { return numRows_; }
-  /// Writes A (numRows x numLocalCoordinates) and b of every block, in order.
+  /// Writes A (numRows x numLocalCoordinates, zeros included) and b of every block, in order.
   void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const override;
   /// phi(q, t) of every block.
   void calcPositionError(const LocalState& s, VecRef phi) const override;

@@ -85,6 +85,34 @@ inline void checkPointMarker(const Body& b, const Motion& m, const Eigen::Vector
                << "\nq " << m.q.transpose() << "\nv " << m.v.transpose());
   CHECK_THAT(Eigen::MatrixXd(J * m.v), isApprox(d1, kFdTol, kFdTol));
   CHECK_THAT(Eigen::MatrixXd(J * m.a + bias), isApprox(d2, kFdTol, kFdTol));
+
+  // The combined calls a body may override with its own code (Rigid3d: fixed-size, no
+  // scratch) give J and the bias to round-off: calcPointJacobianAndBias into a J holding
+  // garbage, addPointJacobianRows into rows already holding values (it adds) inside a wider
+  // matrix, for 1 to 3 rows and both signs, also against the PointMarker default.
+  constexpr double kRoundOff = 1e-14;
+  Eigen::MatrixXd Jb(3, n);
+  Jb.setConstant(12345.0);
+  const Eigen::Vector3d biasB = pm->calcPointJacobianAndBias(m.q, m.v, local, Jb);
+  CHECK_THAT(Jb, isApprox(J, kRoundOff, kRoundOff));
+  CHECK_THAT(Eigen::MatrixXd(biasB), isApprox(bias, kRoundOff, kRoundOff));
+  std::mt19937 rng(static_cast<unsigned>(n) * 7919u);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int dim = 1; dim <= 3; ++dim) {
+    for (const double sign : {1.0, -1.0}) {
+      INFO("rows " << dim << ", sign " << sign);
+      const Eigen::MatrixXd before = Eigen::MatrixXd::NullaryExpr(dim + 2, n + 3, [&] { return u(rng); });
+      Eigen::MatrixXd expected = before, A = before, Adefault = before;
+      expected.block(1, 2, dim, n) += sign * J.topRows(dim);
+      const Eigen::Vector3d biasA = pm->addPointJacobianRows(m.q, m.v, local, sign, A.block(1, 2, dim, n));
+      const Eigen::Vector3d biasD =
+          pm->PointMarker::addPointJacobianRows(m.q, m.v, local, sign, Adefault.block(1, 2, dim, n));
+      CHECK_THAT(A, isApprox(expected, kRoundOff, kRoundOff));
+      CHECK_THAT(A, isApprox(Adefault, kRoundOff, kRoundOff));
+      CHECK_THAT(Eigen::MatrixXd(biasA), isApprox(bias, kRoundOff, kRoundOff));
+      CHECK_THAT(Eigen::MatrixXd(biasD), isApprox(bias, kRoundOff, kRoundOff));
+    }
+  }
 }
 
 /// Checks the frame marker: R is a rotation, [w]x = R' R^T with w = Jw v, and

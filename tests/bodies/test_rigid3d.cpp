@@ -459,3 +459,40 @@ TEST_CASE("rigid3d factory: inertia forms, orientation norm, errors, round trip"
   CHECK_THAT(errorOf(with("orientaton", {1, 0, 0, 0})),
              Catch::Contains("unknown key 'orientaton'") && Catch::Contains("did you mean 'orientation'"));
 }
+
+TEST_CASE("rigid3d writes every entry of M and of its internal row (fixed-size code)",
+          "[bodies][rigid3d]") {
+  // calcMassMatrix and calcInternalConstraints write their blocks without zeroing them first:
+  // into blocks holding garbage (inside wider matrices, as Model passes them) they must give
+  // diag(m I3, 4 G^T J G) and [0, 2 e^T], M exactly symmetric, also off the unit sphere.
+  test::TestContext ctx;
+  const BodyPtr body = test::create<Body>(bodyJson(2.5), ctx);
+  std::mt19937 rng(20261127);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::Vector4d e = (trial % 2 ? 1.3 : 1.0) * randomUnitQuaternion(rng);
+    const Eigen::VectorXd q = stateQ(randomVector(rng), e);
+    Eigen::VectorXd v(7);
+    v << randomVector(rng), randomTangent(e, rng);
+    Eigen::MatrixXd Mbig = Eigen::MatrixXd::Constant(9, 9, 12345.0);
+    body->calcMassMatrix(0.0, q, Mbig.block(1, 2, 7, 7));
+    const Eigen::MatrixXd M = Mbig.block(1, 2, 7, 7);
+    const quat::Matrix34d G = quat::bodyG(e);
+    Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(7, 7);
+    expected.topLeftCorner<3, 3>().diagonal().setConstant(2.5);
+    expected.bottomRightCorner<4, 4>() = 4.0 * G.transpose() * kInertia * G;
+    CHECK_THAT(M, isApprox(expected, 1e-14, 1e-14));
+    CHECK(M == M.transpose());
+    CHECK(M.topRightCorner<3, 4>().isZero(0.0));
+    CHECK(M.bottomLeftCorner<4, 3>().isZero(0.0));
+    CHECK(Mbig.row(0).isConstant(12345.0));  // nothing outside the block
+    CHECK(Mbig.col(1).isConstant(12345.0));
+
+    Eigen::MatrixXd Abig = Eigen::MatrixXd::Constant(3, 9, 12345.0);
+    Eigen::VectorXd b(1);
+    body->calcInternalConstraints(0.0, q, v, Abig.block(1, 1, 1, 7), b);
+    Eigen::MatrixXd Aexpected = Eigen::MatrixXd::Zero(1, 7);
+    Aexpected.rightCols<4>() = 2.0 * e.transpose();
+    CHECK(Abig.block(1, 1, 1, 7) == Aexpected);
+    CHECK(b(0) == Approx(-2.0 * v.tail<4>().squaredNorm()).epsilon(1e-15));
+  }
+}

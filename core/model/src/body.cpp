@@ -1,6 +1,8 @@
 #include "joinery/core/body.hpp"
 
+#include <array>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "joinery/core/constraint.hpp"
 
@@ -14,6 +16,22 @@ double Body::calcGravityPotential(CVecRef, const Vector3d&) const { return 0.0; 
 Vector3d PointMarker::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const {
   calcPointJacobian(q, local, J);
   return calcPointBias(q, v, local);
+}
+
+Vector3d PointMarker::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign,
+                                           MatRef A) const {
+  // J on the stack up to 32 coordinates (every body but large `linear` ones), zeroed: a
+  // marker writes only its non-zero entries
+  constexpr int kInline = 32;
+  const auto n = A.cols();
+  std::array<double, 3 * kInline> inline_;
+  std::vector<double> heap;
+  if (n > kInline) heap.resize(static_cast<std::size_t>(3 * n));
+  Eigen::Map<MatrixXd> J(n > kInline ? heap.data() : inline_.data(), 3, n);
+  J.setZero();
+  const Vector3d bias = calcPointJacobianAndBias(q, v, local, J);
+  A += sign * J.topRows(A.rows());
+  return bias;
 }
 
 SymbolicPoint PointMarker::symbolicPointPosition(const Vector3d&, const std::vector<std::string>&) const {

@@ -547,9 +547,9 @@ void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
     }
     auto& l = ws.constraints_[static_cast<std::size_t>(j)];
     fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
-    Ar.setZero();
-    ws.b.segment(rb.row, rb.size).setZero();
-    // the local layout of the rows is the concatenation of the bodies' coordinates (ground: none)
+    // the local layout of the rows is the concatenation of the bodies' coordinates (ground:
+    // none); the constraint writes every entry of Ar and b (constraint.hpp), so they are not
+    // zeroed here too (a joint made of primitives zeroes its rows once itself)
     rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, Ar, ws.b.segment(rb.row, rb.size));
   }
 }

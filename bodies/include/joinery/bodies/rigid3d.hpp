@@ -70,6 +70,9 @@ class Rigid3d final : public Body, public PointMarker, public FrameMarker {
   void calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const override;
   Vector3d calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) const override;
   Vector3d calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const override;
+  /// Adds the 3 x 3 identity's diagonal and the 3 x 4 rotation block straight into A (no
+  /// scratch, no zeros): the joints' hot path (a spherical joint calls it twice per evaluation).
+  Vector3d addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const override;
 
   Matrix3d calcOrientation(CVecRef q) const override;
   void calcAngularJacobian(CVecRef q, MatRef Jw) const override;

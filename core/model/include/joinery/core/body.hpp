@@ -39,6 +39,12 @@ class PointMarker {
   /// J (into `J`, 3 x n_i) and the bias J' q' in one call, for the joints that need both (a
   /// body may share the work between them; the default calls the two methods above).
   virtual Vector3d calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const;
+  /// A += sign * (the first A.rows() rows of J), A of 1 to 3 rows and n_i columns, and returns
+  /// the bias J' q': the selection rows of the joints that pin a point (coincident points,
+  /// point paths), evaluated per constraint row block. The default goes through
+  /// calcPointJacobianAndBias() on a zeroed 3 x n_i scratch; a body may add its entries
+  /// directly (Rigid3d: fixed-size, no scratch and no zeros).
+  virtual Vector3d addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const;
   /// World position of the point as expression texts over the coordinate names `q` (one per
   /// coordinate of the body); no value when the marker has no closed form (the default).
   virtual SymbolicPoint symbolicPointPosition(const Vector3d& local,

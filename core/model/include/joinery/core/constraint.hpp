@@ -91,7 +91,8 @@ class Constraint {
   virtual int numRows() const = 0;
   virtual ConstraintLevel level() const { return ConstraintLevel::Position; }
 
-  /// Acceleration-level rows: A (numRows x numLocalCoordinates) and b (numRows).
+  /// Acceleration-level rows: A (numRows x numLocalCoordinates) and b (numRows). Writes every
+  /// entry of A and b (zeros included: callers pass them unzeroed, e.g. Model's row blocks).
   virtual void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const = 0;
   /// Position-level residual phi(q, t) (numRows) for Position-level constraints.
   /// Other levels write zeros.
