@@ -399,6 +399,134 @@ TEST_CASE("Projection steps after the first reuse the factorization while they c
   CHECK(r.position <= 1e-12 * std::max(1.0, s.q.cwiseAbs().maxCoeff()));
 }
 
+TEST_CASE("A position projection after an evaluation nearby starts as a chord on its factorization", "[fastpath]") {
+  // drift control after a step: the step's last evaluation factorized at a state a little off
+  // the manifold; the projection of that state (or of a nearby one) needs no factorization of
+  // its own when the residual falls fast on the evaluation's factorization
+  const Scene scene = bench::chainModel(40, 1.0);
+  ModelSystem sys(scene.model);
+  State s = sys.initialState();
+  for (int i = 0; i < 40; ++i) s.q(7 * i + 2) += 1e-7 * std::sin(0.7 * i);  // drift of 1e-7 m
+  VectorXd qdd(sys.numCoordinates());
+  REQUIRE(sys.calcAccelerations(s, qdd).ok());
+  State near = s;
+  for (int i = 0; i < 40; ++i) {  // positions and quaternions (rows and metric change a little)
+    near.q(7 * i) += 1e-8 * std::cos(0.3 * i);
+    near.q(7 * i + 4) += 1e-8 * std::sin(0.2 * i);
+  }
+  const ProjectionReport pp = sys.projectPositions(near, ProjectionOptions{});
+  INFO("iterations " << pp.iterations << ", factorizations " << pp.factorizations << ", solves " << pp.solves);
+  CHECK(pp.converged);
+  CHECK(pp.iterations >= 1);
+  CHECK(pp.factorizations == 0);
+  CHECK(sys.calcConstraintResiduals(near).position <= 1e-12 * std::max(1.0, near.q.cwiseAbs().maxCoeff()));
+  // the same projection without the evaluation before it factorizes, and lands on the same
+  // manifold point to within the chord's difference of metric (W at a state 1e-8 away)
+  ModelSystem fresh(scene.model);
+  State other = s;
+  for (int i = 0; i < 40; ++i) {
+    other.q(7 * i) += 1e-8 * std::cos(0.3 * i);
+    other.q(7 * i + 4) += 1e-8 * std::sin(0.2 * i);
+  }
+  const ProjectionReport pf = fresh.projectPositions(other, ProjectionOptions{});
+  CHECK(pf.converged);
+  CHECK(pf.factorizations >= 1);
+  CHECK((other.q - near.q).cwiseAbs().maxCoeff() <= 1e-12);
+}
+
+TEST_CASE("A velocity projection away from singular positions enforces every row in one solve", "[fastpath]") {
+  // A chain long enough that the projection regularization (1e-3) releases row pivots made small
+  // by the mass beyond them (from about 512 links): the velocity projection first factorizes at
+  // the accelerations' regularization, releases nothing there, and keeps its one-solve step
+  // (its amplification is small); the evaluation at the projected state reuses the
+  // factorization. With projectionAmplification tiny, every correction counts as amplified: the
+  // projection goes on at 1e-3 with its released rows and refinement, as before.
+  const Scene scene = bench::chainModel(600, 1.0);
+  const auto drifted = [&] {
+    State s = scene.model.initialState();
+    for (Eigen::Index i = 0; i < s.v.size(); ++i) s.v(i) += 1e-6 * std::sin(0.37 * static_cast<double>(i));
+    return s;
+  };
+  ModelSystem sys(scene.model);
+  VectorXd qdd(sys.numCoordinates());
+  State s = drifted();
+  REQUIRE(sys.calcAccelerations(s, qdd).ok());  // the structure analyzed
+  const ProjectionReport pv = sys.projectVelocities(s, ProjectionOptions{});
+  INFO("default: iterations " << pv.iterations << ", factorizations " << pv.factorizations << ", solves " << pv.solves);
+  CHECK(pv.converged);
+  CHECK(pv.factorizations == 1);
+  CHECK(pv.solves == pv.iterations);
+  const long long reused = sys.reusedFactorizations();
+  REQUIRE(sys.calcAccelerations(s, qdd).ok());
+  CHECK(sys.reusedFactorizations() == reused + 1);
+
+  ModelSystemOptions o;
+  o.projectionAmplification = 1e-9;
+  ModelSystem old(scene.model, o);
+  State t = drifted();
+  REQUIRE(old.calcAccelerations(t, qdd).ok());
+  const ProjectionReport po = old.projectVelocities(t, ProjectionOptions{});
+  INFO("regularized: iterations " << po.iterations << ", factorizations " << po.factorizations << ", solves " << po.solves);
+  CHECK(po.factorizations >= 2);  // the tried one, then at 1e-3
+  CHECK(po.solves > pv.solves);
+  // both on the constraints; the one-solve projection is the least-W-norm one exactly, the
+  // regularized one to within its tolerance
+  const double tol = 1e-12 * std::max(1.0, s.v.cwiseAbs().maxCoeff());
+  CHECK(sys.calcConstraintResiduals(s).velocity <= tol);
+  CHECK((s.v - t.v).cwiseAbs().maxCoeff() <= 1e-9);
+  // against the least-M-norm correction from the dense KKT system (on the constraint set the
+  // metric's penalty term is constant, so the least-W-norm and least-M-norm corrections agree):
+  // [M A^T; A 0] [dv; mu] = [0; -psi] at the drifted state
+  const Scene small = bench::chainModel(40, 1.0);
+  ModelSystem fast(small.model);
+  State a = small.model.initialState();
+  for (Eigen::Index i = 0; i < a.v.size(); ++i) a.v(i) += 1e-6 * std::sin(0.37 * static_cast<double>(i));
+  const State before = a;
+  VectorXd qa(fast.numCoordinates());
+  REQUIRE(fast.calcAccelerations(a, qa).ok());
+  const ProjectionReport pa = fast.projectVelocities(a, ProjectionOptions{});
+  CHECK(pa.factorizations == 1);
+  CHECK(pa.solves == pa.iterations);
+  ModelWorkspace ws = small.model.makeWorkspace(true);
+  small.model.calcMassAndForces(before, ws);
+  small.model.calcConstraints(before, ws);
+  const Eigen::Index n = small.model.numCoordinates(), m = small.model.numConstraintRows();
+  VectorXd psi(m);
+  small.model.calcVelocityErrors(before, ws, psi);
+  MatrixXd K = MatrixXd::Zero(n + m, n + m);
+  K.topLeftCorner(n, n) = ws.M;
+  K.topRightCorner(n, m) = ws.A.transpose();
+  K.bottomLeftCorner(m, n) = ws.A;
+  VectorXd rhs = VectorXd::Zero(n + m);
+  rhs.tail(m) = -psi;
+  const VectorXd sol = K.fullPivLu().solve(rhs);
+  const VectorXd exact = before.v + sol.head(n);
+  INFO("correction " << sol.head(n).cwiseAbs().maxCoeff());
+  CHECK((a.v - exact).cwiseAbs().maxCoeff() <= 1e-9 * sol.head(n).cwiseAbs().maxCoeff());
+}
+
+TEST_CASE("The smallest row pivot tells which regularizations would replace a pivot", "[fastpath]") {
+  // chordFits' test: a factorization with no pivot replaced would replace none at a
+  // regularization lambda exactly while its smallest |row pivot| is at least lambda / rho
+  const Scene scene = bench::chainModel(64, 1.0);
+  ModelWorkspace ws = scene.model.makeWorkspace(false);
+  const State s = scene.model.initialState();
+  scene.model.calcBodyBlocks(s, ws);
+  scene.model.calcRowBlocks(s, ws);
+  detail::BlockKkt kkt;
+  kkt.setup(scene.model, 1e-13, 1e-12);
+  kkt.analyze(ws);
+  const detail::SparseOutcome base = kkt.factor(ws, nullptr, 1e-10);
+  REQUIRE(base.factorized);
+  REQUIRE(base.released == 0);
+  const double p = kkt.smallestRowPivot(), rho = kkt.lastRho();
+  INFO("smallest |row pivot| " << p << ", rho " << rho);
+  REQUIRE(p > 0);
+  REQUIRE(std::isfinite(p));
+  CHECK(kkt.factor(ws, nullptr, 0.9 * p * rho).released == 0);
+  CHECK(kkt.factor(ws, nullptr, 1.1 * p * rho).released >= 1);
+}
+
 TEST_CASE("The refinement on released rows stops at a caller's residual tolerance", "[fastpath]") {
   // a regularization of 0.01 releases some of the chain's row pivots (static pivoting: the
   // refinement of the unregularized system then meets the rows in several solves); with a

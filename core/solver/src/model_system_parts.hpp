@@ -199,7 +199,15 @@ class StructuredPath {
   /// skips the assembly and the factorization. This is the velocity projection of a sample or
   /// of a step's end followed by an evaluation at the projected state (an output channel
   /// needing accelerations or joint results; the integrator's first stage after the step).
-  void noteFactor(const State& s, bool reusable, const SparseOutcome& out, double lambda);
+  /// `allRows`: the factorization holds every row (a projection's mask selected them all), for
+  /// chordFits, which needs no particular state.
+  void noteFactor(const State& s, bool reusable, bool allRows, const SparseOutcome& out, double lambda);
+  /// True when the factorization in kkt() may start a projection's Gauss-Newton steps as a
+  /// chord (the projector then checks that the residual falls): it holds every row, factorized
+  /// with no pivot replaced and none that a factorization at regularization `lambda` would have
+  /// replaced (with a margin of 2: it was made at another, nearby state, usually the step's last
+  /// evaluation).
+  bool chordFits(double lambda) const;
   /// Factorizations reused so far (tests, benchmarks).
   long long reusedFactorizations() const noexcept { return reused_; }
 
@@ -230,6 +238,7 @@ class StructuredPath {
   VectorXd factorQ_, factorV_;
   double factorT_ = 0, factorLambda_ = 0;
   bool factorReady_ = false, rowsNeedV_ = true;
+  bool chordReady_ = false;  // the factorization in kkt_ holds every row, none replaced (chordFits)
   long long reused_ = 0;
   std::vector<int> denseComps_;         // components handed to the dense solver
   VectorXd lambda_, qc_;                // non-ideal joints

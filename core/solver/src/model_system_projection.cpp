@@ -151,6 +151,41 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
   constexpr double kChordContraction = 0.25;
   constexpr double kRefineFraction = 0.1;
   SparseOutcome factored;  // the last factorization's outcome (factorized: chord steps possible)
+  // Positions after a step: the factorization in kkt is usually the step's last evaluation's, at
+  // the unprojected end of the step (or its last stage), of every row: the first step is a chord
+  // step on it when no row would be released at this run's regularization (chordFits); the
+  // residual must then fall as for any chord step, or the next step factorizes. Velocities
+  // factorize at the projected positions as before: the evaluation that follows reuses that
+  // factorization (noteFactor), so a chord there would save nothing.
+  bool chordStart = run.positions && allRows && sp.chordFits(run.lambda);
+  if (chordStart) {
+    factored.factorized = factored.solvable = true;
+    factored.released = 0;
+  }
+  // Velocities: the factorization is first made at the accelerations' regularization, and its
+  // step kept unless a row is released there or the step amplifies the residual beyond
+  // projectionAmplification (max |dv| against the largest residual of the unit-norm rows): the
+  // mark of rows becoming dependent, which the larger projectionRegularization then releases
+  // (docs/integrators.md, "Drift control near a singular position"). Elsewhere every row is so
+  // enforced in one solve, and the evaluation that follows reuses the factorization. (On a long
+  // chain the larger regularization also released rows whose pivots are small for another
+  // reason, the mass beyond them, and refined each step with many solves.)
+  const double smallLambda = ctx.options.regularization;
+  bool unreleased = !run.positions && run.lambda > smallLambda && ctx.options.projectionAmplification > 0;
+  const auto factorAt = [&](double lambda) {
+    factored = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, lambda);
+    ++run.rep.factorizations;
+    sp.noteFactor(run.s, allRows && (firstStep || !run.positions), allRows, factored, lambda);
+  };
+  const auto solveStep = [&] {
+    SparseOutcome out = factored;
+    rhsRows_ = -run.r;
+    // the refinement (released rows: up to run.iterations solves) stops once the rows'
+    // linear residual is well within the projection's tolerance
+    kkt.iterate(ctx.ws, nullptr, rhsRows_, run.iterations, dx_, out, false, kRefineFraction * run.tol);
+    run.rep.solves += out.iterations;
+    return out.finite;
+  };
   double previous = run.best, latest = run.best;
   const GaussNewton gn = gaussNewton(
       x, dx_, best_, run.best, run.tol, opt,
@@ -160,21 +195,30 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
         return latest;
       },
       [&] {
-        if (!(factored.factorized && latest <= kChordContraction * previous)) {
+        bool fresh = false;
+        if (!(factored.factorized && (chordStart || latest <= kChordContraction * previous))) {
           ctx.model.calcRowBlocks(run.s, ctx.ws);
-          factored = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, run.lambda);
-          ++run.rep.factorizations;
-          sp.noteFactor(run.s, allRows && (firstStep || !run.positions), factored, run.lambda);
+          fresh = true;
+          if (unreleased) {
+            factorAt(smallLambda);
+            if (factored.factorized && factored.released > 0) unreleased = false;
+          }
+          if (!unreleased) factorAt(run.lambda);
           if (!factored.factorized) return false;
         }
+        chordStart = false;
+        if (!solveStep()) return false;
+        if (unreleased && fresh) {
+          const double amplified = dx_.cwiseAbs().maxCoeff();
+          if (!(amplified <= ctx.options.projectionAmplification * kkt.scaledMaxAbs(run.r))) {
+            unreleased = false;  // rows near dependence: the larger regularization from here on
+            factorAt(run.lambda);
+            if (!factored.factorized) return false;
+            if (!solveStep()) return false;
+          }
+        }
         firstStep = false;
-        SparseOutcome out = factored;
-        rhsRows_ = -run.r;
-        // the refinement (released rows: up to run.iterations solves) stops once the rows'
-        // linear residual is well within the projection's tolerance
-        kkt.iterate(ctx.ws, nullptr, rhsRows_, run.iterations, dx_, out, false, kRefineFraction * run.tol);
-        run.rep.solves += out.iterations;
-        return out.finite;
+        return true;
       });
   run.rep.iterations = gn.iterations;
   run.rep.interrupted = gn.interrupted;

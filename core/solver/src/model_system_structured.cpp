@@ -24,7 +24,9 @@ void StructuredPath::setup(const SystemContext& ctx) {
     if (rb.size > 0 && rb.constraint && rb.constraint->level() != ConstraintLevel::Position) rowsNeedV_ = true;
 }
 
-void StructuredPath::noteFactor(const State& s, bool reusable, const SparseOutcome& out, double lambda) {
+void StructuredPath::noteFactor(const State& s, bool reusable, bool allRows, const SparseOutcome& out,
+                                double lambda) {
+  chordReady_ = allRows && out.factorized && out.released == 0;
   // a replaced pivot depends on the threshold (and makes the answer iterate): not reused
   factorReady_ = reusable && out.factorized && out.released == 0;
   if (!factorReady_) return;
@@ -39,6 +41,10 @@ bool StructuredPath::factorFits(const State& s, double lambda) const {
   // comes from the same M)
   return factorReady_ && lambda <= factorLambda_ && s.t == factorT_ && s.q == factorQ_ &&
          (!rowsNeedV_ || s.v == factorV_);
+}
+
+bool StructuredPath::chordFits(double lambda) const {
+  return chordReady_ && kkt_.smallestRowPivot() >= 2 * lambda / kkt_.lastRho();
 }
 
 void StructuredPath::validateBlocks(const SystemContext& ctx, const VectorXd& b) {
@@ -80,7 +86,7 @@ StructuredPath::Outcome StructuredPath::solve(const SystemContext& ctx, const St
     ++reused_;
   } else {
     out = kkt_.solve(ctx.ws, b, opt.regularization, opt.regularizationIterations, qdd);
-    noteFactor(s, true, out, opt.regularization);
+    noteFactor(s, true, true, out, opt.regularization);
   }
   if (!out.solvable || !out.finite) return Outcome::Failed;
   const int nc = kkt_.numComponents();

@@ -78,6 +78,15 @@ class BlockKkt {
   /// (unscaled) is at most stopResidual (a projection step needs no more than its tolerance).
   void iterate(const ModelWorkspace& ws, const VectorXd* q, const VectorXd& b, int maxIterations,
                VecRef x, SparseOutcome& out, bool forwardDone = false, double stopResidual = 0);
+  /// The smallest |row pivot| of the last factorization and its rho (max M_ii). With no pivot
+  /// replaced, a factorization at a regularization lambda would replace none while this is at
+  /// least lambda / rho: the projector's test for reusing a factorization made at a nearby
+  /// state (StructuredPath::chordFits). O(nodes); +inf without rows.
+  double smallestRowPivot() const;
+  double lastRho() const noexcept { return lastRho_; }
+  /// max_i |r_i| / |A_i| over the rows of the last factorization (r: m, in the rows' units):
+  /// a residual in the unit-norm rows the factorization solves with.
+  double scaledMaxAbs(const VectorXd& r) const;
   /// Multipliers lambda (m) of the last solve: the constraint force is A^T lambda.
   /// (Minimum-norm only where the rows are independent.)
   void lastMultipliers(VecRef lambda) const;

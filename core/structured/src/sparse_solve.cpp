@@ -123,6 +123,21 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
   return out;
 }
 
+double BlockKkt::smallestRowPivot() const {
+  double smallest = HUGE_VAL;
+  for (const Node& nd : nodes_) {
+    const double* dp = dpiv_.data() + nd.varOffset + (nd.body ? nd.nq : 0);
+    for (int i = 0; i < nd.nr; ++i) smallest = std::min(smallest, std::abs(dp[i]));
+  }
+  return smallest;
+}
+
+double BlockKkt::scaledMaxAbs(const VectorXd& r) const {
+  double worst = 0;
+  for (Eigen::Index i = 0; i < rowScale_.size(); ++i) worst = std::max(worst, std::abs(r(i)) * rowScale_(i));
+  return worst;
+}
+
 void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const {
   const Model& model = *model_;
   const auto& rows = model.rowBlocks();
