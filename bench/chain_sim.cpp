@@ -1,13 +1,14 @@
 // A whole simulation of the benchmark chain (docs/benchmarks.md, "The benchmark chain") in
-// joinery: runSimulation (integrators/simulation.hpp) from t = 0 to T with dopri5 (rtol = atol
-// = tol) or rk4 (fixed step dt), the default drift control (projection), a recorder that
+// joinery: runSimulation (integrators/simulation.hpp) from t = 0 to T with dopri5 or rkm (rtol =
+// atol = tol) or rk4 (fixed step dt), the default drift control (projection), a recorder that
 // discards its two samples (output interval T: samples at t = 0 and T only). Companion of
 // bench/peers/chain_sim_simbody.cpp; bench/run_chain_sim.sh runs both (issue 7, equal accuracy).
-//   chain_sim --N 64 [--integrator dopri5|rk4] [--tol 1e-8] [--dt 1e-3] [--spin 0] [--T 1]
+//   chain_sim --N 64 [--integrator dopri5|rkm|rk4] [--tol 1e-8] [--dt 1e-3] [--spin 0] [--T 1]
 //             [--ref x,y,z] [--stabilization projection|none|baumgarte]
-// One JSON line on stdout. Fields: engine, integrator, tol (dopri5) or dt (rk4), N, T, spin,
+// One JSON line on stdout. Fields: engine, integrator, tol (dopri5, rkm) or dt (rk4), N, T, spin,
 // stabilization, n, m, build_s (scene and ModelSystem), wall_s (runSimulation alone: initial
-// conditions, integration, drift control), steps (accepted), rejected, evaluations
+// conditions, integration, drift control), cpu_s (the same span in CPU time of the thread: on a
+// loaded machine wall time includes waiting for a core), steps (accepted), rejected, evaluations
 // (calcAccelerations calls), structured_evals / dense_evals (which solver answered),
 // projections (drift-control projections that changed the state), tip (distal end of the last
 // link at T: centre + R (0.5, 0, 0), world), energy (E at T, potential datum z = 0),
@@ -93,8 +94,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "chain_sim: --ref '%s': expected x,y,z\n", refText.c_str());
     return 2;
   }
-  if (integrator != "dopri5" && integrator != "rk4") {
-    std::fprintf(stderr, "chain_sim: --integrator '%s': expected dopri5 or rk4\n", integrator.c_str());
+  const bool adaptive = integrator == "dopri5" || integrator == "rkm";
+  if (!adaptive && integrator != "rk4") {
+    std::fprintf(stderr, "chain_sim: --integrator '%s': expected dopri5, rkm or rk4\n", integrator.c_str());
     return 2;
   }
 
@@ -108,7 +110,7 @@ int main(int argc, char** argv) {
   settings.integrator = *parseIntegratorKind(integrator);  // checked above
   settings.rtol = tol;
   settings.atol = tol;
-  settings.step = dt;            // rk4: the step; dopri5: the first trial step
+  settings.step = dt;            // rk4: the step; dopri5, rkm: the first trial step
   settings.outputInterval = T;   // samples at 0 and T only
   const auto stab = parseStabilization(stabilization);
   if (!stab) {
@@ -116,7 +118,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   settings.stabilization = *stab;
-  // dopri5: runSimulation takes settings.step (--dt, default 1e-3) as the first trial step unless
+  // dopri5, rkm: runSimulation takes settings.step (--dt, default 1e-3) as the first trial step unless
   // RunOptions::initialStep > 0; a trial step too large is simply rejected
   RunOptions options;
   // drift control's tolerance after each step (RunOptions::stepProjection; default 1e-12)
@@ -124,9 +126,11 @@ int main(int argc, char** argv) {
   NullRecorder recorder;
 
   const double t0 = bt::nowSeconds();
+  const double c0 = bt::threadCpuSeconds();
   TimedSystem timed(sys);
   const SimulationResult r = runSimulation(timed, settings, recorder, {}, options);
   const double wall = bt::nowSeconds() - t0;
+  const double cpu = bt::threadCpuSeconds() - c0;
 
   const State& s = r.state;
   const Body* last = scene.model.findBody("link" + std::to_string(N - 1));
@@ -140,16 +144,16 @@ int main(int argc, char** argv) {
   const auto num = bt::jsonNumber;
   std::printf(
       "{\"engine\": \"joinery\", \"label\": \"%s\", \"integrator\": \"%s\", \"tol\": %s, \"dt\": %s, \"N\": %d, \"T\": %s, "
-      "\"spin\": %s, \"stabilization\": \"%s\", \"n\": %d, \"m\": %d, \"build_s\": %s, \"wall_s\": %s, "
+      "\"spin\": %s, \"stabilization\": \"%s\", \"n\": %d, \"m\": %d, \"build_s\": %s, \"wall_s\": %s, \"cpu_s\": %s, "
       "\"steps\": %lld, \"rejected\": %lld, \"evaluations\": %lld, \"structured_evals\": %lld, "
       "\"dense_evals\": %lld, \"projections\": %lld, \"fast_eval_s\": %s, \"dense_eval_s\": %s, "
       "\"projection_s\": %s, \"min_step\": %s, \"max_step\": %s, "
       "\"tip\": [%s, %s, %s], \"energy\": %s, \"pos_residual\": %s, \"vel_residual\": %s, "
       "\"tip_err\": %s, \"t_final\": %s, \"outcome\": \"%s\"}\n",
-      label.c_str(), integrator.c_str(), integrator == "dopri5" ? num(tol).c_str() : "null",
+      label.c_str(), integrator.c_str(), adaptive ? num(tol).c_str() : "null",
       integrator == "rk4" ? num(dt).c_str() : "null", N, num(T).c_str(), num(spin).c_str(),
       stabilization.c_str(), sys.numCoordinates(), sys.numConstraintRows(), num(build).c_str(),
-      num(wall).c_str(), is.steps, is.rejected, is.evaluations, sys.structuredEvaluations(),
+      num(wall).c_str(), num(cpu).c_str(), is.steps, is.rejected, is.evaluations, sys.structuredEvaluations(),
       sys.denseEvaluations(), r.stats.projections, num(timed.fastSeconds).c_str(),
       num(timed.denseSeconds).c_str(), num(timed.projectionSeconds).c_str(), num(is.minStep).c_str(), num(is.maxStep).c_str(),
       num(tip.x()).c_str(), num(tip.y()).c_str(), num(tip.z()).c_str(),

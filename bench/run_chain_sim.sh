@@ -5,15 +5,18 @@
 # results/chain_sim.jsonl and the Markdown tables results/chain_sim.md.
 #   BUILD=../build-integ ./run_chain_sim.sh
 # Environment: BUILD (build directory, default ../build), NS (chain sizes), SPIN (0: the
-# benchmark case at rest), JOINERY_TOLS (dopri5 rtol = atol), SIMBODY_ACCS (setAccuracy),
+# benchmark case at rest), JOINERY_INTEGRATORS (chain_sim --integrator names swept, default
+# "dopri5 rkm"; the reference is dopri5's), JOINERY_TOLS (their rtol = atol), SIMBODY_ACCS (setAccuracy),
 # SIMBODY_INTEGRATORS (chain_sim_simbody --integrator names), REF_TOL, TIMEOUT (seconds per
 # run: a run that exceeds it is recorded as outcome "timeout" and the tighter tolerances of
-# the same engine and integrator at that N are skipped).
+# the same engine and integrator at that N are skipped), OUT (path of the results without
+# extension, default results/chain_sim: OUT.jsonl, OUT.md, OUT.err).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=${BUILD:-$here/../build}
 NS=${NS:-"16 64 256 1024"}
 SPIN=${SPIN:-0}
+JOINERY_INTEGRATORS=${JOINERY_INTEGRATORS:-"dopri5 rkm"}
 JOINERY_TOLS=${JOINERY_TOLS:-"1e-3 1e-4 1e-5 1e-6 1e-7 1e-8 1e-9 1e-10 1e-11"}
 SIMBODY_ACCS=${SIMBODY_ACCS:-"1e-3 1e-4 1e-5 1e-6 1e-7 1e-8 1e-9 1e-10"}
 SIMBODY_INTEGRATORS=${SIMBODY_INTEGRATORS:-"rkm rkf rk3 cpodes_adams cpodes"}
@@ -22,7 +25,8 @@ TIMEOUT=${TIMEOUT:-600}
 J="$BUILD/bench/chain_sim"
 S="$BUILD/bench/chain_sim_simbody"
 mkdir -p "$here/results"
-out="$here/results/chain_sim.jsonl"
+OUT=${OUT:-$here/results/chain_sim}
+out="$OUT.jsonl"
 : > "$out"
 
 # run ENGINE INTEGRATOR TOL N LABEL -- command...: appends the JSON line, or a timeout /
@@ -32,7 +36,7 @@ run() {
   shift 6
   t0=$(date +%s.%N)
   set +e
-  line=$(timeout "$TIMEOUT" "$@" 2>>"$here/results/chain_sim.err")
+  line=$(timeout "$TIMEOUT" "$@" 2>>"$OUT.err")
   rc=$?
   set -e
   if [ "$rc" = 0 ]; then
@@ -52,7 +56,7 @@ run() {
   return 1
 }
 
-: > "$here/results/chain_sim.err"
+: > "$OUT.err"
 for N in $NS; do
   # references: the tip of each engine at REF_TOL (joinery dopri5, Simbody RKM)
   jref=""; sref=""
@@ -67,9 +71,11 @@ for N in $NS; do
   ref=${sref:-$jref}
   refarg=""
   [ -n "$ref" ] && refarg="--ref $ref"
-  for tol in $JOINERY_TOLS; do
-    # shellcheck disable=SC2086
-    run joinery dopri5 "$tol" "$N" sweep -- "$J" --N "$N" --spin "$SPIN" --integrator dopri5 --tol "$tol" --label sweep $refarg || break
+  for integ in $JOINERY_INTEGRATORS; do
+    for tol in $JOINERY_TOLS; do
+      # shellcheck disable=SC2086
+      run joinery "$integ" "$tol" "$N" sweep -- "$J" --N "$N" --spin "$SPIN" --integrator "$integ" --tol "$tol" --label sweep $refarg || break
+    done
   done
   if [ -x "$S" ]; then
     for integ in $SIMBODY_INTEGRATORS; do
@@ -80,5 +86,5 @@ for N in $NS; do
     done
   fi
 done
-python3 "$here/summarize_chain_sim.py" "$out" > "$here/results/chain_sim.md"
-cat "$here/results/chain_sim.md"
+python3 "$here/summarize_chain_sim.py" "$out" > "$OUT.md"
+cat "$OUT.md"

@@ -3,7 +3,9 @@
 size N, the reference tips and their distance (the error floor), a work-precision table (tip
 error at T against wall time, every run), and the wall time each engine needs to reach a
 target tip error (log-log interpolation between the bracketing runs of its sweep) with the
-ratio joinery / best Simbody integrator. Standard library only.
+ratio joinery / best Simbody integrator, one row per joinery integrator (dopri5, rkm: the
+runs' `integrator` field), and the evaluations each integrator of either engine needs to reach
+it (machine-independent). Standard library only.
 
     python3 summarize_chain_sim.py results/chain_sim.jsonl > results/chain_sim.md
 """
@@ -70,6 +72,7 @@ def main():
       "construction excluded), single process, one run each.")
     p("")
     summary_rows = []
+    evals_rows = []
     for N in Ns:
         rs = [r for r in runs if r["N"] == N]
         refs = {r["engine"]: r for r in rs if r.get("label") == "ref" and r.get("outcome") == "completed"}
@@ -99,16 +102,17 @@ def main():
             p("")
             continue
         # work-precision table
-        p("| engine | integrator | tol / accuracy | tip error | wall s | steps | rejected | evaluations | evals/step | E(T) J | joinery: dense start-up s | joinery: wall − dense s |")
-        p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        p("| engine | integrator | tol / accuracy | tip error | wall s | CPU s | steps | rejected | evaluations | evals/step | E(T) J | joinery: dense start-up s | joinery: wall − dense s |")
+        p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         series = {}
         series_nodense = {}
+        series_evals = {}
         sweep = [r for r in rs if r.get("label") == "sweep"]
         sweep.sort(key=lambda r: (r["engine"] != "joinery", r["integrator"], -(r.get("tol") or 0)))
         for r in sweep:
             if r.get("outcome") != "completed":
                 p(f"| {r['engine']} | {r['integrator']} | {fmt(r.get('tol'))} | {r.get('outcome')} | "
-                  f"> {fmt(r.get('wall_s'))} | — | — | — | — | — | — | — |")
+                  f"> {fmt(r.get('wall_s'))} | — | — | — | — | — | — | — | — |")
                 continue
             err = dist(r["tip"], ref["tip"])
             rej = r.get("rejected", 0)
@@ -116,25 +120,32 @@ def main():
             evals = r["evaluations"]
             dense = r.get("dense_eval_s")
             nodense = r["wall_s"] - dense if dense is not None else None
-            p(f"| {r['engine']} | {r['integrator']} | {fmt(r['tol'])} | {fmt(err)} | {fmt(r['wall_s'])} | {steps} | "
+            p(f"| {r['engine']} | {r['integrator']} | {fmt(r['tol'])} | {fmt(err)} | {fmt(r['wall_s'])} | {fmt(r.get('cpu_s'))} | {steps} | "
               f"{rej} | {evals} | {fmt(evals / steps if steps else None)} | {fmt(r.get('energy'))} | "
               f"{fmt(dense)} | {fmt(nodense)} |")
             series.setdefault(series_name(r), []).append((r["tol"], err, r["wall_s"]))
+            series_evals.setdefault(series_name(r), []).append((r["tol"], err, float(evals)))
             if nodense is not None:
                 series_nodense.setdefault(series_name(r), []).append((r["tol"], err, nodense))
         p("")
         for target in TARGETS:
-            row = {"N": N, "target": target, "floor": floor}
             best = None
             for name, pts in series.items():
                 w, kind = time_to_reach(pts, target)
-                if name.startswith("joinery"):
-                    row["joinery"] = (w, kind)
-                    row["joinery_nodense"] = time_to_reach(series_nodense.get(name, []), target)
-                elif w is not None and (best is None or w < best[1]):
+                if not name.startswith("joinery") and w is not None and (best is None or w < best[1]):
                     best = (name.split(" ", 1)[1], w, kind)
-            row["simbody"] = best
-            summary_rows.append(row)
+            for name, pts in series.items():
+                if not name.startswith("joinery"):
+                    continue
+                row = {"N": N, "target": target, "floor": floor, "integrator": name.split(" ", 1)[1]}
+                row["joinery"] = time_to_reach(pts, target)
+                row["joinery_nodense"] = time_to_reach(series_nodense.get(name, []), target)
+                row["simbody"] = best
+                summary_rows.append(row)
+            evals_row = {"N": N, "target": target, "floor": floor}
+            for name, pts in series_evals.items():
+                evals_row[name] = time_to_reach(pts, target)
+            evals_rows.append((evals_row, sorted(series_evals)))
 
     p("### Wall time to reach a tip error (log-log interpolation between the bracketing runs of each sweep)")
     p("")
@@ -144,8 +155,8 @@ def main():
       "'joinery w/o dense start-up' subtracts the time of the evaluations that went to joinery's dense "
       "reference solver (see the notes): what the run would cost if those were structured.")
     p("")
-    p("| N | target tip error | joinery dopri5 s | best Simbody s (integrator) | joinery / Simbody | joinery w/o dense start-up s | ratio w/o dense start-up | error floor |")
-    p("|---:|---:|---:|---|---:|---:|---:|---:|")
+    p("| N | target tip error | joinery integrator | joinery s | best Simbody s (integrator) | joinery / Simbody | joinery w/o dense start-up s | ratio w/o dense start-up | error floor |")
+    p("|---:|---:|---|---:|---|---:|---:|---:|---:|")
 
     def cell(v):
         if v is None or v[0] is None:
@@ -165,7 +176,22 @@ def main():
 
         ratio_j, ratio_nd = ratio(j), ratio(jn)
         note = " (below 10× floor)" if row["floor"] is not None and row["target"] < 10 * row["floor"] else ""
-        p(f"| {row['N']} | {fmt(row['target'])}{note} | {cell(j)} | {scell} | {ratio_j} | {cell(jn)} | {ratio_nd} | {fmt(row['floor'])} |")
+        p(f"| {row['N']} | {fmt(row['target'])}{note} | {row['integrator']} | {cell(j)} | {scell} | {ratio_j} | {cell(jn)} | {ratio_nd} | {fmt(row['floor'])} |")
+    p("")
+    p("### Evaluations to reach a tip error (log-log interpolation, as above; machine-independent)")
+    p("")
+    p("Evaluations: joinery's calcAccelerations calls, Simbody's realizations of the Acceleration stage. "
+      "'≤' and '—' as above.")
+    p("")
+    names = sorted({n for _, ns in evals_rows for n in ns}, key=lambda n: (not n.startswith("joinery"), n))
+    p("| N | target tip error | " + " | ".join(names) + " |")
+    p("|---:|---:|" + "---:|" * len(names))
+    for row, _ in evals_rows:
+        cells = []
+        for n in names:
+            v = row.get(n)
+            cells.append("—" if v is None or v[0] is None else ("≤ " if v[1] == "<=" else "") + f"{v[0]:.0f}")
+        p(f"| {row['N']} | {fmt(row['target'])} | " + " | ".join(cells) + " |")
     p("")
     print("\n".join(out))
 

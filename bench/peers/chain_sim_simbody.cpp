@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
 
   const long realize0 = system.getNumRealizationsOfThisStage(Stage::Acceleration);
   const double t0 = bt::nowSeconds();
+  const double c0 = bt::threadCpuSeconds();
   std::string status = "completed";
   try {
     integ->initialize(s);
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
     status = "failed";
   }
   const double wall = bt::nowSeconds() - t0;
+  const double cpu = bt::threadCpuSeconds() - c0;  // the thread's CPU time (a loaded machine)
   const long evaluations = system.getNumRealizationsOfThisStage(Stage::Acceleration) - realize0;
 
   const State& sT = integ->getState();
@@ -118,13 +120,13 @@ int main(int argc, char** argv) {
   const double tipErr = haveRef ? (tip - ref).norm() : NAN;
   std::printf(
       "{\"engine\": \"simbody\", \"label\": \"%s\", \"integrator\": \"%s\", \"tol\": %s, \"dt\": %s, \"N\": %d, \"T\": %s, "
-      "\"spin\": %s, \"nq\": %d, \"nu\": %d, \"build_s\": %s, \"wall_s\": %s, \"steps\": %d, "
+      "\"spin\": %s, \"nq\": %d, \"nu\": %d, \"build_s\": %s, \"wall_s\": %s, \"cpu_s\": %s, \"steps\": %d, "
       "\"attempted\": %d, \"rejected\": %d, \"evaluations\": %ld, \"projections\": %d, "
       "\"tip\": [%s, %s, %s], \"energy\": %s, \"quat_norm_err\": %s, \"tip_err\": %s, "
       "\"t_final\": %s, \"outcome\": \"%s\"}\n",
       label.c_str(), integName.c_str(), fixed ? "null" : num(accuracy).c_str(), fixed ? num(dt).c_str() : "null", N,
       num(T).c_str(), num(spin).c_str(), sT.getNQ(), sT.getNU(), num(build).c_str(), num(wall).c_str(),
-      integ->getNumStepsTaken(), integ->getNumStepsAttempted(), integ->getNumErrorTestFailures(),
+      num(cpu).c_str(), integ->getNumStepsTaken(), integ->getNumStepsAttempted(), integ->getNumErrorTestFailures(),
       evaluations, integ->getNumProjections(), num(tip[0]).c_str(), num(tip[1]).c_str(),
       num(tip[2]).c_str(), num(energy).c_str(), num(quatErr).c_str(), num(tipErr).c_str(),
       num(sT.getTime()).c_str(), status.c_str());

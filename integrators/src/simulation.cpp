@@ -192,6 +192,15 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.maxStep = options.maxStep;
       return std::make_unique<Dopri5Integrator>(system, o, bg);
     }
+    case IntegratorKind::Rkm: {  // Kutta–Merson 4(5) (issue 20): dopri5's settings
+      RkmOptions o;
+      o.rtol = settings.rtol;
+      o.atol = settings.atol;
+      o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
+      o.minStep = options.minStep;
+      o.maxStep = options.maxStep;
+      return std::make_unique<RkmIntegrator>(system, o, bg);
+    }
     case IntegratorKind::Radau5: {  // implicit (issue 18)
       Radau5Options o;
       o.rtol = settings.rtol;

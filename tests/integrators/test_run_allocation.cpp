@@ -44,7 +44,8 @@ TEST_CASE("a running simulation allocates nothing per step or sample", "[integra
   // quaternion (renormalised after every step) and a nonholonomic model
   const std::string scene = GENERATE(std::string("slider_crank.json"), std::string("spatial_weld_tumbling.json"),
                                      std::string("spatial_universal_pendulum.json"), std::string("nh_rolling_disk.json"));
-  const std::string integrator = GENERATE(std::string("rk4"), std::string("dopri5"), std::string("radau5"));
+  const std::string integrator = GENERATE(std::string("rk4"), std::string("dopri5"), std::string("rkm"),
+                                              std::string("radau5"));
   const Scene s = loadScene(example(scene));
   ModelSystem sys(s.model);
   SimulationSettings set;

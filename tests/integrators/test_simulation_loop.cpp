@@ -153,7 +153,7 @@ class StoppingRecorder final : public Recorder {
 };
 
 TEST_CASE("A recorder may stop the run after a sample", "[integrators][settings]") {
-  for (const IntegratorKind integrator : {IntegratorKind::Dopri5, IntegratorKind::Rk4}) {
+  for (const IntegratorKind integrator : {IntegratorKind::Dopri5, IntegratorKind::Rkm, IntegratorKind::Rk4}) {
     Oscillators sys({1.0, 2.0});
     SimulationSettings set;
     set.tEnd = 2.0;

@@ -235,7 +235,7 @@ Runs the simulation as `joinery simulate` does, keeping every sample in NumPy ar
 
 Settings default to the scene's `simulation` object; t_end and every other keyword
 (**settings) override the key of the same name, read by the same rules as the file:
-integrator 'rk4'/'dopri5', rtol, atol, step, output_interval, stabilization
+integrator 'rk4'/'dopri5'/'rkm'/'radau5' (= 'implicit'), rtol, atol, step, output_interval, stabilization
 'none'/'baumgarte'/'projection' (numbers may be expressions of the scene's parameters; an
 unknown key raises InputError with a suggestion). q, qdot: another initial state.
 strict: reject inconsistent initial conditions instead of projecting them.

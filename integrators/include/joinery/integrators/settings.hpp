@@ -22,12 +22,13 @@
 namespace joinery {
 
 /// Radau5: Radau IIA 5, the implicit (stiff) method, scene names "radau5" and "implicit".
-enum class IntegratorKind { Rk4, Dopri5, Radau5 };
+/// Rkm: Kutta–Merson 4(5), "rkm" (issue 20: loose tolerances on oscillating models).
+enum class IntegratorKind { Rk4, Dopri5, Radau5, Rkm };
 enum class Stabilization { None, Baumgarte, Projection };
 
 const char* toString(IntegratorKind k) noexcept;
 const char* toString(Stabilization s) noexcept;
-/// "rk4" / "dopri5" / "radau5" or "implicit"; std::nullopt for anything else.
+/// "rk4" / "dopri5" / "rkm" / "radau5" or "implicit"; std::nullopt for anything else.
 std::optional<IntegratorKind> parseIntegratorKind(std::string_view s) noexcept;
 /// "none" / "baumgarte" / "projection"; std::nullopt for anything else.
 std::optional<Stabilization> parseStabilization(std::string_view s) noexcept;
@@ -38,10 +39,10 @@ const std::vector<std::string>& stabilizationNames();
 /// Run settings of the scene's `simulation` object. Defaults apply to absent fields.
 struct SimulationSettings {
   double tEnd = 1.0;                        ///< end time (s), > 0
-  IntegratorKind integrator = IntegratorKind::Dopri5;  ///< fixed-step rk4, adaptive dopri5 or radau5
-  double rtol = 1e-6;                       ///< relative tolerance of dopri5, in (0, 1)
-  double atol = 1e-9;                       ///< absolute tolerance of dopri5, >= 0
-  double step = 1e-3;                       ///< fixed step of rk4 (s), > 0; dopri5's first trial step
+  IntegratorKind integrator = IntegratorKind::Dopri5;  ///< fixed-step rk4, adaptive dopri5, rkm or radau5
+  double rtol = 1e-6;                       ///< relative tolerance of the adaptive methods, in (0, 1)
+  double atol = 1e-9;                       ///< absolute tolerance of the adaptive methods, >= 0
+  double step = 1e-3;                       ///< fixed step of rk4 (s), > 0; the adaptive methods' first trial step
   double outputInterval = 0.01;             ///< time between written samples (s), > 0
   Stabilization stabilization = Stabilization::Projection;
   bool given = false;                       ///< true when the scene has a `simulation` object

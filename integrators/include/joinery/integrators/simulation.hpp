@@ -45,10 +45,10 @@ struct RunOptions {
   ProjectionOptions stepProjection{6, 1e-12};
   /// Baumgarte parameters (1/s) for stabilization `baumgarte`.
   Baumgarte baumgarte{10.0, 10.0};
-  /// dopri5: smallest step before "step-size collapse" (0: 1e-12 * max(1, |t|)); largest step (0: none).
+  /// dopri5, rkm: smallest step before "step-size collapse" (0: 1e-12 * max(1, |t|)); largest step (0: none).
   double minStep = 0;
   double maxStep = 0;
-  /// dopri5: first trial step; 0 uses SimulationSettings::step.
+  /// dopri5, rkm: first trial step; 0 uses SimulationSettings::step.
   double initialStep = 0;
   /// Accepted steps allowed before the run fails (0: unlimited).
   long long maxSteps = 0;
