@@ -8,6 +8,7 @@
 
 #include "joinery/core/errors.hpp"
 #include "joinery/integrators/integrator.hpp"
+#include "step_control.hpp"
 
 namespace joinery {
 
@@ -30,9 +31,6 @@ constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -
 constexpr double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32700410799.0,
                  d4 = -10690763975.0 / 1880347072.0, d5 = 701980252875.0 / 199316789632.0,
                  d6 = -1453857185.0 / 822651844.0, d7 = 69997945.0 / 29380423.0;
-// PI controller
-constexpr double kSafe = 0.9, kFacc1 = 1.0 / 0.2, kFacc2 = 1.0 / 10.0, kBeta = 0.04;
-constexpr double kExpo1 = 0.2 - kBeta * 0.75;
 constexpr double kFailShrink = 0.25;
 }  // namespace
 
@@ -96,31 +94,12 @@ StepResult Dopri5Integrator::advance(double tLimit) {
   else if (!(h_ > 0))
     h_ = initialStep(tLimit);
 
-  AccelerationStatus lastFailure;
-  double tLastFailure = state_.t;
-  bool haveFailure = false;
+  detail::TrialFailure lastFailure;
   const double N = static_cast<double>(2 * n_);
   for (;;) {
     const double t = state_.t;
     const double hmin = opt_.minStep > 0 ? opt_.minStep : 1e-12 * std::max(1.0, std::abs(t));
-    if (!opt_.fixedStep && h_ < hmin) {
-      if (haveFailure && lastFailure.finite && lastFailure.posedness != Posedness::WellPosed) {
-        // the trial steps keep meeting an ill-posed or inconsistent state: that is the answer
-        r.ok = false;
-        r.status = lastFailure;
-        r.t = tLastFailure;
-        r.tNew = state_.t;
-        return r;
-      }
-      std::ostringstream os;
-      os << "dopri5: step-size collapse at t = " << t << ": step " << h_ << " s below the minimum "
-         << hmin << " s";
-      if (haveFailure && !lastFailure.message.empty())
-        os << "; last rejected trial step: " << lastFailure.message;
-      else
-        os << " (error control cannot be met: stiff or discontinuous model, or tolerances too tight)";
-      throw SimulationError(os.str());
-    }
+    if (!opt_.fixedStep && h_ < hmin) return detail::stepSizeCollapse("dopri5", t, h_, hmin, lastFailure, state_.t);
     double h = std::min(h_, hmax);
     bool last = false;
     if (t + 1.01 * h >= tLimit) {
@@ -176,23 +155,15 @@ StepResult Dopri5Integrator::advance(double tLimit) {
         return r;
       }
       ++stats_.rejected;
-      haveFailure = true;
-      lastFailure = st;
-      tLastFailure = tFail;
+      lastFailure = {true, st, tFail};
       h_ = h * kFailShrink;
       lastRejected_ = true;
       continue;
     }
     if (opt_.fixedStep) errn = 0;
     // PI step-size controller
-    const double fac11 = std::pow(errn, kExpo1);
-    double fac = fac11 / std::pow(facold_, kBeta);
-    fac = std::clamp(fac / kSafe, kFacc2, kFacc1);
-    double hnew = h / fac;
+    const double hnew = detail::PiStep::next(h, errn, facold_, lastRejected_);
     if (errn <= 1.0) {
-      facold_ = std::max(errn, 1e-4);
-      if (lastRejected_) hnew = std::min(hnew, h);
-      lastRejected_ = false;
       // accept
       y0_ = y_;
       tOld_ = t;
@@ -212,8 +183,7 @@ StepResult Dopri5Integrator::advance(double tLimit) {
       return r;
     }
     ++stats_.rejected;
-    lastRejected_ = true;
-    h_ = h / std::min(kFacc1, fac11 / kSafe);
+    h_ = hnew;
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "joinery/core/errors.hpp"
 #include "joinery/integrators/integrator.hpp"
+#include "step_control.hpp"
 
 namespace joinery {
 
@@ -31,8 +32,6 @@ constexpr double b1 = 1.0 / 6, b4 = 2.0 / 3, b5 = 1.0 / 6;
 constexpr double e1 = 2.0 / 30, e3 = -9.0 / 30, e4 = 8.0 / 30, e5 = -1.0 / 30;
 // PI controller (dopri5's beta, safety and factors); the error of the 4th-order solution
 // scales like h^5 (exactly so for linear problems), hence 1/5 in the exponent
-constexpr double kSafe = 0.9, kFacc1 = 1.0 / 0.2, kFacc2 = 1.0 / 10.0, kBeta = 0.04;
-constexpr double kExpo1 = 0.2 - kBeta * 0.75;
 constexpr double kFailShrink = 0.25;
 
 /// Dense output weights b_i(theta) = integral over [0, theta] of the Lagrange polynomial of
@@ -101,31 +100,12 @@ StepResult RkmIntegrator::advance(double tLimit) {
   else if (!(h_ > 0))
     h_ = initialStep(tLimit);
 
-  AccelerationStatus lastFailure;
-  double tLastFailure = state_.t;
-  bool haveFailure = false;
+  detail::TrialFailure lastFailure;
   const double N = static_cast<double>(2 * n_);
   for (;;) {
     const double t = state_.t;
     const double hmin = opt_.minStep > 0 ? opt_.minStep : 1e-12 * std::max(1.0, std::abs(t));
-    if (!opt_.fixedStep && h_ < hmin) {
-      if (haveFailure && lastFailure.finite && lastFailure.posedness != Posedness::WellPosed) {
-        // the trial steps keep meeting an ill-posed or inconsistent state: that is the answer
-        r.ok = false;
-        r.status = lastFailure;
-        r.t = tLastFailure;
-        r.tNew = state_.t;
-        return r;
-      }
-      std::ostringstream os;
-      os << "rkm: step-size collapse at t = " << t << ": step " << h_ << " s below the minimum " << hmin
-         << " s";
-      if (haveFailure && !lastFailure.message.empty())
-        os << "; last rejected trial step: " << lastFailure.message;
-      else
-        os << " (error control cannot be met: stiff or discontinuous model, or tolerances too tight)";
-      throw SimulationError(os.str());
-    }
+    if (!opt_.fixedStep && h_ < hmin) return detail::stepSizeCollapse("rkm", t, h_, hmin, lastFailure, state_.t);
     double h = std::min(h_, hmax);
     bool last = false;
     if (t + 1.01 * h >= tLimit) {
@@ -175,9 +155,7 @@ StepResult RkmIntegrator::advance(double tLimit) {
         return r;
       }
       ++stats_.rejected;
-      haveFailure = true;
-      lastFailure = st;
-      tLastFailure = tFail;
+      lastFailure = {true, st, tFail};
       h_ = h * kFailShrink;
       lastRejected_ = true;
       continue;
@@ -185,14 +163,8 @@ StepResult RkmIntegrator::advance(double tLimit) {
     errLast_ = errn;
     if (opt_.fixedStep) errn = 0;
     // PI step-size controller
-    const double fac11 = std::pow(errn, kExpo1);
-    double fac = fac11 / std::pow(facold_, kBeta);
-    fac = std::clamp(fac / kSafe, kFacc2, kFacc1);
-    double hnew = h / fac;
+    const double hnew = detail::PiStep::next(h, errn, facold_, lastRejected_);
     if (errn <= 1.0) {
-      facold_ = std::max(errn, 1e-4);
-      if (lastRejected_) hnew = std::min(hnew, h);
-      lastRejected_ = false;
       // accept: k1 of the next step is evaluated at the state after drift control
       y0_ = y_;
       tOld_ = t;
@@ -209,8 +181,7 @@ StepResult RkmIntegrator::advance(double tLimit) {
       return r;
     }
     ++stats_.rejected;
-    lastRejected_ = true;
-    h_ = h / std::min(kFacc1, fac11 / kSafe);
+    h_ = hnew;
   }
 }
 
