@@ -505,17 +505,23 @@ TEST_CASE("A velocity projection away from singular positions enforces every row
   CHECK((a.v - exact).cwiseAbs().maxCoeff() <= 1e-9 * sol.head(n).cwiseAbs().maxCoeff());
 }
 
+/// The blocks of the model's initial state in `ws` and `kkt` set up and analyzed on them (the
+/// BlockKkt tests below).
+void analyzedAtInitialState(const Scene& scene, ModelWorkspace& ws, detail::BlockKkt& kkt) {
+  const State s = scene.model.initialState();
+  scene.model.calcBodyBlocks(s, ws);
+  scene.model.calcRowBlocks(s, ws);
+  kkt.setup(scene.model, 1e-13, 1e-12);
+  kkt.analyze(ws);
+}
+
 TEST_CASE("The smallest row pivot tells which regularizations would replace a pivot", "[fastpath]") {
   // chordFits' test: a factorization with no pivot replaced would replace none at a
   // regularization lambda exactly while its smallest |row pivot| is at least lambda / rho
   const Scene scene = bench::chainModel(64, 1.0);
   ModelWorkspace ws = scene.model.makeWorkspace(false);
-  const State s = scene.model.initialState();
-  scene.model.calcBodyBlocks(s, ws);
-  scene.model.calcRowBlocks(s, ws);
   detail::BlockKkt kkt;
-  kkt.setup(scene.model, 1e-13, 1e-12);
-  kkt.analyze(ws);
+  analyzedAtInitialState(scene, ws, kkt);
   const detail::SparseOutcome base = kkt.factor(ws, nullptr, 1e-10);
   REQUIRE(base.factorized);
   REQUIRE(base.released == 0);
@@ -533,12 +539,8 @@ TEST_CASE("The refinement on released rows stops at a caller's residual toleranc
   // stopping residual it ends as soon as every row meets it, in fewer solves
   const Scene scene = bench::chainModel(64, 1.0);
   ModelWorkspace ws = scene.model.makeWorkspace(false);
-  const State s = scene.model.initialState();
-  scene.model.calcBodyBlocks(s, ws);
-  scene.model.calcRowBlocks(s, ws);
   detail::BlockKkt kkt;
-  kkt.setup(scene.model, 1e-13, 1e-12);
-  kkt.analyze(ws);
+  analyzedAtInitialState(scene, ws, kkt);
   const int n = scene.model.numCoordinates(), m = scene.model.numConstraintRows();
   VectorXd b(m);
   for (int i = 0; i < m; ++i) b(i) = 1e-6 * std::sin(0.37 * i);
