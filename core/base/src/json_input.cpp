@@ -464,16 +464,47 @@ std::string didYouMean(const std::string& word, const std::vector<std::string>& 
   return c.empty() ? std::string() : "; did you mean '" + c + "'?";
 }
 
+JsonCursor::JsonCursor(const nlohmann::json& value, std::string file, std::string path)
+    : value_(&value), origin_(std::make_shared<const Origin>(Origin{std::move(file), std::move(path)})) {}
+
+JsonCursor::JsonCursor(const nlohmann::json& value, const JsonCursor& parent, std::uintptr_t step)
+    : value_(&value), origin_(parent.origin_), depth_(parent.depth_) {
+  if (depth_ == kMaxSteps) {  // deep: the path so far becomes the origin of this cursor
+    origin_ = std::make_shared<const Origin>(Origin{parent.file(), parent.path()});
+    depth_ = 0;
+  } else {
+    std::copy(parent.steps_, parent.steps_ + depth_, steps_);
+  }
+  steps_[depth_++] = step;
+}
+
+std::string JsonCursor::path() const {
+  std::string out = origin_->path;
+  for (std::size_t i = 0; i < depth_; ++i) {
+    out += '/';
+    if (steps_[i] & 1) out += std::to_string(steps_[i] >> 1);
+    else appendEscaped(out, *reinterpret_cast<const std::string*>(steps_[i]));
+  }
+  return out;
+}
+
+std::string JsonCursor::displayPath() const {
+  std::string p = path();
+  return p.empty() ? "/" : p;
+}
+
 bool JsonCursor::has(const std::string& key) const {
   return value_->is_object() && value_->contains(key);
 }
 
 JsonCursor JsonCursor::at(const std::string& key) const {
   requireObject();
-  auto it = value_->find(key);
-  if (it == value_->end())
-    throw InputError("missing required field '" + key + "'", file_, displayPath());
-  return JsonCursor(*it, file_, childPath(path_, key));
+  const auto& object = value_->get_ref<const nlohmann::json::object_t&>();
+  const auto it = object.find(key);
+  if (it == object.end())
+    throw InputError("missing required field '" + key + "'", file(), displayPath());
+  static_assert(alignof(std::string) % 2 == 0, "a key's address is told from an index by its low bit");
+  return JsonCursor(it->second, *this, reinterpret_cast<std::uintptr_t>(&it->first));
 }
 
 JsonCursor JsonCursor::at(std::size_t i) const {
@@ -481,17 +512,17 @@ JsonCursor JsonCursor::at(std::size_t i) const {
   if (i >= value_->size())
     throw InputError("index " + std::to_string(i) + " out of range (array has " +
                          std::to_string(value_->size()) + " elements)",
-                     file_, displayPath());
-  return JsonCursor((*value_)[i], file_, childPath(path_, std::to_string(i)));
+                     file(), displayPath());
+  return JsonCursor((*value_)[i], *this, (static_cast<std::uintptr_t>(i) << 1) | 1);
 }
 
 void JsonCursor::fail(const std::string& expectation) const {
-  throw InputError("found " + describeJson(*value_) + "; expected " + expectation, file_,
+  throw InputError("found " + describeJson(*value_) + "; expected " + expectation, file(),
                    displayPath());
 }
 
 void JsonCursor::failWith(const std::string& message) const {
-  throw InputError(message, file_, displayPath());
+  throw InputError(message, file(), displayPath());
 }
 
 void JsonCursor::requireObject() const {
@@ -521,17 +552,24 @@ std::string JsonCursor::string() const {
   return value_->get<std::string>();
 }
 
+void JsonCursor::failUnknownKey(const std::string& key, const std::vector<std::string>& allowed) const {
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw InputError("unknown key '" + key + "'" + didYouMean(key, allowed) + " (allowed: " + list + ")", file(),
+                   childPath(path(), key));
+}
+
 void JsonCursor::rejectUnknownKeys(const std::vector<std::string>& allowed) const {
   requireObject();
-  for (auto it = value_->begin(); it != value_->end(); ++it) {
-    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw InputError("unknown key '" + it.key() + "'" + didYouMean(it.key(), allowed) +
-                           " (allowed: " + list + ")",
-                       file_, path_ + "/" + escapePointer(it.key()));
-    }
-  }
+  for (auto it = value_->begin(); it != value_->end(); ++it)
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) failUnknownKey(it.key(), allowed);
+}
+
+void JsonCursor::rejectUnknownKeys(std::initializer_list<std::string_view> allowed) const {
+  requireObject();
+  for (auto it = value_->begin(); it != value_->end(); ++it)
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+      failUnknownKey(it.key(), std::vector<std::string>(allowed.begin(), allowed.end()));
 }
 
 // long: the file checks (kind, size, empty), then parsing with the error of each failure where
