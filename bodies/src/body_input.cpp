@@ -26,23 +26,22 @@ void failValue(const JsonCursor& c, double value, const std::string& expectation
   c.failWith(c.value().dump() + " evaluates to " + fmt(value) + "; expected " + expectation);
 }
 
-double readNonNegative(const FactoryContext& ctx, const JsonCursor& c, const std::string& what) {
+double readNonNegative(const FactoryContext& ctx, const JsonCursor& c, std::string_view what) {
   const double v = ctx.number(c);
-  if (!(v >= 0.0)) failValue(c, v, what);
+  if (!(v >= 0.0)) failValue(c, v, std::string(what));
   return v;
 }
 
-VectorXd readVector(const FactoryContext& ctx, const JsonCursor& c, int n, const std::string& meaning) {
-  const std::string expectation = "an array of " + std::to_string(n) +
-                                  (n == 1 ? " number" : " numbers") + " (" + meaning + ")";
-  if (!c.value().is_array() || c.size() != static_cast<std::size_t>(n)) c.fail(expectation);
+VectorXd readVector(const FactoryContext& ctx, const JsonCursor& c, int n, std::string_view meaning) {
+  if (!c.value().is_array() || c.size() != static_cast<std::size_t>(n))
+    c.fail("an array of " + std::to_string(n) + (n == 1 ? " number" : " numbers") + " (" + std::string(meaning) + ")");
   VectorXd v(n);
   for (int i = 0; i < n; ++i) v(i) = ctx.number(c.at(static_cast<std::size_t>(i)));
   return v;
 }
 
 VectorXd readVectorOr(const FactoryContext& ctx, const JsonCursor& parent, const std::string& key,
-                      int n, const std::string& meaning) {
+                      int n, std::string_view meaning) {
   if (!parent.has(key)) return VectorXd::Zero(n);
   return readVector(ctx, parent.at(key), n, meaning);
 }

@@ -4,6 +4,7 @@
 // the value found and what was expected; and writing them back for toJson().
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "joinery/core/registry.hpp"
@@ -19,13 +20,13 @@ std::string readBodyName(const JsonCursor& c);
 [[noreturn]] void failValue(const JsonCursor& c, double value, const std::string& expectation);
 
 /// A numeric field that must be >= 0 (`what` names it in the message: "a mass >= 0").
-double readNonNegative(const FactoryContext& ctx, const JsonCursor& c, const std::string& what);
+double readNonNegative(const FactoryContext& ctx, const JsonCursor& c, std::string_view what);
 
 /// An array of exactly `n` numeric fields; `meaning` says what the entries are ("x y z").
-VectorXd readVector(const FactoryContext& ctx, const JsonCursor& c, int n, const std::string& meaning);
+VectorXd readVector(const FactoryContext& ctx, const JsonCursor& c, int n, std::string_view meaning);
 /// readVector() of member `key`, or zeros when absent.
 VectorXd readVectorOr(const FactoryContext& ctx, const JsonCursor& parent, const std::string& key,
-                      int n, const std::string& meaning);
+                      int n, std::string_view meaning);
 
 /// Symmetric within 1e-10 relative and positive semi-definite within 1e-10 relative to the
 /// largest eigenvalue magnitude (the tolerances of the dense solver's validation).

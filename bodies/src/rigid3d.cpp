@@ -240,7 +240,7 @@ nlohmann::json Rigid3d::toJson() const {
 namespace {
 
 Matrix3d readInertia(const JsonCursor& c, const FactoryContext& ctx) {
-  const std::string expectation =
+  constexpr const char* expectation =
       "[Ixx, Iyy, Izz] or a 3x3 matrix (kg m^2, body frame, about the centre of mass)";
   if (!c.value().is_array() || c.size() != 3) c.fail(expectation);
   if (!c.value()[0].is_array()) {

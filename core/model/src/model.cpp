@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "joinery/core/assert.hpp"
@@ -34,7 +35,7 @@ struct Model::Owned {
   std::vector<BodyPtr> bodies;
   std::vector<ConstraintPtr> constraints;
   std::vector<ForceElementPtr> forces;
-  std::map<const Body*, int> slotIndex;
+  std::unordered_map<const Body*, int> slotIndex;
   std::map<std::string, const Body*> byName;
   // per constraint / force: the global slot of each of its bodies, in order
   std::vector<std::vector<BodySlot>> constraintSlots, forceSlots;
@@ -119,7 +120,8 @@ Model ModelBuilder::build() {
   o.forces = std::move(impl_->forces);
   model.gravity_ = impl_->gravity;
   const Body* groundPtr = o.ground.get();
-  o.byName["ground"] = groundPtr;
+  // the ground and every body by name, as the builder has them (addBody keeps names unique)
+  o.byName = std::move(impl_->byName);
 
   // sizes known up front: no regrowth of the per-coordinate and per-row tables
   std::size_t coords = 0, rows = 0, internal = 0;
@@ -130,6 +132,7 @@ Model ModelBuilder::build() {
   }
   for (const auto& c : o.constraints) rows += static_cast<std::size_t>(c->numRows());
   model.slots_.reserve(o.bodies.size());
+  o.slotIndex.reserve(o.bodies.size());
   model.coordNames_.reserve(coords);
   model.coordBody_.reserve(coords);
   model.rows_.reserve(o.constraints.size() + internal);
@@ -144,7 +147,6 @@ Model ModelBuilder::build() {
     const Body* b = o.bodies[i].get();
     BodySlot s{b, offset, b->numCoordinates()};
     o.slotIndex[b] = static_cast<int>(i);
-    o.byName[b->name()] = b;
     model.slots_.push_back(s);
     for (const auto& c : b->coordinateNames()) {
       model.coordNames_.push_back(b->name() + "." + c);
@@ -155,11 +157,12 @@ Model ModelBuilder::build() {
   model.n_ = offset;
   o.groundSlot = BodySlot{groundPtr, 0, 0};
 
-  auto slotFor = [&](const Body* b, const std::string& who) -> BodySlot {
+  // `kind` and `name` of the element: for the message only
+  auto slotFor = [&](const Body* b, const char* kind, const std::string& name) -> BodySlot {
     if (b == groundPtr || (b && b->isGround())) return BodySlot{b, 0, 0};
     auto it = o.slotIndex.find(b);
     if (it == o.slotIndex.end())
-      throw ModelError(who + " refers to body '" + (b ? b->name() : std::string("<null>")) +
+      throw ModelError(std::string(kind) + " '" + name + "' refers to body '" + (b ? b->name() : std::string("<null>")) +
                        "' which is not part of this model");
     return model.slots_[static_cast<std::size_t>(it->second)];
   };
@@ -168,7 +171,7 @@ Model ModelBuilder::build() {
   for (std::size_t j = 0; j < o.constraints.size(); ++j) {
     const Constraint& c = *o.constraints[j];
     std::vector<BodySlot> slots;
-    for (const Body* b : c.bodies()) slots.push_back(slotFor(b, "joint '" + c.name() + "'"));
+    for (const Body* b : c.bodies()) slots.push_back(slotFor(b, "joint", c.name()));
     o.constraintSlots.push_back(std::move(slots));
     RowBlock rb;
     rb.constraint = &c;
@@ -207,7 +210,7 @@ Model ModelBuilder::build() {
   model.m_ = row;
   for (const auto& f : o.forces) {
     std::vector<BodySlot> slots;
-    for (const Body* b : f->bodies()) slots.push_back(slotFor(b, "force '" + f->name() + "'"));
+    for (const Body* b : f->bodies()) slots.push_back(slotFor(b, "force", f->name()));
     o.forceSlots.push_back(std::move(slots));
   }
   // the builder starts afresh (with a new ground)

@@ -110,19 +110,18 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   forces.get_ref<nlohmann::json::array_t&>().reserve(all.forces.size());
   for (const Planned& p : all.bodies) {
     ctx.setScope(p.scope->parameters);
-    guarded(p.file, p.path, p.scope->context, [&] {
+    guarded(p.at, p.scope->context, [&] {
       // `visual` (drawing only, any body type) is read here and kept in the flattened scene;
       // the factory gets the definition without it (a copy only then)
       const nlohmann::json& written = p.definition();
       nlohmann::json withoutVisual, visual;
       const bool hasVisual = written.is_object() && written.contains("visual");
       if (hasVisual) {
-        visual = readVisual(JsonCursor(written, p.file, p.path).at("visual"), ctx);
+        visual = readVisual(p.cursor(written).at("visual"), ctx);
         withoutVisual = written;
         withoutVisual.erase("visual");
       }
-      BodyPtr body =
-          BodyRegistry::instance().create(JsonCursor(hasVisual ? withoutVisual : written, p.file, p.path), ctx);
+      BodyPtr body = BodyRegistry::instance().create(p.cursor(hasVisual ? withoutVisual : written), ctx);
       if (!p.place.placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
       nlohmann::json j = body->toJson();
       resolveStrings(j, p.scope->parameters);
@@ -133,8 +132,8 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   }
   for (const Planned& p : all.joints) {
     ctx.setScope(p.scope->parameters);
-    guarded(p.file, p.path, p.scope->context, [&] {
-      ConstraintPtr c = ConstraintRegistry::instance().create(JsonCursor(p.definition(), p.file, p.path), ctx);
+    guarded(p.at, p.scope->context, [&] {
+      ConstraintPtr c = ConstraintRegistry::instance().create(p.cursor(p.definition()), ctx);
       nlohmann::json j = c->toJson();
       resolveStrings(j, p.scope->parameters);
       joints.push_back(std::move(j));
@@ -143,8 +142,8 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   }
   for (const Planned& p : all.forces) {
     ctx.setScope(p.scope->parameters);
-    guarded(p.file, p.path, p.scope->context, [&] {
-      ForceElementPtr f = ForceRegistry::instance().create(JsonCursor(p.definition(), p.file, p.path), ctx);
+    guarded(p.at, p.scope->context, [&] {
+      ForceElementPtr f = ForceRegistry::instance().create(p.cursor(p.definition()), ctx);
       nlohmann::json j = f->toJson();
       resolveStrings(j, p.scope->parameters);
       forces.push_back(std::move(j));

@@ -281,8 +281,8 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
   if (component) ln.bodies.insert(out.bodyNames.begin(), out.bodyNames.end());
   // a definition renaming keeps is not copied (Planned::source)
   const auto plan = [&](const JsonCursor& c, bool isBody) {
-    if (renamingKeeps(c, ln, isBody)) return Planned{{}, c.file(), c.displayPath(), scope, place, &c.value()};
-    return Planned{rewriteElement(c, ln, isBody), c.file(), c.displayPath(), scope, place};
+    if (renamingKeeps(c, ln, isBody)) return Planned{{}, c, scope, place, &c.value()};
+    return Planned{rewriteElement(c, ln, isBody), c, scope, place};
   };
 
   guard([&] {
@@ -391,7 +391,7 @@ BodyPtr Loader::placeBody(BodyPtr body, const Planned& p, SceneContext& ctx) con
   const JsonCursor at(kNull, p.place.file, p.place.path);
   detail::applyPlacement(j, p.place.placement, at);
   try {
-    return BodyRegistry::instance().create(JsonCursor(j, p.file, p.path), ctx);
+    return BodyRegistry::instance().create(p.cursor(j), ctx);
   } catch (const InputError& e) {
     at.failWith("after the placement of instance '" + p.place.instance + "', body '" + body->name() +
                 "' is invalid: " + e.detail());

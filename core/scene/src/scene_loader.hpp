@@ -69,15 +69,19 @@ struct PlacementInfo {
 
 /// A body, joint or force definition after renaming, ready for its factory.
 struct Planned {
-  nlohmann::json json;     ///< the renamed definition (when `source` is null)
-  std::string file, path;  ///< where the definition is written
+  nlohmann::json json;  ///< the renamed definition (when `source` is null)
+  JsonCursor at;        ///< where the definition is written (its file and path)
   ScopePtr scope;
-  PlacementInfo place;     ///< bodies only
+  PlacementInfo place;  ///< bodies only
   /// The definition as written, when renaming changes nothing (the scene's own bodies, and
   /// its joints and forces without ports): not copied. It lives in the scene document or an
   /// included library, both alive while the loader runs.
   const nlohmann::json* source = nullptr;
   const nlohmann::json& definition() const { return source ? *source : json; }
+  /// A cursor on `v` (the definition, or a copy of it) at the place of the definition.
+  JsonCursor cursor(const nlohmann::json& v) const {
+    return &v == &at.value() ? at : JsonCursor(v, at.file(), at.displayPath());
+  }
 };
 
 /// A port: a point fixed in a body.
@@ -127,6 +131,22 @@ auto guarded(const std::string& file, const std::string& path, const std::string
     throw InputError(std::string("invalid value: ") + e.what() + context, file, path);
   } catch (const std::exception& e) {
     throw InputError(std::string(e.what()) + context, file, path);
+  }
+}
+
+/// guarded() at the file and path of `at` (rendered only for an error).
+template <class F>
+auto guarded(const JsonCursor& at, const std::string& context, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    throw withContext(e, context);
+  } catch (const ExpressionError& e) {
+    throw InputError("in expression \"" + e.text() + "\": " + e.detail() + context, at.file(), at.displayPath());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(std::string("invalid value: ") + e.what() + context, at.file(), at.displayPath());
+  } catch (const std::exception& e) {
+    throw InputError(std::string(e.what()) + context, at.file(), at.displayPath());
   }
 }
 

@@ -208,7 +208,9 @@ void resolveStrings(nlohmann::json& element, const SymbolTable& parameters) {
   static const std::set<std::string> kNameKeys{"name",  "type",       "body",       "body1",
                                                "body2", "coordinate", "coordinates",
                                                "joint1", "joint2", "pinion_joint", "rack_joint"};
-  std::vector<nlohmann::json*> stack{&element};
+  std::vector<nlohmann::json*> stack;
+  stack.reserve(16);  // one block for a definition's fields (a toJson() of a few levels)
+  stack.push_back(&element);
   while (!stack.empty()) {
     nlohmann::json* v = stack.back();
     stack.pop_back();

@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "joinery/core/errors.hpp"
@@ -13,16 +16,21 @@
 namespace joinery {
 
 /// A position in a user's JSON document: the file and a JSON pointer.
+///
+/// A cursor is cheap to copy and to descend with at(): the file and the path it was made
+/// with are shared by every cursor below it, and the steps below are kept as the document's
+/// own keys (pointers to them) and indices, rendered into a pointer only when a path is
+/// asked for (an error). A cursor therefore refers to its document as value() does: the
+/// document must outlive it and keep the members the cursor went through.
 class JsonCursor {
  public:
-  JsonCursor(const nlohmann::json& value, std::string file, std::string path = "")
-      : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
+  JsonCursor(const nlohmann::json& value, std::string file, std::string path = "");
 
   const nlohmann::json& value() const noexcept { return *value_; }
-  const std::string& file() const noexcept { return file_; }
+  const std::string& file() const noexcept { return origin_->file; }
   /// JSON pointer of this value ("" is the document root, shown as "/").
-  const std::string& path() const noexcept { return path_; }
-  std::string displayPath() const { return path_.empty() ? "/" : path_; }
+  std::string path() const;
+  std::string displayPath() const;
 
   bool has(const std::string& key) const;
   /// The member `key`; @throws InputError when missing or when this is not an object.
@@ -43,10 +51,24 @@ class JsonCursor {
   std::string string() const;   ///< a JSON string
   /// Errors on any member key not in `allowed`, with a "did you mean" suggestion.
   void rejectUnknownKeys(const std::vector<std::string>& allowed) const;
+  /// The same for a list written at the call (no strings are made unless a key is unknown).
+  void rejectUnknownKeys(std::initializer_list<std::string_view> allowed) const;
 
  private:
+  /// The file and the path the first cursor was made with, shared by the cursors below it.
+  struct Origin {
+    std::string file, path;
+  };
+  /// Steps below the origin kept in the cursor; a deeper cursor starts a new origin.
+  static constexpr std::size_t kMaxSteps = 6;
+  JsonCursor(const nlohmann::json& value, const JsonCursor& parent, std::uintptr_t step);
+  [[noreturn]] void failUnknownKey(const std::string& key, const std::vector<std::string>& allowed) const;
+
   const nlohmann::json* value_;
-  std::string file_, path_;
+  std::shared_ptr<const Origin> origin_;
+  /// A member: the address of its key in the document (even); an element: 2 i + 1.
+  std::uintptr_t steps_[kMaxSteps] = {};
+  std::size_t depth_ = 0;
 };
 
 /// A short rendering of a JSON value for error messages (truncated when long).
