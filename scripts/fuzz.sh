@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a while.
-#   scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default 60 s, both targets; CI runs a
+#   scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default 60 s, every target; CI runs a
 #   short pass). JOINERY_FUZZ_NO_BUILD=1 skips the build (to run targets in parallel after one build);
 #   JOINERY_FUZZ_TIMEOUT=S sets the per-input time limit (default 10 s; raise it on a busy machine,
 #   where the limit is wall-clock time and a starved process can pass it on an ordinary input).
@@ -13,7 +13,7 @@ seconds=${1:-60}
 build=${JOINERY_FUZZ_BUILD_DIR:-$root/build-fuzz}
 jobs=${JOINERY_JOBS:-$(nproc)}
 shift || true
-targets=${*:-fuzz_scene fuzz_expression}
+targets=${*:-fuzz_scene fuzz_expression fuzz_json}
 launcher=()
 if [ "${JOINERY_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -23,14 +23,16 @@ if [ -z "${JOINERY_FUZZ_NO_BUILD:-}" ]; then
   CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJOINERY_FUZZ=ON \
     -DJOINERY_BUILD_TESTS=OFF -DJOINERY_BUILD_BENCH=OFF -DJOINERY_BUILD_APPS=OFF "${launcher[@]}" \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" >/dev/null
-  cmake --build "$build" -j "$jobs" --target fuzz_scene fuzz_expression
+  cmake --build "$build" -j "$jobs" --target fuzz_scene fuzz_expression fuzz_json
 fi
 [ "$seconds" -gt 0 ] || exit 0   # 0: build only (libFuzzer would take 0 as "run forever")
 
 corpus=$build/corpus
-mkdir -p "$corpus/scene" "$corpus/expression" "$build/findings"
+mkdir -p "$corpus/scene" "$corpus/expression" "$corpus/json" "$build/findings"
 # seeds: every bundled scene, and every string of them (most are expressions)
 find "$root/examples" "$root/tests" -name '*.json' -size -200k -exec cp -n {} "$corpus/scene/" \; 2>/dev/null || true
+# the strict JSON reader (fuzz_json) starts from the same files
+cp -n "$corpus/scene/"* "$corpus/json/" 2>/dev/null || true
 /usr/bin/env python3 - "$root" "$corpus/expression" <<'PY'
 import glob, hashlib, json, os, sys
 root, out = sys.argv[1], sys.argv[2]
