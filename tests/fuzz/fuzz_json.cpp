@@ -3,6 +3,7 @@
 // to nlohmann's parser; for any text both readings must give the same document with the same
 // number types, or the same InputError (message, file, JSON path). A difference, a crash, a
 // sanitizer report, another exception type or a hang is a finding.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "joinery/core/errors.hpp"
+#include "joinery/core/json_input.hpp"
 #include "json_strict.hpp"  // core/base/src: detail::parseStrictJson
 
 namespace {
@@ -48,10 +50,31 @@ std::string outcome(const std::string& text, bool fast) {
   }
 }
 
+/// The bracket nesting of a text outside its strings, as readJsonFile counts it: a text nested
+/// deeper than detail::kMaxJsonDepth is refused there before either reading (the fast reader
+/// declines it, and nlohmann's parser and this target's typed() are recursive).
+int nesting(const std::string& text) {
+  int depth = 0, maxDepth = 0;
+  bool inString = false, escape = false;
+  for (char c : text) {
+    if (inString) {
+      if (escape) escape = false;
+      else if (c == '\\') escape = true;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') inString = true;
+    else if (c == '[' || c == '{') maxDepth = std::max(maxDepth, ++depth);
+    else if (c == ']' || c == '}') --depth;
+  }
+  return maxDepth;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  if (nesting(text) > joinery::detail::kMaxJsonDepth) return 0;  // refused before reading
   if (outcome(text, true) != outcome(text, false)) std::abort();  // the two readings differ
   return 0;
 }
