@@ -15,6 +15,7 @@
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
+#include "json_typed.hpp"  // tests/support
 #include "json_strict.hpp"  // core/base/src: detail::parseStrictJson
 
 using joinery::InputError;
@@ -22,36 +23,10 @@ using joinery::JsonCursor;
 
 namespace {
 
-/// A rendering that tells every JSON type apart: unsigned, signed and floating numbers (by
-/// their bits), strings, and members in order.
-std::string typed(const nlohmann::json& v) {
-  switch (v.type()) {
-    case nlohmann::json::value_t::object: {
-      std::string out = "{";
-      for (auto it = v.begin(); it != v.end(); ++it) out += nlohmann::json(it.key()).dump() + ":" + typed(*it) + ",";
-      return out + "}";
-    }
-    case nlohmann::json::value_t::array: {
-      std::string out = "[";
-      for (const auto& x : v) out += typed(x) + ",";
-      return out + "]";
-    }
-    case nlohmann::json::value_t::number_unsigned: return "u" + std::to_string(v.get<std::uint64_t>());
-    case nlohmann::json::value_t::number_integer: return "i" + std::to_string(v.get<std::int64_t>());
-    case nlohmann::json::value_t::number_float: {
-      const double x = v.get<double>();
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &x, sizeof bits);
-      return "f" + std::to_string(bits);
-    }
-    default: return std::string(v.type_name()) + ":" + v.dump();
-  }
-}
-
 /// The document (typed) or the error (message, file, path) of one strict reading.
 std::string outcome(const std::string& text, bool fast) {
   try {
-    return "document " + typed(joinery::detail::parseStrictJson(text, "t.json", true, fast));
+    return "document " + joinery::test::typedJson(joinery::detail::parseStrictJson(text, "t.json", true, fast));
   } catch (const InputError& e) {
     return "error " + e.detail() + " | " + e.file() + " | " + e.jsonPath();
   }
@@ -115,7 +90,7 @@ TEST_CASE("json reader: the common case keeps number types, escapes and UTF-8", 
   CHECK(std::signbit(d["bodies"][0]["position"][1].get<double>()));
   CHECK(d["name"] == "chain \"x\"\n\ttab/slash\\");
   CHECK(d["u"] == "°é€😀 ok");
-  CHECK(typed(d) == typed(nlohmann::json::parse(kSeeds[0])));
+  CHECK(joinery::test::typedJson(d) == joinery::test::typedJson(nlohmann::json::parse(kSeeds[0])));
 }
 
 TEST_CASE("json reader: errors as before (duplicate key, syntax, range)", "[scene][json]") {

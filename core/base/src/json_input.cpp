@@ -605,19 +605,7 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
     if (std::optional<nlohmann::json> document = readFast(text, path)) return std::move(*document);
   {
     // nlohmann's parser is recursive: guard against absurd nesting before parsing
-    int depth = 0, maxDepth = 0;
-    bool inString = false, escape = false;
-    for (char c : text) {
-      if (inString) {
-        if (escape) escape = false;
-        else if (c == '\\') escape = true;
-        else if (c == '"') inString = false;
-        continue;
-      }
-      if (c == '"') inString = true;
-      else if (c == '[' || c == '{') maxDepth = std::max(maxDepth, ++depth);
-      else if (c == ']' || c == '}') --depth;
-    }
+    const int maxDepth = detail::jsonTextNesting(text);
     if (maxDepth > detail::kMaxJsonDepth)
       throw InputError("JSON nesting is " + std::to_string(maxDepth) + " levels deep; expected at most " +
                            std::to_string(detail::kMaxJsonDepth),
@@ -639,6 +627,23 @@ nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& opti
 }
 
 namespace detail {
+
+int jsonTextNesting(const std::string& text) {
+  int depth = 0, maxDepth = 0;
+  bool inString = false, escape = false;
+  for (char c : text) {
+    if (inString) {
+      if (escape) escape = false;
+      else if (c == '\\') escape = true;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') inString = true;
+    else if (c == '[' || c == '{') maxDepth = std::max(maxDepth, ++depth);
+    else if (c == ']' || c == '}') --depth;
+  }
+  return maxDepth;
+}
 
 nlohmann::json parseStrictJson(const std::string& text, const std::string& file, bool echoContent, bool fast) {
   // the common case first; at anything else, nlohmann's parser reads it and reports
