@@ -64,6 +64,32 @@ void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowM
   }
 }
 
+namespace {
+/// The diagonal block of a body node (s = nq + ni, column-major, its lower triangle): the mass
+/// block M_b (nq x nq, column-major), the body's ni internal rows Ai (ni x nq, column-major,
+/// scaled by sc), rho As_i^T As_i, and -delta on the rows' diagonal. Every lower entry is
+/// written (no zero fill). Sizes fixed when NQ, NI > 0.
+template <int NQ, int NI>
+inline void bodyDiagonal(double* __restrict__ T, const double* __restrict__ mb, const double* __restrict__ Ai,
+                         const double* __restrict__ sc, double rho, double delta, int nqRun = NQ, int niRun = NI) {
+  const int nq = NQ > 0 ? NQ : nqRun, ni = NI > 0 ? NI : niRun, s = nq + ni;
+  for (int c = 0; c < nq; ++c)
+    for (int r = c; r < nq; ++r) T[r + c * s] = mb[r + c * nq];
+  for (int i = 0; i < ni; ++i) {
+    const double sci = sc[i];
+    for (int c = 0; c < nq; ++c) {
+      const double a = sci * Ai[i + c * ni];
+      T[(nq + i) + c * s] = a;
+      if (a == 0) continue;
+      const double w = rho * a;
+      for (int r = c; r < nq; ++r) T[r + c * s] += w * sci * Ai[i + r * ni];
+    }
+    for (int i2 = 0; i2 < i; ++i2) T[(nq + i) + (nq + i2) * s] = 0.0;
+    T[(nq + i) * (s + 1)] = -delta;
+  }
+}
+}  // namespace
+
 // long: the hot assembly loop over the planned jobs (one switch per job kind), kept in one
 // function so that the compiler sees the whole loop.
 void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho, double delta) {
@@ -74,32 +100,19 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
       case AsmJob::BodyDiagonal: {  // M_b, the internal rows, rho As_i^T As_i, -delta
         const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
         if (jobB_) loadNodeRhs(nd);
-        const int s = nd.size();
-        // only the lower triangle of a diagonal block is read (the factorization keeps its
-        // scratch in the upper one): every entry of it is written below, no zero fill
+        // only the lower triangle of a diagonal block is read: every entry of it is written,
+        // no zero fill
         const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
-        withCoords(nd.nq, [&](auto NQC) {
-          constexpr int NQ = decltype(NQC)::value;
-          const int nq = NQ > 0 ? NQ : nd.nq;
-          const double* mb = Mb.data();
-          for (int c = 0; c < nq; ++c)
-            for (int r = c; r < nq; ++r) T[r + c * s] = mb[r + c * nq];  // lower triangle is read
-          if (nd.internalBlock < 0) return;
-          const MatrixXd& Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
-          const int ni = nd.nr;
-          for (int i = 0; i < ni; ++i) {
-            const double sci = rowScale_(nd.rowOffset + i);
-            for (int c = 0; c < nq; ++c) {
-              const double a = sci * Ai(i, c);
-              T[(nq + i) + c * s] = a;
-              if (a == 0) continue;
-              const double w = rho * a;
-              for (int r = c; r < nq; ++r) T[r + c * s] += w * sci * Ai(i, r);
-            }
-            for (int i2 = 0; i2 < i; ++i2) T[(nq + i) + (nq + i2) * s] = 0.0;
-            T[(nq + i) * (s + 1)] = -delta;
-          }
-        });
+        const MatrixXd* Ai = nd.internalBlock < 0 ? nullptr : &ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
+        const double* sci = rowScale_.data() + nd.rowOffset;
+        // rigid3d (7 coordinates and 1 internal row) with both sizes fixed
+        if (nd.nq == 7 && nd.nr == 1 && Ai)
+          bodyDiagonal<7, 1>(T, Mb.data(), Ai->data(), sci, rho, delta);
+        else
+          withCoords(nd.nq, [&](auto NQC) {
+            bodyDiagonal<decltype(NQC)::value, 0>(T, Mb.data(), Ai ? Ai->data() : nullptr, sci, rho, delta,
+                                                  nd.nq, Ai ? nd.nr : 0);
+          });
         break;
       }
       case AsmJob::RowDiagonal: {
@@ -121,30 +134,36 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
         const double* sc = rowScale_.data() + rnd.rowOffset;
         const auto ldA = static_cast<int>(Ar.rows());
         const double* a0 = Ar.data() + static_cast<std::ptrdiff_t>(job.col) * ldA;
-        withCoords(bnd.nq, [&](auto NQC) {
-          constexpr int NQ = decltype(NQC)::value;
-          const int nq = NQ > 0 ? NQ : bnd.nq;
-          // the first copy into a block writes all of it (the body's internal-row part: 0); a
-          // second copy (a body listed twice in the joint) adds its columns
+        // the first copy into a block writes all of it (the body's internal-row part: 0); a
+        // second copy (a body listed twice in the joint) adds its columns. Sizes fixed for the
+        // common nodes (a spherical joint's 3 rows on a rigid3d body: 3 x 8 blocks).
+        auto copy = [&](auto NQC, auto SRC) {
+          constexpr int NQ = decltype(NQC)::value, SR = decltype(SRC)::value;
+          const int nq = NQ > 0 ? NQ : bnd.nq, srr = SR > 0 ? SR : sr;
           if (job.kind == AsmJob::RowBlockOfBody) {
             if (job.zero) {
               for (int c = 0; c < nq; ++c)
-                for (int i = 0; i < sr; ++i) T[i + c * sr] = sc[i] * a0[i + c * ldA];
-              std::fill(T + nq * sr, T + sb * sr, 0.0);
+                for (int i = 0; i < srr; ++i) T[i + c * srr] = sc[i] * a0[i + c * srr];
+              std::fill(T + nq * srr, T + sb * srr, 0.0);
             } else {
               for (int c = 0; c < nq; ++c)
-                for (int i = 0; i < sr; ++i) T[i + c * sr] += sc[i] * a0[i + c * ldA];
+                for (int i = 0; i < srr; ++i) T[i + c * srr] += sc[i] * a0[i + c * srr];
             }
           } else if (job.zero) {
-            for (int i = 0; i < sr; ++i) {
-              for (int c = 0; c < nq; ++c) T[c + i * sb] = sc[i] * a0[i + c * ldA];
+            for (int i = 0; i < srr; ++i) {
+              for (int c = 0; c < nq; ++c) T[c + i * sb] = sc[i] * a0[i + c * srr];
               for (int c = nq; c < sb; ++c) T[c + i * sb] = 0.0;
             }
           } else {
-            for (int i = 0; i < sr; ++i)
-              for (int c = 0; c < nq; ++c) T[c + i * sb] += sc[i] * a0[i + c * ldA];
+            for (int i = 0; i < srr; ++i)
+              for (int c = 0; c < nq; ++c) T[c + i * sb] += sc[i] * a0[i + c * srr];
           }
-        });
+        };
+        JOINERY_ASSERT(ldA == sr, "row block with a leading dimension other than its rows");
+        if (bnd.nq == 7 && sr == 3)
+          copy(std::integral_constant<int, 7>{}, std::integral_constant<int, 3>{});
+        else
+          withCoords(bnd.nq, [&](auto NQC) { copy(NQC, std::integral_constant<int, 0>{}); });
         break;
       }
       case AsmJob::Zero: {
@@ -242,15 +261,11 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
         return;
       }
       const Later* later = later_.data() + nd.firstLater;
-      // B'_i = B_i L^-T for every later neighbour, stacked in the scratch (ld = ldS)
-      int ldS = 0;
-      for (int l = 0; l < nd.numLater; ++l) ldS += nodes_[static_cast<std::size_t>(later[l].node)].size();
-      double* Sc = scratch_.data();
+      // B'_i = B_i L_kk^-T for every later neighbour, in place (the factor keeps B' = L_ik D)
       for (int l = 0; l < nd.numLater; ++l) {
         const int si = nodes_[static_cast<std::size_t>(later[l].node)].size();
         withSize(si, [&](auto SIC) {
-          lowerSolveRows<S, decltype(SIC)::value>(val_.data() + later[l].block, s, si, D,
-                                                  Sc + later[l].scratchRow, ldS);
+          lowerSolveInPlace<S, decltype(SIC)::value>(val_.data() + later[l].block, s, si, D);
         });
       }
       // Schur updates: block(i, j) -= B'_i D^-1 B'_j^T
@@ -260,28 +275,20 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
         const Later& lb = later_[static_cast<std::size_t>(up.b)];
         const int si = nodes_[static_cast<std::size_t>(la.node)].size();
         const int sj = nodes_[static_cast<std::size_t>(lb.node)].size();
+        const double* Ba = val_.data() + la.block;
         if (up.a == up.b) {  // a diagonal block: its lower triangle
           withSize(si, [&](auto SIC) {
             constexpr int SI = decltype(SIC)::value;
-            schurUpdate<S, SI, SI, true>(val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + la.scratchRow,
-                                         ldS, dinv, s, si, si);
+            schurUpdate<S, SI, SI, true>(val_.data() + up.target, up.ld, Ba, Ba, dinv, s, si, si);
           });
         } else {
           withSize(si, [&](auto SIC) {
             withSize(sj, [&](auto SJC) {
               schurUpdate<S, decltype(SIC)::value, decltype(SJC)::value, false>(
-                  val_.data() + up.target, up.ld, Sc + la.scratchRow, Sc + lb.scratchRow, ldS, dinv, s, si, sj);
+                  val_.data() + up.target, up.ld, Ba, val_.data() + lb.block, dinv, s, si, sj);
             });
           });
         }
-      }
-      // L_ik = B'_i D^-1
-      for (int l = 0; l < nd.numLater; ++l) {
-        const int si = nodes_[static_cast<std::size_t>(later[l].node)].size();
-        withSize(si, [&](auto SIC) {
-          scaleColumns<S, decltype(SIC)::value>(val_.data() + later[l].block, Sc + later[l].scratchRow, ldS,
-                                                dinv, s, si);
-        });
       }
       // forward substitution of the right-hand side, fused: zk <- L_kk^-1 zk, zi -= L_ik zk
       if (z) {
@@ -290,7 +297,7 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
         for (int l = 0; l < nd.numLater; ++l) {
           const Node& ni = nodes_[static_cast<std::size_t>(later[l].node)];
           withSize(ni.size(), [&](auto SIC) {
-            subtractProduct<S, decltype(SIC)::value>(val_.data() + later[l].block, s, ni.size(), zk,
+            subtractProduct<S, decltype(SIC)::value>(val_.data() + later[l].block, s, ni.size(), dinv, zk,
                                                      z + ni.varOffset);
           });
         }

@@ -62,14 +62,24 @@ inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, 
     // D(i, j) -= L(i, t) w_t for i >= j (the pivot first). The same operations, in the same
     // order per entry, as dot products along the rows.
     double* __restrict__ col = D + j * s;
-    JOINERY_UNROLL
-    for (int t = 0; t < j; ++t) col[t] = D[j + t * s] * dp[t];
-    JOINERY_UNROLL
-    for (int t = 0; t < j; ++t) {
-      const double wt = col[t];
-      const double* Lt = D + t * s;
+    if constexpr (S > 0) {  // w in locals, each entry's sum in a register (same order per entry)
+      double w[S];
       JOINERY_UNROLL
-      for (int i = j; i < s; ++i) col[i] -= Lt[i] * wt;
+      for (int t = 0; t < j; ++t) w[t] = D[j + t * s] * dp[t];
+      JOINERY_UNROLL
+      for (int i = j; i < S; ++i) {
+        double acc = col[i];
+        JOINERY_UNROLL
+        for (int t = 0; t < j; ++t) acc -= D[i + t * S] * w[t];
+        col[i] = acc;
+      }
+    } else {
+      for (int t = 0; t < j; ++t) col[t] = D[j + t * s] * dp[t];
+      for (int t = 0; t < j; ++t) {
+        const double wt = col[t];
+        const double* Lt = D + t * s;
+        for (int i = j; i < s; ++i) col[i] -= Lt[i] * wt;
+      }
     }
     double dj = col[j];
     if (!std::isfinite(dj)) return false;
@@ -91,12 +101,13 @@ inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, 
   return true;
 }
 
-/// B' = B L^-T for one later neighbour: B (si x s, column-major) into Sc (ld = ldS).
+/// B <- B L^-T in place for one later neighbour (B: si x s, column-major, ld = si): the factor
+/// keeps B' = L_ik D (what the Schur updates and the substitutions need) instead of L_ik, so no
+/// pass scales it by D^-1.
 template <int S, int SI>
-void lowerSolveRows(const double* __restrict__ B, int sRun, int siRun, const double* __restrict__ D,
-                    double* __restrict__ Sc, int ldS) {
+void lowerSolveInPlace(double* B, int sRun, int siRun, const double* __restrict__ D) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
-  if constexpr (SI > 0) {  // the column in registers (Sc's columns may alias for the compiler)
+  if constexpr (SI > 0) {  // the column in registers
     JOINERY_UNROLL
     for (int j = 0; j < s; ++j) {
       double acc[SI];
@@ -106,61 +117,61 @@ void lowerSolveRows(const double* __restrict__ B, int sRun, int siRun, const dou
       for (int t = 0; t < j; ++t) {
         const double l = D[j + t * s];
         if (l == 0) continue;
-        const double* prev = Sc + t * ldS;
+        const double* prev = B + t * SI;
         JOINERY_UNROLL
         for (int r = 0; r < SI; ++r) acc[r] -= prev[r] * l;
       }
-      double* out = Sc + j * ldS;
+      double* out = B + j * SI;
       JOINERY_UNROLL
       for (int r = 0; r < SI; ++r) out[r] = acc[r];
     }
     return;
   }
-  JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
-    double* out = Sc + j * ldS;
-    JOINERY_UNROLL
-    for (int r = 0; r < si; ++r) out[r] = B[r + j * si];
-    JOINERY_UNROLL
+    double* out = B + j * si;
     for (int t = 0; t < j; ++t) {
       const double l = D[j + t * s];
       if (l == 0) continue;
-      const double* prev = Sc + t * ldS;
-      JOINERY_UNROLL
+      const double* prev = B + t * si;
       for (int r = 0; r < si; ++r) out[r] -= prev[r] * l;
     }
   }
 }
 
-/// T (si x sj, ld) -= A D^-1 B^T with A = rows of one neighbour, B of another (both in the
-/// scratch, ld = ldS).
+/// T (si x sj, ld) -= A D^-1 B^T with A = B' of one neighbour (si x s), B of another (sj x s),
+/// each column-major with its own row count as leading dimension.
 /// Lower: a diagonal block (A = B), whose lower triangle alone is read (r >= c).
 template <int S, int SI, int SJ, bool Lower>
-void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* B, int ldS,
+void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* B,
                  const double* __restrict__ dinv, int sRun, int siRun, int sjRun) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun), sj = fixedOr<SJ>(sjRun);
-  JOINERY_UNROLL
+  if constexpr (S > 0) {
+    // each entry's sum in a register (T read and written once, not once per t); the same
+    // operations in the same order per entry
+    JOINERY_UNROLL
+    for (int c = 0; c < sj; ++c) {
+      double w[S];
+      JOINERY_UNROLL
+      for (int t = 0; t < S; ++t) w[t] = B[c + t * sj] * dinv[t];
+      double* __restrict__ Tc = T + c * ld;
+      JOINERY_UNROLL
+      for (int r = Lower ? c : 0; r < si; ++r) {
+        double acc = Tc[r];
+        JOINERY_UNROLL
+        for (int t = 0; t < S; ++t) acc -= A[r + t * si] * w[t];
+        Tc[r] = acc;
+      }
+    }
+    return;
+  }
   for (int c = 0; c < sj; ++c) {
     double* __restrict__ Tc = T + c * ld;
-    JOINERY_UNROLL
     for (int t = 0; t < s; ++t) {
-      const double w = B[c + t * ldS] * dinv[t];
-      const double* At = A + t * ldS;
-      JOINERY_UNROLL
+      const double w = B[c + t * sj] * dinv[t];
+      const double* At = A + t * si;
       for (int r = Lower ? c : 0; r < si; ++r) Tc[r] -= At[r] * w;
     }
   }
-}
-
-/// L_ik = B' D^-1 (si x s) from the scratch.
-template <int S, int SI>
-void scaleColumns(double* __restrict__ B, const double* __restrict__ Sc, int ldS, const double* __restrict__ dinv,
-                  int sRun, int siRun) {
-  const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
-  JOINERY_UNROLL
-  for (int j = 0; j < s; ++j)
-    JOINERY_UNROLL
-    for (int r = 0; r < si; ++r) B[r + j * si] = Sc[r + j * ldS] * dinv[j];
 }
 
 /// Forward substitution of one node: zk <- L_kk^-1 zk, then zi -= L_ik zk for a neighbour.
@@ -188,20 +199,22 @@ void unitUpperSolve(const double* __restrict__ D, int sRun, double* __restrict__
     zk[j] = v;
   }
 }
+/// zi -= L_ik zk with L_ik = B' D^-1 (B' and dinv of node k).
 template <int S, int SI>
-void subtractProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zk,
-                     double* __restrict__ zi) {  // zi -= L zk
+void subtractProduct(const double* __restrict__ B, int sRun, int siRun, const double* __restrict__ dinv,
+                     const double* __restrict__ zk, double* __restrict__ zi) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
   JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
-    const double w = zk[j];
+    const double w = zk[j] * dinv[j];
     JOINERY_UNROLL
-    for (int r = 0; r < si; ++r) zi[r] -= L[r + j * si] * w;
+    for (int r = 0; r < si; ++r) zi[r] -= B[r + j * si] * w;
   }
 }
+/// zk -= B'^T zi (the backward pass applies D^-1 to zk afterwards: L_ik^T = D^-1 B'^T).
 template <int S, int SI>
 void subtractTransposedProduct(const double* __restrict__ L, int sRun, int siRun, const double* __restrict__ zi,
-                               double* __restrict__ zk) {  // zk -= L^T zi
+                               double* __restrict__ zk) {
   const int s = fixedOr<S>(sRun), si = fixedOr<SI>(siRun);
   JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {

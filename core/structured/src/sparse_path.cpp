@@ -294,7 +294,6 @@ void BlockKkt::layoutStorage(std::vector<std::vector<int>>& laterOf) {
   }
   totalVars_ = var;
   later_.clear();
-  std::size_t maxScratch = 1;
   for (int k : order_) {
     Node& nd = nodes_[static_cast<std::size_t>(k)];
     nd.diag = off;
@@ -305,19 +304,14 @@ void BlockKkt::layoutStorage(std::vector<std::vector<int>>& laterOf) {
     });
     nd.firstLater = static_cast<int>(later_.size());
     nd.numLater = static_cast<int>(lo.size());
-    int srow = 0;
     for (int i : lo) {
-      const int si = nodes_[static_cast<std::size_t>(i)].size();
-      later_.push_back(Later{i, off, srow});
-      off += si * nd.size();
-      srow += si;
+      later_.push_back(Later{i, off});
+      off += nodes_[static_cast<std::size_t>(i)].size() * nd.size();
     }
-    maxScratch = std::max(maxScratch, static_cast<std::size_t>(srow * nd.size()));
   }
   val_.assign(static_cast<std::size_t>(off), 0.0);
   dinv_.assign(static_cast<std::size_t>(totalVars_), 0.0);
   dpiv_.assign(static_cast<std::size_t>(totalVars_), 0.0);
-  scratch_.assign(maxScratch, 0.0);
   updates_.clear();
   updFirst_.assign(order_.size() + 1, 0);
   for (std::size_t p = 0; p < order_.size(); ++p) {

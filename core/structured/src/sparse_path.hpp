@@ -146,8 +146,8 @@ class BlockKkt {
   void planAssembly();
   struct Later {
     int node;            // the later neighbour i
-    int block;           // offset of block (i, k): size_i x size_k, column-major
-    int scratchRow;      // row offset of this neighbour in the scratch of node k
+    int block;           // offset of block (i, k): size_i x size_k, column-major; after the
+                         // factorization B'_i = L_ik D (sparse_kernels.hpp, lowerSolveInPlace)
   };
   struct Update {        // block(i, j) -= B'_i D^-1 B'_j^T for later neighbours i, j of k
     int a, b;            // indices into later_ (a: i, b: j)
@@ -209,8 +209,6 @@ class BlockKkt {
   std::vector<double> compResidual_, compRhs_, compX_;
   std::vector<double> val_;           // all blocks
   std::vector<double> dinv_, dpiv_;   // per variable (permuted): 1 / pivot, pivot
-  std::vector<double> scratch_;       // B' rows of one node's later neighbours
-  std::vector<double> tmp_;           // one row of B'_i D^-1
   VectorXd rowScale_, bs_, z_, y_, res_, mu_, rx_, xk_;
   long long fillBlocks_ = 0;
   int totalVars_ = 0;

@@ -29,7 +29,8 @@ void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
         const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
         const int si = ni.size();
         withSize(si, [&](auto SIC) {
-          subtractProduct<S, decltype(SIC)::value>(val_.data() + la.block, s, si, zk, zd + ni.varOffset);
+          subtractProduct<S, decltype(SIC)::value>(val_.data() + la.block, s, si, dinv_.data() + nd.varOffset, zk,
+                                                   zd + ni.varOffset);
         });
       }
     });
@@ -48,7 +49,7 @@ void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
     const double* dinv = dinv_.data() + nd.varOffset;
     withSize(s, [&](auto SC) {
       constexpr int S = decltype(SC)::value;
-      for (int j = 0; j < fixedOr<S>(s); ++j) zk[j] *= dinv[j];  // D^-1, node by node
+      // x_k = L_kk^-T D^-1 (w_k - B'^T x_i) (L_ik^T = D^-1 B'^T), D^-1 node by node
       for (int l = 0; l < nd.numLater; ++l) {
         const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
         const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
@@ -57,6 +58,7 @@ void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
           subtractTransposedProduct<S, decltype(SIC)::value>(val_.data() + la.block, s, si, zd + ni.varOffset, zk);
         });
       }
+      for (int j = 0; j < fixedOr<S>(s); ++j) zk[j] *= dinv[j];
       unitUpperSolve<S>(D, s, zk);
     });
   }
