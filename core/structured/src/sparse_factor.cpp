@@ -73,15 +73,20 @@ template <int NQ, int NI>
 inline void bodyDiagonal(double* __restrict__ T, const double* __restrict__ mb, const double* __restrict__ Ai,
                          const double* __restrict__ sc, double rho, double delta, int nqRun = NQ, int niRun = NI) {
   const int nq = NQ > 0 ? NQ : nqRun, ni = NI > 0 ? NI : niRun, s = nq + ni;
+  // (fully unrolled at fixed sizes: as loops, GCC turned each short column into a memcpy call)
+  JOINERY_UNROLL
   for (int c = 0; c < nq; ++c)
+    JOINERY_UNROLL
     for (int r = c; r < nq; ++r) T[r + c * s] = mb[r + c * nq];
   for (int i = 0; i < ni; ++i) {
     const double sci = sc[i];
+    JOINERY_UNROLL
     for (int c = 0; c < nq; ++c) {
       const double a = sci * Ai[i + c * ni];
       T[(nq + i) + c * s] = a;
       if (a == 0) continue;
       const double w = rho * a;
+      JOINERY_UNROLL
       for (int r = c; r < nq; ++r) T[r + c * s] += w * sci * Ai[i + r * ni];
     }
     for (int i2 = 0; i2 < i; ++i2) T[(nq + i) + (nq + i2) * s] = 0.0;
@@ -129,7 +134,7 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
       case AsmJob::BodyBlockOfRow: {  // block (body node, row node): (nq + nr) x sr, ld = nq + nr
         const Node& rnd = nodes_[static_cast<std::size_t>(job.node)];
         const Node& bnd = nodes_[static_cast<std::size_t>(job.other)];
-        const int sr = rnd.size(), sb = bnd.size();
+        const int sr = rnd.size(), sbRun = bnd.size();
         const MatrixXd& Ar = ws.rowBlockRows(static_cast<std::size_t>(rnd.index));
         const double* sc = rowScale_.data() + rnd.rowOffset;
         const auto ldA = static_cast<int>(Ar.rows());
@@ -137,20 +142,24 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
         // the first copy into a block writes all of it (the body's internal-row part: 0); a
         // second copy (a body listed twice in the joint) adds its columns. Sizes fixed for the
         // common nodes (a spherical joint's 3 rows on a rigid3d body: 3 x 8 blocks).
-        auto copy = [&](auto NQC, auto SRC) {
-          constexpr int NQ = decltype(NQC)::value, SR = decltype(SRC)::value;
-          const int nq = NQ > 0 ? NQ : bnd.nq, srr = SR > 0 ? SR : sr;
+        auto copy = [&](auto NQC, auto SRC, auto SBC) {
+          constexpr int NQ = decltype(NQC)::value, SR = decltype(SRC)::value, SB = decltype(SBC)::value;
+          const int nq = NQ > 0 ? NQ : bnd.nq, srr = SR > 0 ? SR : sr, sb = SB > 0 ? SB : sbRun;
           if (job.kind == AsmJob::RowBlockOfBody) {
             if (job.zero) {
+              JOINERY_UNROLL
               for (int c = 0; c < nq; ++c)
+                JOINERY_UNROLL
                 for (int i = 0; i < srr; ++i) T[i + c * srr] = sc[i] * a0[i + c * srr];
-              std::fill(T + nq * srr, T + sb * srr, 0.0);
+              for (int k = nq * srr; k < sb * srr; ++k) T[k] = 0.0;
             } else {
               for (int c = 0; c < nq; ++c)
                 for (int i = 0; i < srr; ++i) T[i + c * srr] += sc[i] * a0[i + c * srr];
             }
           } else if (job.zero) {
+            JOINERY_UNROLL
             for (int i = 0; i < srr; ++i) {
+              JOINERY_UNROLL
               for (int c = 0; c < nq; ++c) T[c + i * sb] = sc[i] * a0[i + c * srr];
               for (int c = nq; c < sb; ++c) T[c + i * sb] = 0.0;
             }
@@ -160,10 +169,12 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
           }
         };
         JOINERY_ASSERT(ldA == sr, "row block with a leading dimension other than its rows");
-        if (bnd.nq == 7 && sr == 3)
-          copy(std::integral_constant<int, 7>{}, std::integral_constant<int, 3>{});
+        if (bnd.nq == 7 && sbRun == 8 && sr == 3)
+          copy(std::integral_constant<int, 7>{}, std::integral_constant<int, 3>{}, std::integral_constant<int, 8>{});
         else
-          withCoords(bnd.nq, [&](auto NQC) { copy(NQC, std::integral_constant<int, 0>{}); });
+          withCoords(bnd.nq, [&](auto NQC) {
+            copy(NQC, std::integral_constant<int, 0>{}, std::integral_constant<int, 0>{});
+          });
         break;
       }
       case AsmJob::Zero: {

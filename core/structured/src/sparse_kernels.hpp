@@ -154,12 +154,27 @@ void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* 
       JOINERY_UNROLL
       for (int t = 0; t < S; ++t) w[t] = B[c + t * sj] * dinv[t];
       double* __restrict__ Tc = T + c * ld;
-      JOINERY_UNROLL
-      for (int r = Lower ? c : 0; r < si; ++r) {
-        double acc = Tc[r];
+      if constexpr (SI > 0) {  // the column in a local array: contiguous in r, vectorizable
+        constexpr int R0 = 0;
+        const int r0 = Lower ? c : R0;
+        double acc[SI];
         JOINERY_UNROLL
-        for (int t = 0; t < S; ++t) acc -= A[r + t * si] * w[t];
-        Tc[r] = acc;
+        for (int r = 0; r < SI; ++r) acc[r] = r >= r0 ? Tc[r] : 0.0;
+        JOINERY_UNROLL
+        for (int t = 0; t < S; ++t)
+          JOINERY_UNROLL
+          for (int r = 0; r < SI; ++r) acc[r] -= A[r + t * SI] * w[t];
+        JOINERY_UNROLL
+        for (int r = 0; r < SI; ++r)
+          if (r >= r0) Tc[r] = acc[r];
+      } else {
+        JOINERY_UNROLL
+        for (int r = Lower ? c : 0; r < si; ++r) {
+          double acc = Tc[r];
+          JOINERY_UNROLL
+          for (int t = 0; t < S; ++t) acc -= A[r + t * si] * w[t];
+          Tc[r] = acc;
+        }
       }
     }
     return;
