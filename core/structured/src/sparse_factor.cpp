@@ -36,8 +36,20 @@ void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowM
       constexpr int K = decltype(KC)::value;
       double v[K] = {};
       const double* a = Ar.data();
-      for (int c = 0; c < nc; ++c, a += K)
-        for (int i = 0; i < K; ++i) v[i] += a[i] * a[i];
+      // the column counts of rigid3d rows (7: one body, 14: a joint of two) fully unrolled
+      auto columns = [&](auto NCC) {
+        constexpr int NC = decltype(NCC)::value;
+        JOINERY_UNROLL
+        for (int c = 0; c < (NC > 0 ? NC : nc); ++c, a += K)
+          JOINERY_UNROLL
+          for (int i = 0; i < K; ++i) v[i] += a[i] * a[i];
+      };
+      if (nc == 7)
+        columns(std::integral_constant<int, 7>{});
+      else if (nc == 14)
+        columns(std::integral_constant<int, 14>{});
+      else
+        columns(std::integral_constant<int, 0>{});
       for (int i = 0; i < K; ++i) {
         sc[i] = std::sqrt(v[i]);
         maxRow = std::max(maxRow, sc[i]);

@@ -155,18 +155,18 @@ void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* 
       for (int t = 0; t < S; ++t) w[t] = B[c + t * sj] * dinv[t];
       double* __restrict__ Tc = T + c * ld;
       if constexpr (SI > 0) {  // the column in a local array: contiguous in r, vectorizable
-        constexpr int R0 = 0;
-        const int r0 = Lower ? c : R0;
+        // a lower block from the pair of rows holding the diagonal (c rounded down to even:
+        // whole pairs for SSE2); only r >= c is stored
+        const int r0 = Lower ? c : 0, rp = Lower ? (c & ~1) : 0;
         double acc[SI];
         JOINERY_UNROLL
-        for (int r = 0; r < SI; ++r) acc[r] = r >= r0 ? Tc[r] : 0.0;
+        for (int r = rp; r < SI; ++r) acc[r] = r >= r0 ? Tc[r] : 0.0;
         JOINERY_UNROLL
         for (int t = 0; t < S; ++t)
           JOINERY_UNROLL
-          for (int r = 0; r < SI; ++r) acc[r] -= A[r + t * SI] * w[t];
+          for (int r = rp; r < SI; ++r) acc[r] -= A[r + t * SI] * w[t];
         JOINERY_UNROLL
-        for (int r = 0; r < SI; ++r)
-          if (r >= r0) Tc[r] = acc[r];
+        for (int r = r0; r < SI; ++r) Tc[r] = acc[r];
       } else {
         JOINERY_UNROLL
         for (int r = Lower ? c : 0; r < si; ++r) {

@@ -160,10 +160,19 @@ void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u)
         if (bi < 0) continue;
         const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
         const double* xs = xd + sl.offset;
-        for (int c = 0; c < sl.size; ++c, a += K) {
-          const double xc = xs[c];
-          for (int i = 0; i < K; ++i) v[i] += a[i] * xc;
-        }
+        auto columns = [&](auto NCC) {  // rigid3d's 7 coordinates fully unrolled
+          constexpr int NC = decltype(NCC)::value;
+          JOINERY_UNROLL
+          for (int c = 0; c < (NC > 0 ? NC : sl.size); ++c, a += K) {
+            const double xc = xs[c];
+            JOINERY_UNROLL
+            for (int i = 0; i < K; ++i) v[i] += a[i] * xc;
+          }
+        };
+        if (sl.size == 7)
+          columns(std::integral_constant<int, 7>{});
+        else
+          columns(std::integral_constant<int, 0>{});
       }
       for (int i = 0; i < K; ++i) ur[i] = sc[i] * v[i];
     };
@@ -233,15 +242,18 @@ void BlockKkt::residual(const ModelWorkspace& ws, const VectorXd* q) {
 }
 
 void BlockKkt::loadNodeRhs(const Node& nd) {
-  double* zk = z_.data() + nd.varOffset;
-  if (nd.body)
-    for (int c = 0; c < nd.nq; ++c) zk[c] = jobQ_ ? (*jobQ_)(nd.qOffset + c) : 0.0;
-  const int r0 = nd.body ? nd.nq : 0;
-  for (int i = 0; i < nd.nr; ++i) {
-    const int g = nd.rowOffset + i;
-    bs_(g) = rowScale_(g) * (*jobB_)(g);
-    zk[r0 + i] = bs_(g);
+  double* __restrict__ zk = z_.data() + nd.varOffset;
+  if (nd.body) {
+    if (jobQ_)
+      std::copy_n(jobQ_->data() + nd.qOffset, nd.nq, zk);
+    else
+      std::fill_n(zk, nd.nq, 0.0);
+    zk += nd.nq;
   }
+  const double* __restrict__ sc = rowScale_.data() + nd.rowOffset;
+  const double* __restrict__ b = jobB_->data() + nd.rowOffset;
+  double* __restrict__ bs = bs_.data() + nd.rowOffset;
+  for (int i = 0; i < nd.nr; ++i) zk[i] = bs[i] = sc[i] * b[i];
 }
 
 void BlockKkt::loadRhs(const VectorXd* q, const VectorXd& b) {
@@ -345,6 +357,7 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
     compResidual_[c] += res_(i) * res_(i);
     compRhs_[c] += bs_(i) * bs_(i);
   }
+  const double invRho = 1.0 / lastRho_;
   for (std::size_t k = 0; k < nodes_.size(); ++k) {
     const Node& nd = nodes_[k];
     if (!nd.body) continue;
@@ -354,7 +367,7 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
     // scale also holds |Q| / max M_ii, docs/theory.md)
     double x2 = 0;
     for (int c = 0; c < nd.nq; ++c) {
-      const double qc = q ? (*q)(nd.qOffset + c) / lastRho_ : 0.0;
+      const double qc = q ? (*q)(nd.qOffset + c) * invRho : 0.0;
       x2 += xk_(nd.qOffset + c) * xk_(nd.qOffset + c) + qc * qc;
     }
     compX_[static_cast<std::size_t>(nodeComp_[k])] += x2;
