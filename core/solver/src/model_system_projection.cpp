@@ -138,7 +138,6 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
   // goes to the dense steps.
   VectorXd& x = coordinates(run);
   BlockKkt& kkt = sp.kkt();
-  ctx.model.calcBodyBlocks(run.s, ctx.ws);
   // the factorization is that of an evaluation at the current state when it holds every row and
   // M was taken at this q: always for velocities (q does not move), the first step for positions
   const bool allRows =
@@ -162,6 +161,15 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
     factored.factorized = factored.solvable = true;
     factored.released = 0;
   }
+  // M at the starting point; a chord start needs none (its solves do not read M), and should
+  // it not converge, M is taken where the first factorization is made
+  bool haveM = false;
+  const auto needM = [&] {
+    if (haveM) return;
+    ctx.model.calcBodyBlocks(run.s, ctx.ws);
+    haveM = true;
+  };
+  if (!chordStart) needM();
   // Velocities: the factorization is first made at the accelerations' regularization, and its
   // step kept unless a row is released there or the step amplifies the residual beyond
   // projectionAmplification (max |dv| against the largest residual of the unit-norm rows): the
@@ -173,6 +181,7 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
   const double smallLambda = ctx.options.regularization;
   bool unreleased = !run.positions && run.lambda > smallLambda && ctx.options.projectionAmplification > 0;
   const auto factorAt = [&](double lambda) {
+    needM();
     factored = kkt.factor(ctx.ws, run.positions ? &maskH_ : &maskV_, lambda);
     ++run.rep.factorizations;
     sp.noteFactor(run.s, allRows && (firstStep || !run.positions), allRows, factored, lambda);
