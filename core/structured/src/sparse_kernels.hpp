@@ -57,10 +57,10 @@ inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, 
   const int s = fixedOr<S>(sRun);
   JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
-    // column j, updated by the columns before it as whole (contiguous, vectorizable) segments:
-    // w_t = L(j, t) d_t, kept in the (otherwise unused) upper triangle: D(t, j); then
-    // D(i, j) -= L(i, t) w_t for i >= j (the pivot first). The same operations, in the same
-    // order per entry, as dot products along the rows.
+    // column j: w_t = L(j, t) d_t, then D(i, j) -= L(i, t) w_t for i >= j (the pivot first),
+    // t in order. Fixed sizes keep w in locals and each entry's sum in a register; run-time
+    // sizes keep w in the (otherwise unused) upper triangle, D(t, j), and update the column by
+    // whole segments. The same operations in the same order per entry either way.
     double* __restrict__ col = D + j * s;
     if constexpr (S > 0) {  // w in locals, each entry's sum in a register (same order per entry)
       double w[S];
