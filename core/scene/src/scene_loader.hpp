@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -60,6 +61,52 @@ struct Scope {
   std::string context;  ///< " (in instance ...)" appended to messages; empty for the scene
 };
 using ScopePtr = std::shared_ptr<const Scope>;
+
+/// What Scene::resolved() is built from (scene.cpp): the scene's top-level values as loaded,
+/// and each body, joint and force of the model in order with the parameters of its scope (its
+/// expression strings are resolved with them) and, for a body, its `visual`. Built when
+/// first asked for; the document is kept.
+struct Flattening {
+  template <class T>
+  struct Element {
+    const T* element = nullptr;  ///< owned by the scene's model
+    ScopePtr scope;
+  };
+  std::string name;
+  ScopePtr global;  ///< the scene's parameters
+  Vector3d gravity = Vector3d::Zero();
+  nlohmann::json simulation;  ///< as written (null when absent)
+  std::vector<OutputSpec> outputs;
+  nlohmann::json overrides;  ///< overridesJson of SceneOptions::overrides (null when none)
+  std::vector<Element<Body>> bodies;
+  std::vector<std::pair<std::size_t, nlohmann::json>> visuals;  ///< (body index, `visual` read), ascending
+  std::vector<Element<Constraint>> joints;
+  std::vector<Element<ForceElement>> forces;
+
+  std::once_flag built;
+  nlohmann::json document;  ///< the flattened scene, once built
+
+  /// The flattened scene of `model`, which must be the model these elements belong to.
+  /// @throws std::logic_error otherwise
+  nlohmann::json build(const Model& model) const;
+};
+
+/// The loader's access to the private parts of a Scene.
+struct SceneAccess {
+  static Scene make(Model model, std::shared_ptr<Flattening> flattening) {
+    Scene s(std::move(model));
+    s.flattening_ = std::move(flattening);
+    return s;
+  }
+  /// Records the `--set` overrides in a scene whose resolved() has not been built.
+  static void setOverrides(Scene& s, nlohmann::json overrides) {
+    if (s.flattening_) s.flattening_->overrides = std::move(overrides);
+  }
+  static const nlohmann::json& overrides(const Scene& s) {
+    static const nlohmann::json kNone;
+    return s.flattening_ ? s.flattening_->overrides : kNone;
+  }
+};
 
 /// The placement that applies to the bodies of an instance, and where it was written.
 struct PlacementInfo {
