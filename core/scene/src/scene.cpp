@@ -82,7 +82,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   SceneSection simulation = readSimulation(root, global->parameters);
 
   std::vector<std::string> componentStack;
-  Expansion all = expandScope(root, "", global, PlacementInfo{}, componentStack, "the scene", false);
+  Expansion all = expandScope(root, "", global, std::make_shared<const PlacementInfo>(), componentStack, "the scene", false);
   if (all.bodies.empty())
     root.at("bodies").failWith("the scene has no bodies; expected at least one body (in 'bodies' or from instances)");
 
@@ -104,7 +104,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
         withoutVisual.erase("visual");
       }
       BodyPtr body = BodyRegistry::instance().create(p.cursor(hasVisual ? withoutVisual : written), ctx);
-      if (!p.place.placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
+      if (!p.place->placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
       if (!visual.is_null()) flat->visuals.emplace_back(flat->bodies.size(), std::move(visual));
       flat->bodies.push_back({&builder.addBody(std::move(body)), std::move(p.scope)});
     });

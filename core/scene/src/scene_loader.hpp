@@ -113,13 +113,15 @@ struct PlacementInfo {
   Placement placement;
   std::string file, path, instance;
 };
+/// Shared by every body of an instance (and of the instances inside it that add no placement).
+using PlacementPtr = std::shared_ptr<const PlacementInfo>;
 
 /// A body, joint or force definition after renaming, ready for its factory.
 struct Planned {
   nlohmann::json json;  ///< the renamed definition (when `source` is null)
   JsonCursor at;        ///< where the definition is written (its file and path)
   ScopePtr scope;
-  PlacementInfo place;  ///< bodies only
+  PlacementPtr place;  ///< bodies only (never null for them)
   /// The definition as written, when renaming changes nothing (the scene's own bodies, and
   /// its joints and forces without ports): not copied. It lives in the scene document or an
   /// included library, both alive while the loader runs.
@@ -255,7 +257,7 @@ struct InstancePlan {
   std::string name, component, prefix;
   JsonCursor def;
   ScopePtr scope;
-  PlacementInfo place;
+  PlacementPtr place;
 };
 
 class Loader {
@@ -273,26 +275,27 @@ class Loader {
 
   void addIncludes(const JsonCursor& list, const fs::path& base, std::vector<IncludeFrame>& stack);
   void addComponents(const JsonCursor& components);
-  void claimName(const std::string& qualified, const std::string& kind, const JsonCursor& element);
+  /// `kind`: a string literal ("body", "joint", "force", "instance").
+  void claimName(const std::string& qualified, const char* kind, const JsonCursor& element);
   void countElement(const JsonCursor& at);
   InstancePlan prepareInstance(const JsonCursor& inst, const std::string& outerPrefix,
-                               const Scope& outer, const PlacementInfo& outerPlace,
+                               const Scope& outer, const PlacementPtr& outerPlace,
                                const std::vector<std::string>& stack);
   Expansion expandScope(const JsonCursor& def, const std::string& prefix, const ScopePtr& scope,
-                        const PlacementInfo& place, std::vector<std::string>& stack,
+                        const PlacementPtr& place, std::vector<std::string>& stack,
                         const std::string& owner, bool component);
   BodyPtr placeBody(BodyPtr body, const Planned& p, SceneContext& ctx) const;
 
   std::deque<nlohmann::json> documents_;  // included libraries (stable addresses)
   std::map<std::string, ComponentDef> components_;
   std::set<std::string> included_;
-  /// What a qualified name names and where, for the message of a duplicate (built only then).
+  /// What a qualified name names and where, for the message of a duplicate (rendered only
+  /// then; the cursor's documents outlive names_).
   struct Claim {
-    std::string kind, path;
-    const std::string* file;  ///< in files_
+    const char* kind;
+    JsonCursor where;
   };
   std::unordered_map<std::string, Claim> names_;  // qualified name -> what and where
-  std::set<std::string> files_;                   // the files of the claims
   std::size_t elements_ = 0;
   fs::path includeRoot_;
   detail::OverrideSet* overrides_ = nullptr;  // --set, applied to instances as they are prepared
