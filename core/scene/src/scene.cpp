@@ -83,6 +83,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
 
   std::vector<std::string> componentStack;
   Expansion all = expandScope(root, "", global, std::make_shared<const PlacementInfo>(), componentStack, "the scene", false);
+  releaseClaims();  // names are claimed during the expansion only: the memory is reused below
   if (all.bodies.empty())
     root.at("bodies").failWith("the scene has no bodies; expected at least one body (in 'bodies' or from instances)");
 
@@ -109,6 +110,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
       flat->bodies.push_back({&builder.addBody(std::move(body)), std::move(p.scope)});
     });
   }
+  std::vector<Planned>().swap(all.bodies);  // done with: the joints' allocations reuse it
   for (Planned& p : all.joints) {
     ctx.setScope(p.scope->parameters);
     guarded(p.at, p.scope->context, [&] {

@@ -278,6 +278,8 @@ class Loader {
   /// `kind`: a string literal ("body", "joint", "force", "instance").
   void claimName(const std::string& qualified, const char* kind, const JsonCursor& element);
   void countElement(const JsonCursor& at);
+  /// Frees the table of claimed names (after the expansion, which alone claims names).
+  void releaseClaims() { std::unordered_map<std::string, Claim>().swap(names_); }
   InstancePlan prepareInstance(const JsonCursor& inst, const std::string& outerPrefix,
                                const Scope& outer, const PlacementPtr& outerPlace,
                                const std::vector<std::string>& stack);
