@@ -125,6 +125,8 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
       flat->forces.push_back({&builder.addForce(std::move(f)), std::move(p.scope)});
     });
   }
+  std::vector<Planned>().swap(all.joints);  // and the model's tables reuse these
+  std::vector<Planned>().swap(all.forces);
   builder.setGravity(gravity);
   Model model = guarded(file, "/", "", [&] { return builder.build(); });
   if (!all.outputs.empty()) (void)OutputChannels(model, all.outputs);  // checked against the model now (exit 2 at load)
