@@ -78,7 +78,7 @@ nlohmann::json equilibriumJson(const Model& model, const EquilibriumResult& r) {
 /// The resolved scene with `s` (velocities zero) as every body's initial state: the fields
 /// each body type reads its initial state from (docs/bodies.md).
 nlohmann::json sceneAtRest(const Scene& scene, const State& s) {
-  nlohmann::json doc = scene.resolved;
+  nlohmann::json doc = scene.resolved();
   doc.erase("overrides");  // already applied to the resolved numbers
   const Model& model = scene.model;
   auto values = [&](const BodySlot& sl, int from, int count) {

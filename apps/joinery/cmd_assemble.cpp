@@ -74,7 +74,7 @@ int runAssemble(const std::vector<std::string>& argv) {
     std::cerr << "  nothing written\n";
     return kInconsistent;
   }
-  writeScene(*out, withInitialState(loaded.scene.resolved, model, a.state));
+  writeScene(*out, withInitialState(loaded.scene.resolved(), model, a.state));
   if (args.has("--json")) return kOk;
   std::cout << "joinery assemble " << file << " -> " << *out << "\n";
   if (!a.needed()) {

@@ -265,9 +265,9 @@ struct SampleColumns {
 
   SampleColumns(const Scene& scene, const MemoryRecorder& recorder)
       : names(SymbolTable::forState(recorder.names)), rec(recorder) {
-    if (scene.resolved.is_object() && scene.resolved.contains("parameters") &&
-        scene.resolved["parameters"].is_object())
-      for (const auto& [key, v] : scene.resolved["parameters"].items())
+    const nlohmann::json& resolved = scene.resolved();
+    if (resolved.is_object() && resolved.contains("parameters") && resolved["parameters"].is_object())
+      for (const auto& [key, v] : resolved["parameters"].items())
         if (v.is_number()) names.setConstant(key, v.get<double>());
     vars.assign(static_cast<std::size_t>(names.numVariables()), 0.0);
   }

@@ -292,7 +292,7 @@ nlohmann::json bodiesJson(const Scene& scene, const nlohmann::json& joints, cons
   nlohmann::json out = nlohmann::json::array();
   planar = true;
   bool anyDrawn = false;
-  for (const auto& b : scene.resolved["bodies"]) {
+  for (const auto& b : scene.resolved()["bodies"]) {
     const std::string name = b.value("name", ""), type = b.value("type", "");
     const Body* body = scene.model.findBody(name);
     if (!body) continue;
@@ -385,8 +385,8 @@ nlohmann::json pageData(const Scene& scene, const std::string& file, Samples& sa
   nlohmann::json data;
   data["title"] = scene.name.empty() ? file : scene.name;
   data["stem"] = std::filesystem::path(file).stem().string();
-  data["joints"] = elementsJson(scene.resolved["joints"]);
-  data["forces"] = elementsJson(scene.resolved["forces"]);
+  data["joints"] = elementsJson(scene.resolved()["joints"]);
+  data["forces"] = elementsJson(scene.resolved()["forces"]);
   bool planar = true;
   data["bodies"] = bodiesJson(scene, data["joints"], data["forces"], planar);
   data["planar"] = planar;
@@ -460,7 +460,7 @@ int runView(const std::vector<std::string>& argv) {
   if (modes) {
     nlohmann::json points = nlohmann::json::object();  // body -> the local points elements attach to
     for (const char* list : {"joints", "forces"})
-      for (const auto& e : elementsJson(scene.resolved[list]))
+      for (const auto& e : elementsJson(scene.resolved()[list]))
         for (const auto& end : e["ends"]) points[end["body"].get<std::string>()].push_back(end["point"]);
     samples = modeSamples(scene.model, *modes, points, modeFraction, modeInfo);
   } else if (results) {

@@ -28,7 +28,8 @@ int runSceneReport(const std::string& file, bool json, bool withAccelerations, c
   const char* cmd = withAccelerations ? "solve" : "check";
   if (json) {
     nlohmann::json j = toJson(r);
-    if (loaded.scene.resolved.contains("overrides")) j["overrides"] = loaded.scene.resolved["overrides"];  // --set
+    const nlohmann::json& resolved = loaded.scene.resolved();
+    if (resolved.contains("overrides")) j["overrides"] = resolved["overrides"];  // --set
     std::cout << j.dump(2) << "\n";  // the first finding is its "headline"
   } else {
     std::cout << checkReportToText(r, withAccelerations);

@@ -44,7 +44,7 @@ TEST_CASE("assembly: a 5 cm gap at the wrist pin is reported in metres and close
 TEST_CASE("assembly: the assembled scene written back loads with a consistent initial state") {
   const Scene scene = loadScene(mistake("slider_crank_gap.json"));
   const AssemblyReport a = assembleInitialState(scene.model);
-  const nlohmann::json doc = withInitialState(scene.resolved, scene.model, a.state);
+  const nlohmann::json doc = withInitialState(scene.resolved(), scene.model, a.state);
   const Scene again = sceneFromJson(doc, mistake("assembled.json"));
   const State s = again.model.initialState();
   // the written state is the assembled one (JSON numbers round-trip doubles exactly)

@@ -262,7 +262,7 @@ TEST_CASE("expression joints inside components: local coordinate names are quali
   const Model& m = scene.model;
   REQUIRE(m.numCoordinates() == 6);
   REQUIRE(m.numConstraintRows() == 4);
-  const auto joints = scene.resolved.at("joints");
+  const auto joints = scene.resolved().at("joints");
   bool found = false;
   for (const auto& j : joints) {
     if (j.at("name") == "c2.turn") {
@@ -275,7 +275,7 @@ TEST_CASE("expression joints inside components: local coordinate names are quali
   }
   CHECK(found);
   // the flattened scene loads into the same model
-  const Scene again = sceneFromJson(scene.resolved, "flat.json");
+  const Scene again = sceneFromJson(scene.resolved(), "flat.json");
   CHECK(again.model.numConstraintRows() == 4);
 }
 

@@ -361,7 +361,7 @@ TEST_CASE("seed 000 (a): with alpha = 0 and conservative forces the energy lost 
   // are replaced by a conservative one (a linear spring on x and uniform gravity on z, whose
   // potential the model reports) through the resolved scene JSON.
   Example ex = load("ni_quadratic_z.json");
-  nlohmann::json doc = ex.scene.resolved;
+  nlohmann::json doc = ex.scene.resolved();
   const double a0 = ex.p("a0"), beta = ex.p("beta");
   for (auto& j : doc["joints"]) j["velocity"] = nlohmann::json::array({"p.y_dot - p.z^2*p.x_dot"});
   doc["forces"] = nlohmann::json::array();

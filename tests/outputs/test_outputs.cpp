@@ -131,7 +131,7 @@ TEST_CASE("outputs: components declare channels, qualified by their instance") {
   CHECK(row[3] == Approx(2 + 2 * std::cos(0.3)));
   CHECK(row[8] == Approx(-1 + 0.5));  // l2.height with L = 1
   // the flattened scene keeps the channels and loads into the same columns
-  const Scene again = sceneFromJson(scene.resolved, "flat.json");
+  const Scene again = sceneFromJson(scene.resolved(), "flat.json");
   CHECK(OutputChannels(again.model, again.outputs).columns() == ch.columns());
 }
 
@@ -201,7 +201,7 @@ TEST_CASE("outputs: the declared potential of expression and linear bodies makes
   CHECK(*mem.energy.front() == Approx(e0).epsilon(1e-14));
   for (const auto& e : mem.energy) CHECK(*e == Approx(e0).epsilon(1e-8));  // dopri5 at 1e-10
   // the potential round-trips through the flattened scene
-  CHECK(scene.resolved["bodies"][0]["potential"].is_string());
+  CHECK(scene.resolved()["bodies"][0]["potential"].is_string());
   json bad = doc;
   bad["bodies"][0]["potential"] = "x_dot^2";
   CHECK_THAT(loadError(bad), Catch::Contains("/bodies/0/potential") && Catch::Contains("depends on the velocity"));

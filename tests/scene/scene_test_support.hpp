@@ -22,7 +22,7 @@ inline int coordinateIndex(const Model& m, const std::string& name) {
 
 /// The resolved definition named `name` in the array `kind` ("bodies", "joints", "forces").
 inline nlohmann::json resolvedElement(const Scene& s, const std::string& kind, const std::string& name) {
-  for (const auto& e : s.resolved.at(kind))
+  for (const auto& e : s.resolved().at(kind))
     if (e.at("name") == name) return e;
   return nullptr;
 }

@@ -76,8 +76,8 @@ TEST_CASE("every shipped part with its defaults is well posed and round-trips ex
     const joinery::CheckReport r = joinery::checkScene(s);
     CHECK(r.solution.diagnosis.wellPosed);
     CHECK(r.solution.diagnosis.residual < 1e-12);
-    const Scene back = sceneFromJson(s.resolved, "resolved.json");
-    CHECK(back.resolved == s.resolved);
+    const Scene back = sceneFromJson(s.resolved(), "resolved.json");
+    CHECK(back.resolved() == s.resolved());
     CHECK(back.model.coordinateNames() == s.model.coordinateNames());
   }
 }

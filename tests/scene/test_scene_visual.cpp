@@ -55,7 +55,7 @@ TEST_CASE("visual shapes are kept in the resolved scene with numbers evaluated",
   CHECK(with.model.coordinateNames() == without.model.coordinateNames());
   CHECK(with.model.constraints().size() == without.model.constraints().size());
   // the resolved scene is a scene: it loads again with the same visual
-  const joinery::Scene again = joinery::sceneFromJson(with.resolved, "again.json");
+  const joinery::Scene again = joinery::sceneFromJson(with.resolved(), "again.json");
   CHECK(resolvedElement(again, "bodies", "bar").at("visual") == v);
 }
 

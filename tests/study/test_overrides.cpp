@@ -36,7 +36,7 @@ nlohmann::json nestedScene() {
   })");
 }
 
-double bodyX(const Scene& s) { return s.resolved["bodies"][0]["position"][0].get<double>(); }
+double bodyX(const Scene& s) { return s.resolved()["bodies"][0]["position"][0].get<double>(); }
 }  // namespace
 
 TEST_CASE("overrides: parseOverride reads numbers, expressions and words") {
@@ -54,14 +54,14 @@ TEST_CASE("overrides: a scene parameter changes what depends on it, and is recor
   SceneOptions o;
   o.overrides = {parseOverride("k=50")};
   const Scene s = sceneFromJson(nestedScene(), "nested.json", o);
-  CHECK(s.resolved["parameters"]["k"] == 50.0);
-  CHECK(s.resolved["parameters"]["k2"] == 100.0);  // "2*k" follows the override
-  CHECK(s.resolved["forces"][0]["stiffness"] == 100.0);
-  CHECK(s.resolved["overrides"] == nlohmann::json{{"k", 50.0}});
+  CHECK(s.resolved()["parameters"]["k"] == 50.0);
+  CHECK(s.resolved()["parameters"]["k2"] == 100.0);  // "2*k" follows the override
+  CHECK(s.resolved()["forces"][0]["stiffness"] == 100.0);
+  CHECK(s.resolved()["overrides"] == nlohmann::json{{"k", 50.0}});
   // without the override: the file's values
   const Scene plain = sceneFromJson(nestedScene(), "nested.json");
-  CHECK(plain.resolved["forces"][0]["stiffness"] == 20.0);
-  CHECK_FALSE(plain.resolved.contains("overrides"));
+  CHECK(plain.resolved()["forces"][0]["stiffness"] == 20.0);
+  CHECK_FALSE(plain.resolved().contains("overrides"));
 }
 
 TEST_CASE("overrides: instance parameters, top-level and nested, numbers and expressions") {
@@ -71,7 +71,7 @@ TEST_CASE("overrides: instance parameters, top-level and nested, numbers and exp
   o.overrides = {parseOverride("outer.inner.len=len*1.25")};  // over the enclosing scope (pair: len 2)
   CHECK(bodyX(sceneFromJson(nestedScene(), "nested.json", o)) == 2.5);
   o.overrides = {parseOverride("outer.inner.m=5")};
-  CHECK(sceneFromJson(nestedScene(), "nested.json", o).resolved["bodies"][0]["mass"] == 5.0);
+  CHECK(sceneFromJson(nestedScene(), "nested.json", o).resolved()["bodies"][0]["mass"] == 5.0);
   CHECK(bodyX(sceneFromJson(nestedScene(), "nested.json")) == 2.0);
 }
 

@@ -140,7 +140,7 @@ arrays (or sequences) in that order, and default to the scene's initial state.)d
                              "Number of coordinates.")
       .def_property_readonly("m", [](const PyModel& p) { return p.model().numConstraintRows(); },
                              "Number of constraint rows (internal rows included).")
-      .def_property_readonly("resolved", [](const PyModel& p) { return toPython(p.scene().resolved); },
+      .def_property_readonly("resolved", [](const PyModel& p) { return toPython(p.scene().resolved()); },
                              "The flattened scene as a dictionary (loads into the same model).")
       .def_property_readonly("simulation_settings", [](const PyModel& p) { return toPython(toJson(p.settings())); },
                              "The scene's `simulation` settings (defaults filled in), keys as in the scene file.")

@@ -124,7 +124,7 @@ std::shared_ptr<const Scene> sceneWithOutputs(const PyModel& pm, const py::handl
   nlohmann::json extra = toJson(outputs);
   if (!extra.is_array()) throw std::invalid_argument("outputs must be a list of channel dictionaries");
   if (extra.empty()) return pm.shared();
-  nlohmann::json doc = pm.scene().resolved;
+  nlohmann::json doc = pm.scene().resolved();
   if (!doc.contains("outputs") || !doc["outputs"].is_array()) doc["outputs"] = nlohmann::json::array();
   for (auto& e : extra) doc["outputs"].push_back(e);
   return std::make_shared<const Scene>(sceneFromJson(doc, pm.scene().file));

@@ -94,9 +94,11 @@ class StrictDomBuilder {
   bool key(json::string_t& k) {
     Frame& f = frames_.back();
     auto& object = f.value->get_ref<json::object_t&>();
-    const auto [it, inserted] = object.emplace(std::as_const(k), nullptr);
+    // keys often come in order (nlohmann's dump sorts them): the end is tried first
+    const std::size_t before = object.size();
+    const auto it = object.emplace_hint(object.end(), std::as_const(k), nullptr);
     f.key = &it->first;
-    if (!inserted)
+    if (object.size() == before)
       throw InputError("duplicate key '" + it->first +
                            "': a key may appear only once in an object (the second would "
                            "silently replace the first)",

@@ -85,9 +85,10 @@ void mixedUnits(const Scene& scene, std::vector<std::string>& out) {
   const double g = scene.model.gravity().norm();
   if (g == 0) return;
   std::vector<double> lengths;
+  const nlohmann::json& resolved = scene.resolved();
   for (const char* list : {"bodies", "joints", "forces"}) {
-    if (!scene.resolved.contains(list) || !scene.resolved[list].is_array()) continue;
-    for (const auto& j : scene.resolved[list]) {
+    if (!resolved.contains(list) || !resolved[list].is_array()) continue;
+    for (const auto& j : resolved[list]) {
       if (!j.is_object()) continue;
       const std::string type = j.value("type", std::string());
       if (type == "linear" || type == "expression") continue;  // the user's own units

@@ -7,9 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <stdexcept>
 
 #include "joinery/core/assert.hpp"
@@ -26,8 +25,8 @@ struct ModelBuilder::Impl {
   std::vector<ConstraintPtr> constraints;
   std::vector<ForceElementPtr> forces;
   Vector3d gravity = Vector3d::Zero();
-  std::map<std::string, const Body*> byName;
-  std::set<std::string> elementNames;
+  std::unordered_map<std::string, const Body*> byName;  // hashed: one lookup per body reference
+  std::unordered_set<std::string> elementNames;
 };
 
 struct Model::Owned {
@@ -36,7 +35,7 @@ struct Model::Owned {
   std::vector<ConstraintPtr> constraints;
   std::vector<ForceElementPtr> forces;
   std::unordered_map<const Body*, int> slotIndex;
-  std::map<std::string, const Body*> byName;
+  std::unordered_map<std::string, const Body*> byName;
   // per constraint / force: the global slot of each of its bodies, in order
   std::vector<std::vector<BodySlot>> constraintSlots, forceSlots;
   // per row block: index into constraints (or -1 for internal)
@@ -56,11 +55,10 @@ const Body& ModelBuilder::ground() const { return *impl_->ground; }
 const Body& ModelBuilder::addBody(BodyPtr body) {
   if (!body) throw ModelError("addBody: null body");
   const std::string& name = body->name();
-  if (impl_->byName.count(name))
+  const Body& ref = *body;
+  if (!impl_->byName.try_emplace(name, &ref).second)
     throw ModelError(name == "ground" ? "'ground' is the fixed world body and may not be declared"
                                       : "duplicate body name '" + name + "'");
-  const Body& ref = *body;
-  impl_->byName[name] = &ref;
   impl_->bodies.push_back(std::move(body));
   return ref;
 }
@@ -104,7 +102,9 @@ std::vector<std::string> ModelBuilder::constraintNames() const {
 
 std::vector<std::string> ModelBuilder::bodyNames() const {
   std::vector<std::string> out;
+  out.reserve(impl_->byName.size());
   for (const auto& [k, v] : impl_->byName) out.push_back(k);
+  std::sort(out.begin(), out.end());  // in name order, as before (suggestions in messages)
   return out;
 }
 

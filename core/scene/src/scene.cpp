@@ -28,23 +28,6 @@ SceneSection readSimulation(const JsonCursor& root, const SymbolTable& scope) {
   return s;
 }
 
-/// The flattened scene (Scene::resolved) from its evaluated parts.
-nlohmann::json resolvedScene(const std::string& name, const SymbolTable& parameters, const Vector3d& gravity,
-                             nlohmann::json bodies, nlohmann::json joints, nlohmann::json forces) {
-  nlohmann::json resolved = {{"joinery", 1}};
-  if (!name.empty()) resolved["name"] = name;
-  if (!parameters.constants().empty()) {
-    nlohmann::json params = nlohmann::json::object();
-    for (const auto& [n, v] : parameters.constants()) params[n] = v;
-    resolved["parameters"] = params;
-  }
-  resolved["gravity"] = {gravity.x(), gravity.y(), gravity.z()};
-  resolved["bodies"] = std::move(bodies);
-  resolved["joints"] = std::move(joints);
-  resolved["forces"] = std::move(forces);
-  return resolved;
-}
-
 }  // namespace
 
 // long: the top level of a scene file in reading order (version, keys, parameters, includes,
@@ -99,19 +82,19 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   SceneSection simulation = readSimulation(root, global->parameters);
 
   std::vector<std::string> componentStack;
-  Expansion all = expandScope(root, "", global, PlacementInfo{}, componentStack, "the scene", false);
+  Expansion all = expandScope(root, "", global, std::make_shared<const PlacementInfo>(), componentStack, "the scene", false);
+  releaseClaims();  // names are claimed during the expansion only: the memory is reused below
   if (all.bodies.empty())
     root.at("bodies").failWith("the scene has no bodies; expected at least one body (in 'bodies' or from instances)");
 
-  nlohmann::json bodies = nlohmann::json::array(), joints = nlohmann::json::array(),
-                 forces = nlohmann::json::array();
-  bodies.get_ref<nlohmann::json::array_t&>().reserve(all.bodies.size());
-  joints.get_ref<nlohmann::json::array_t&>().reserve(all.joints.size());
-  forces.get_ref<nlohmann::json::array_t&>().reserve(all.forces.size());
-  for (const Planned& p : all.bodies) {
+  auto flat = std::make_shared<Flattening>();
+  flat->bodies.reserve(all.bodies.size());
+  flat->joints.reserve(all.joints.size());
+  flat->forces.reserve(all.forces.size());
+  for (Planned& p : all.bodies) {
     ctx.setScope(p.scope->parameters);
     guarded(p.at, p.scope->context, [&] {
-      // `visual` (drawing only, any body type) is read here and kept in the flattened scene;
+      // `visual` (drawing only, any body type) is read here and kept for the flattened scene;
       // the factory gets the definition without it (a copy only then)
       const nlohmann::json& written = p.definition();
       nlohmann::json withoutVisual, visual;
@@ -122,54 +105,120 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
         withoutVisual.erase("visual");
       }
       BodyPtr body = BodyRegistry::instance().create(p.cursor(hasVisual ? withoutVisual : written), ctx);
-      if (!p.place.placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
-      nlohmann::json j = body->toJson();
-      resolveStrings(j, p.scope->parameters);
-      if (!visual.is_null()) j["visual"] = std::move(visual);
-      bodies.push_back(std::move(j));
-      builder.addBody(std::move(body));
+      if (!p.place->placement.isIdentity()) body = placeBody(std::move(body), p, ctx);
+      if (!visual.is_null()) flat->visuals.emplace_back(flat->bodies.size(), std::move(visual));
+      flat->bodies.push_back({&builder.addBody(std::move(body)), std::move(p.scope)});
     });
   }
-  for (const Planned& p : all.joints) {
+  std::vector<Planned>().swap(all.bodies);  // done with: the joints' allocations reuse it
+  for (Planned& p : all.joints) {
     ctx.setScope(p.scope->parameters);
     guarded(p.at, p.scope->context, [&] {
       ConstraintPtr c = ConstraintRegistry::instance().create(p.cursor(p.definition()), ctx);
-      nlohmann::json j = c->toJson();
-      resolveStrings(j, p.scope->parameters);
-      joints.push_back(std::move(j));
-      builder.addConstraint(std::move(c));
+      flat->joints.push_back({&builder.addConstraint(std::move(c)), std::move(p.scope)});
     });
   }
-  for (const Planned& p : all.forces) {
+  for (Planned& p : all.forces) {
     ctx.setScope(p.scope->parameters);
     guarded(p.at, p.scope->context, [&] {
       ForceElementPtr f = ForceRegistry::instance().create(p.cursor(p.definition()), ctx);
-      nlohmann::json j = f->toJson();
-      resolveStrings(j, p.scope->parameters);
-      forces.push_back(std::move(j));
-      builder.addForce(std::move(f));
+      flat->forces.push_back({&builder.addForce(std::move(f)), std::move(p.scope)});
     });
   }
+  std::vector<Planned>().swap(all.joints);  // and the model's tables reuse these
+  std::vector<Planned>().swap(all.forces);
   builder.setGravity(gravity);
   Model model = guarded(file, "/", "", [&] { return builder.build(); });
+  if (!all.outputs.empty()) (void)OutputChannels(model, all.outputs);  // checked against the model now (exit 2 at load)
 
-  nlohmann::json resolved =
-      resolvedScene(name, global->parameters, gravity, std::move(bodies), std::move(joints), std::move(forces));
-  if (simulation.given()) resolved["simulation"] = simulation.json;
-  if (!all.outputs.empty()) {  // output channels: checked against the model now (exit 2 at load)
-    (void)OutputChannels(model, all.outputs);
-    nlohmann::json outs = nlohmann::json::array();
-    for (const OutputSpec& o : all.outputs) outs.push_back(detail::outputSpecJson(o));
-    resolved["outputs"] = std::move(outs);
-  }
-  Scene scene{name, file, std::move(model), std::move(simulation), std::move(resolved), completeMassless, {}, {}};
+  flat->name = name;
+  flat->global = global;
+  flat->gravity = gravity;
+  if (simulation.given()) flat->simulation = simulation.json;
+  flat->outputs = all.outputs;
+  Scene scene = SceneAccess::make(std::move(model), std::move(flat));
+  scene.name = std::move(name);
+  scene.file = file;
+  scene.simulation = std::move(simulation);
+  scene.completeMassless = completeMassless;
   scene.outputs = std::move(all.outputs);
   return scene;
 }
 
+namespace {
+
+/// Checks that `model` holds `elements` in their order (the flattened scene describes the
+/// model as loaded).
+template <class T>
+void requireSame(const std::vector<Flattening::Element<T>>& elements, const std::vector<const T*>& inModel) {
+  bool same = elements.size() == inModel.size();
+  for (std::size_t i = 0; same && i < elements.size(); ++i) same = elements[i].element == inModel[i];
+  if (!same)
+    throw std::logic_error("Scene::resolved(): the scene's model is not the model it was loaded with "
+                           "(assigned or moved away); the flattened scene describes the model as loaded");
+}
+
+/// The JSON of one element, its expression strings resolved in its scope.
+template <class T>
+nlohmann::json elementJson(const Flattening::Element<T>& e) {
+  nlohmann::json j = e.element->toJson();
+  resolveStrings(j, e.scope->parameters);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json Flattening::build(const Model& model) const {
+  requireSame(bodies, model.bodies());
+  requireSame(joints, model.constraints());
+  requireSame(forces, model.forces());
+  nlohmann::json resolved = {{"joinery", 1}};
+  if (!name.empty()) resolved["name"] = name;
+  if (!global->parameters.constants().empty()) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [n, v] : global->parameters.constants()) params[n] = v;
+    resolved["parameters"] = params;
+  }
+  resolved["gravity"] = {gravity.x(), gravity.y(), gravity.z()};
+  nlohmann::json list = nlohmann::json::array();
+  list.get_ref<nlohmann::json::array_t&>().reserve(bodies.size());
+  auto visual = visuals.begin();
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    nlohmann::json j = elementJson(bodies[i]);
+    if (visual != visuals.end() && visual->first == i) j["visual"] = (visual++)->second;
+    list.push_back(std::move(j));
+  }
+  resolved["bodies"] = std::move(list);
+  list = nlohmann::json::array();
+  list.get_ref<nlohmann::json::array_t&>().reserve(joints.size());
+  for (const auto& e : joints) list.push_back(elementJson(e));
+  resolved["joints"] = std::move(list);
+  list = nlohmann::json::array();
+  list.get_ref<nlohmann::json::array_t&>().reserve(forces.size());
+  for (const auto& e : forces) list.push_back(elementJson(e));
+  resolved["forces"] = std::move(list);
+  if (!simulation.is_null()) resolved["simulation"] = simulation;
+  if (!outputs.empty()) {
+    nlohmann::json outs = nlohmann::json::array();
+    for (const OutputSpec& o : outputs) outs.push_back(detail::outputSpecJson(o));
+    resolved["outputs"] = std::move(outs);
+  }
+  if (!overrides.is_null()) resolved["overrides"] = overrides;
+  return resolved;
+}
+
 }  // namespace scene_detail
 
+const nlohmann::json& Scene::resolved() const {
+  static const nlohmann::json kNone;  // a moved-from scene
+  if (!flattening_) return kNone;
+  scene_detail::Flattening& f = *flattening_;
+  std::call_once(f.built, [&] { f.document = f.build(model); });
+  return f.document;
+}
+
 using scene_detail::includeRootFor;
+using scene_detail::SceneAccess;
 using scene_detail::Loader;
 
 Scene sceneFromJson(const nlohmann::json& document, const std::string& file) {
@@ -184,7 +233,7 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file, con
       detail::OverrideSet set(options.overrides, doc, file);
       Scene s = Loader(includeRootFor(options, file), &set).load(doc, file);
       set.requireAllUsed();
-      s.resolved["overrides"] = overridesJson(options.overrides);
+      SceneAccess::setOverrides(s, overridesJson(options.overrides));
       return s;
     }();
     if (options.completeMassless) scene.completeMassless = true;

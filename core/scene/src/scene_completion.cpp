@@ -3,6 +3,7 @@
 
 #include "joinery/core/completion.hpp"
 #include "joinery/core/forward_dynamics.hpp"
+#include "scene_loader.hpp"
 
 namespace joinery {
 
@@ -17,7 +18,7 @@ Scene completeMasslessPoints(Scene scene) {
     scene.completion = std::move(analysis);
     return scene;  // nothing added; `check` reports why
   }
-  nlohmann::json doc = scene.resolved;
+  nlohmann::json doc = scene.resolved();
   for (const auto& b : analysis.balances) doc["joints"].push_back(b.joint);
   Scene out = [&] {
     try {
@@ -29,7 +30,7 @@ Scene completeMasslessPoints(Scene scene) {
   }();
   out.completeMassless = true;
   out.completion = std::move(analysis);
-  if (scene.resolved.contains("overrides")) out.resolved["overrides"] = scene.resolved["overrides"];  // --set
+  scene_detail::SceneAccess::setOverrides(out, scene_detail::SceneAccess::overrides(scene));  // --set
   return out;
 }
 

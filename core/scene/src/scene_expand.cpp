@@ -43,12 +43,13 @@ fs::path includeRootFor(const SceneOptions& options, const std::string& file) {
   return ec ? root.lexically_normal() : canonical;
 }
 
-void Loader::claimName(const std::string& qualified, const std::string& kind, const JsonCursor& element) {
-  const std::string* file = &*files_.insert(element.file()).first;
-  const auto [it, inserted] = names_.try_emplace(qualified, Claim{kind, element.path(), file});
+void Loader::claimName(const std::string& qualified, const char* kind, const JsonCursor& element) {
+  const auto [it, inserted] = names_.try_emplace(qualified, Claim{kind, element});
   if (!inserted) {
     const Claim& c = it->second;
-    const std::string first = c.kind + " at " + (c.path.empty() ? "/" : c.path) + (c.file->empty() ? std::string() : " of " + *c.file);
+    const std::string path = c.where.path();
+    const std::string first = std::string(c.kind) + " at " + (path.empty() ? "/" : path) +
+                              (c.where.file().empty() ? std::string() : " of " + c.where.file());
     element.at("name").failWith("duplicate name '" + qualified + "': already used by the " + first +
                                 "; expected names unique among bodies, joints, forces and instances");
   }
@@ -151,7 +152,7 @@ std::string unitHint(const JsonCursor& def, const std::string& parameter) {
 }  // namespace
 
 InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& outerPrefix,
-                                     const Scope& outer, const PlacementInfo& outerPlace,
+                                     const Scope& outer, const PlacementPtr& outerPlace,
                                      const std::vector<std::string>& stack) {
   inst.requireObject();
   inst.rejectUnknownKeys(kInstanceKeys);
@@ -211,13 +212,15 @@ InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& 
   } catch (const InputError& e) {
     throw withContext(e, scope->context);
   }
-  PlacementInfo place = outerPlace;
+  PlacementPtr place = outerPlace;
   if (inst.has("placement")) {
     const JsonCursor pc = inst.at("placement");
-    place.placement = outerPlace.placement.then(detail::parsePlacement(pc, outer.parameters));
-    place.file = pc.file();
-    place.path = pc.displayPath();
-    place.instance = qualified;
+    auto own = std::make_shared<PlacementInfo>();
+    own->placement = outerPlace->placement.then(detail::parsePlacement(pc, outer.parameters));
+    own->file = pc.file();
+    own->path = pc.displayPath();
+    own->instance = qualified;
+    place = std::move(own);
   }
   return InstancePlan{name, component, qualified + ".", def, scope, place};
 }
@@ -225,7 +228,7 @@ InstancePlan Loader::prepareInstance(const JsonCursor& inst, const std::string& 
 // long: expands one scope (its bodies, joints, forces, then its instances recursively) with
 // the name qualification and placement of each kind next to its checks.
 Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, const ScopePtr& scope,
-                              const PlacementInfo& place, std::vector<std::string>& stack,
+                              const PlacementPtr& place, std::vector<std::string>& stack,
                               const std::string& owner, bool component) {
   Expansion out;
   LocalNames ln{prefix, component, owner, {}, &out.ports};
@@ -281,8 +284,9 @@ Expansion Loader::expandScope(const JsonCursor& def, const std::string& prefix, 
   if (component) ln.bodies.insert(out.bodyNames.begin(), out.bodyNames.end());
   // a definition renaming keeps is not copied (Planned::source)
   const auto plan = [&](const JsonCursor& c, bool isBody) {
-    if (renamingKeeps(c, ln, isBody)) return Planned{{}, c, scope, place, &c.value()};
-    return Planned{rewriteElement(c, ln, isBody), c, scope, place};
+    PlacementPtr placed = isBody ? place : nullptr;
+    if (renamingKeeps(c, ln, isBody)) return Planned{{}, c, scope, std::move(placed), &c.value()};
+    return Planned{rewriteElement(c, ln, isBody), c, scope, std::move(placed)};
   };
 
   guard([&] {
@@ -388,12 +392,12 @@ BodyPtr Loader::placeBody(BodyPtr body, const Planned& p, SceneContext& ctx) con
       if (info->example.contains("orientation") && !j.contains("orientation"))
         j["orientation"] = nlohmann::json::array({1.0, 0.0, 0.0, 0.0});
     }
-  const JsonCursor at(kNull, p.place.file, p.place.path);
-  detail::applyPlacement(j, p.place.placement, at);
+  const JsonCursor at(kNull, p.place->file, p.place->path);
+  detail::applyPlacement(j, p.place->placement, at);
   try {
     return BodyRegistry::instance().create(p.cursor(j), ctx);
   } catch (const InputError& e) {
-    at.failWith("after the placement of instance '" + p.place.instance + "', body '" + body->name() +
+    at.failWith("after the placement of instance '" + p.place->instance + "', body '" + body->name() +
                 "' is invalid: " + e.detail());
   }
 }

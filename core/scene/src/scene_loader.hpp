@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -61,18 +62,66 @@ struct Scope {
 };
 using ScopePtr = std::shared_ptr<const Scope>;
 
+/// What Scene::resolved() is built from (scene.cpp): the scene's top-level values as loaded,
+/// and each body, joint and force of the model in order with the parameters of its scope (its
+/// expression strings are resolved with them) and, for a body, its `visual`. Built when
+/// first asked for; the document is kept.
+struct Flattening {
+  template <class T>
+  struct Element {
+    const T* element = nullptr;  ///< owned by the scene's model
+    ScopePtr scope;
+  };
+  std::string name;
+  ScopePtr global;  ///< the scene's parameters
+  Vector3d gravity = Vector3d::Zero();
+  nlohmann::json simulation;  ///< as written (null when absent)
+  std::vector<OutputSpec> outputs;
+  nlohmann::json overrides;  ///< overridesJson of SceneOptions::overrides (null when none)
+  std::vector<Element<Body>> bodies;
+  std::vector<std::pair<std::size_t, nlohmann::json>> visuals;  ///< (body index, `visual` read), ascending
+  std::vector<Element<Constraint>> joints;
+  std::vector<Element<ForceElement>> forces;
+
+  std::once_flag built;
+  nlohmann::json document;  ///< the flattened scene, once built
+
+  /// The flattened scene of `model`, which must be the model these elements belong to.
+  /// @throws std::logic_error otherwise
+  nlohmann::json build(const Model& model) const;
+};
+
+/// The loader's access to the private parts of a Scene.
+struct SceneAccess {
+  static Scene make(Model model, std::shared_ptr<Flattening> flattening) {
+    Scene s(std::move(model));
+    s.flattening_ = std::move(flattening);
+    return s;
+  }
+  /// Records the `--set` overrides in a scene whose resolved() has not been built.
+  static void setOverrides(Scene& s, nlohmann::json overrides) {
+    if (s.flattening_) s.flattening_->overrides = std::move(overrides);
+  }
+  static const nlohmann::json& overrides(const Scene& s) {
+    static const nlohmann::json kNone;
+    return s.flattening_ ? s.flattening_->overrides : kNone;
+  }
+};
+
 /// The placement that applies to the bodies of an instance, and where it was written.
 struct PlacementInfo {
   Placement placement;
   std::string file, path, instance;
 };
+/// Shared by every body of an instance (and of the instances inside it that add no placement).
+using PlacementPtr = std::shared_ptr<const PlacementInfo>;
 
 /// A body, joint or force definition after renaming, ready for its factory.
 struct Planned {
   nlohmann::json json;  ///< the renamed definition (when `source` is null)
   JsonCursor at;        ///< where the definition is written (its file and path)
   ScopePtr scope;
-  PlacementInfo place;  ///< bodies only
+  PlacementPtr place;  ///< bodies only (never null for them)
   /// The definition as written, when renaming changes nothing (the scene's own bodies, and
   /// its joints and forces without ports): not copied. It lives in the scene document or an
   /// included library, both alive while the loader runs.
@@ -208,7 +257,7 @@ struct InstancePlan {
   std::string name, component, prefix;
   JsonCursor def;
   ScopePtr scope;
-  PlacementInfo place;
+  PlacementPtr place;
 };
 
 class Loader {
@@ -226,26 +275,29 @@ class Loader {
 
   void addIncludes(const JsonCursor& list, const fs::path& base, std::vector<IncludeFrame>& stack);
   void addComponents(const JsonCursor& components);
-  void claimName(const std::string& qualified, const std::string& kind, const JsonCursor& element);
+  /// `kind`: a string literal ("body", "joint", "force", "instance").
+  void claimName(const std::string& qualified, const char* kind, const JsonCursor& element);
   void countElement(const JsonCursor& at);
+  /// Frees the table of claimed names (after the expansion, which alone claims names).
+  void releaseClaims() { std::unordered_map<std::string, Claim>().swap(names_); }
   InstancePlan prepareInstance(const JsonCursor& inst, const std::string& outerPrefix,
-                               const Scope& outer, const PlacementInfo& outerPlace,
+                               const Scope& outer, const PlacementPtr& outerPlace,
                                const std::vector<std::string>& stack);
   Expansion expandScope(const JsonCursor& def, const std::string& prefix, const ScopePtr& scope,
-                        const PlacementInfo& place, std::vector<std::string>& stack,
+                        const PlacementPtr& place, std::vector<std::string>& stack,
                         const std::string& owner, bool component);
   BodyPtr placeBody(BodyPtr body, const Planned& p, SceneContext& ctx) const;
 
   std::deque<nlohmann::json> documents_;  // included libraries (stable addresses)
   std::map<std::string, ComponentDef> components_;
   std::set<std::string> included_;
-  /// What a qualified name names and where, for the message of a duplicate (built only then).
+  /// What a qualified name names and where, for the message of a duplicate (rendered only
+  /// then; the cursor's documents outlive names_).
   struct Claim {
-    std::string kind, path;
-    const std::string* file;  ///< in files_
+    const char* kind;
+    JsonCursor where;
   };
   std::unordered_map<std::string, Claim> names_;  // qualified name -> what and where
-  std::set<std::string> files_;                   // the files of the claims
   std::size_t elements_ = 0;
   fs::path includeRoot_;
   detail::OverrideSet* overrides_ = nullptr;  // --set, applied to instances as they are prepared

@@ -94,7 +94,7 @@ std::string assemblySummary(const AssemblyReport& r);
 /// unit, rows}}), moved ({body: {translation, rotation, other}}) and velocity_changes.
 nlohmann::json assemblyToJson(const AssemblyReport& r);
 
-/// The scene document `resolved` (Scene::resolved) with every body's initial state replaced
+/// The scene document `resolved` (Scene::resolved()) with every body's initial state replaced
 /// by `s`: positions, angles, orientations and velocities in each body type's own fields.
 /// @throws ModelError for a body type whose initial state cannot be written.
 nlohmann::json withInitialState(const nlohmann::json& resolved, const Model& model, const State& s);

@@ -3,7 +3,7 @@
 /// Parameter overrides (`--set NAME=VALUE`): change a scene parameter (`k`), an instance
 /// parameter (`l1.L`, nested `arm.l1.L`) or a simulation setting (`simulation.t_end`) of a
 /// scene at load time, without editing the file. Applied through SceneOptions::overrides;
-/// the loaded Scene's `resolved` JSON records them under `"overrides"`. docs/studies.md.
+/// the loaded Scene's `resolved()` JSON records them under `"overrides"`. docs/studies.md.
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -9,6 +9,7 @@
 /// Every problem with the input throws InputError naming the file, the JSON path (RFC 6901
 /// pointer such as `/instances/2/parameters/L`), the value found and what was expected.
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -21,7 +22,12 @@
 
 namespace joinery {
 
-/// A loaded scene.
+namespace scene_detail {
+struct Flattening;
+struct SceneAccess;
+}  // namespace scene_detail
+
+/// A loaded scene (made by loadScene and sceneFromJson).
 struct Scene {
   std::string name;  ///< the scene's `name` (may be empty)
   std::string file;  ///< the file it was read from (as given)
@@ -30,16 +36,12 @@ struct Scene {
   /// global parameters its numbers may use. The integrators interpret and validate it:
   /// parseSimulationSettings (integrators/settings.hpp).
   SceneSection simulation;
-  /// The flattened scene: every instance expanded, names qualified (`l1.rod`), ports replaced
-  /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
-  /// (no parameters needed, no includes, components or instances) that loads into the same model.
-  nlohmann::json resolved;
   /// True when massless points are to be completed (scene field `complete_massless` or
   /// SceneOptions::completeMassless). Loading only records the request; the completion is
   /// the explicit step completeMasslessPoints() (scene_completion.hpp).
   bool completeMassless = false;
   /// What completeMasslessPoints() found at the initial state: the balances it added (all
-  /// completable; then `model` and `resolved` include their joints), or the directions it
+  /// completable; then `model` and `resolved()` include their joints), or the directions it
   /// could not complete (then nothing was added). Empty before that step, when not
   /// requested or when the model was not ill posed.
   CompletionAnalysis completion;
@@ -47,6 +49,22 @@ struct Scene {
   /// declaration order (instance names qualify component channels: `l1.tip`); checked against
   /// the model at load. Compile with OutputChannels(scene.model, scene.outputs).
   std::vector<OutputSpec> outputs;
+
+  /// The flattened scene: every instance expanded, names qualified (`l1.rod`), ports replaced
+  /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
+  /// (no parameters needed, no includes, components or instances) that loads into the same model.
+  /// Loading does not build it: the first call does (from the bodies, joints and forces of
+  /// `model` as loaded, through their toJson()) and keeps it, so every call returns the same
+  /// document; calls from several threads at once are safe.
+  /// @throws std::logic_error when `model` is no longer the model the scene was loaded with
+  /// (assigned or moved away before the first call).
+  const nlohmann::json& resolved() const;
+
+ private:
+  friend struct scene_detail::SceneAccess;
+  explicit Scene(Model m) : model(std::move(m)) {}
+  /// What resolved() is built from, and the built document (shared by moved-to scenes).
+  std::shared_ptr<scene_detail::Flattening> flattening_;
 };
 
 /// Options of loading a scene that are not in the file.
@@ -61,7 +79,7 @@ struct SceneOptions {
   bool confineIncludes = false;
   std::string includeRoot{};
   /// Parameter overrides (`--set`, overrides.hpp), applied in order; an unknown name is an
-  /// InputError with a suggestion. The resolved scene records them under `"overrides"`.
+  /// InputError with a suggestion. Scene::resolved() records them under `"overrides"`.
   std::vector<Override> overrides{};  // {}: SceneOptions{true} stays warning-free
 };
 

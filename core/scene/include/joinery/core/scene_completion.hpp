@@ -11,7 +11,7 @@ namespace joinery {
 
 /// When `scene.completeMassless` is set: adds the force balances of massless points as
 /// `expression` joints when the model is ill posed at its initial state and every
-/// indeterminate direction has one (then `model` and `resolved` include their joints);
+/// indeterminate direction has one (then `model` and `resolved()` include their joints);
 /// otherwise records in `scene.completion` why nothing was added. A scene that did not ask
 /// for completion, or is not ill posed, is returned unchanged.
 /// @throws InputError (path `/complete_massless`) when the added joints do not load.
