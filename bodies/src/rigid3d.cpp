@@ -156,50 +156,90 @@ Vector3d Rigid3d::calcPointBias(CVecRef q, CVecRef v, const Vector3d& local) con
 }
 
 namespace {
-/// The quaternion columns of a point's Jacobian, -2 [R p]x H(e) / |e|^2 (3 x 4; the x, y, z
-/// columns are the identity), and its bias, computed with one rotation and one H(e).
-struct PointRows {
-  quat::Matrix34d Je;
-  Vector3d bias;
+/// One point of the body, per joint point and evaluation (the joints' hot path), in scalars
+/// from the coordinates' memory: rp = R(e) p / |e|^2 and w = 2 H(e) e' / |e|^2.
+struct PointFrame {
+  double e0, is;  ///< e0 and 1 / |e|^2
+  Vector3d ev, rp, w;
 };
 
-PointRows pointRows(CVecRef q, CVecRef v, const Vector3d& local) {
-  // Per joint point and evaluation (the joints' hot path): R(e) p applied without forming R,
-  // one division, [R p]x H(e) as four cross products.
-  const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
-  const Vector3d ev = e.tail<3>();
-  const double is = 1.0 / e.squaredNorm();
-  const Vector3d rp = is * ((e(0) * e(0) - ev.squaredNorm()) * local + (2.0 * ev.dot(local)) * ev +
-                            (2.0 * e(0)) * ev.cross(local));
-  const quat::Matrix34d H = quat::worldH(e);
-  const Vector3d w = (2.0 * is) * (H * ed);
-  const Vector3d wxrp = w.cross(rp);
-  PointRows out;
-  for (int j = 0; j < 4; ++j) out.Je.col(j) = (-2.0 * is) * rp.cross(H.col(j));
-  out.bias = w.cross(wxrp) - (2.0 * is * e.dot(ed)) * wxrp;
-  return out;
+// always inlined: three callers, and a PointFrame returned through memory costs ~5 % of the rows
+EIGEN_ALWAYS_INLINE PointFrame pointFrame(const double* e, const double* ed, const Vector3d& p) {
+  PointFrame f;
+  f.e0 = e[0];
+  f.ev = Vector3d(e[1], e[2], e[3]);
+  f.is = 1.0 / (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3]);
+  // R(e) p = |e|^2 p + e0 t + ev x t with t = 2 ev x p (exact for any e)
+  const Vector3d t = 2.0 * f.ev.cross(p);
+  f.rp = p + f.is * (f.e0 * t + f.ev.cross(t));
+  // H(e) e' = -e0' ev + e0 ev' + ev x ev'
+  const Vector3d edv(ed[1], ed[2], ed[3]);
+  f.w = (2.0 * f.is) * (f.e0 * edv - ed[0] * f.ev + f.ev.cross(edv));
+  return f;
+}
+
+/// The point's bias J' q' = w x (w x rp) - (2 e.e' / |e|^2) w x rp.
+inline Vector3d pointBias(const PointFrame& f, const double* e, const double* ed) {
+  const Vector3d wxrp = f.w.cross(f.rp);
+  const double eed = e[0] * ed[0] + e[1] * ed[1] + e[2] * ed[2] + e[3] * ed[3];
+  return f.w.cross(wxrp) - (2.0 * f.is * eed) * wxrp;
+}
+
+/// Calls put(i, j, x) for the 12 entries x of scale * (-2 [rp]x H(e) / |e|^2), the
+/// quaternion columns of the point's Jacobian, in closed form: with a = -2 scale rp / |e|^2,
+/// [a]x H(e) = [ev x a | e0 [a]x + ev a^T - (ev.a) I].
+template <class Put>
+inline void pointColumns(const PointFrame& f, double scale, Put&& put) {
+  const Vector3d a = (-2.0 * scale * f.is) * f.rp;
+  const Vector3d& ev = f.ev;
+  const double e0 = f.e0, d = ev.dot(a);
+  put(0, 0, ev.y() * a.z() - ev.z() * a.y());
+  put(1, 0, ev.z() * a.x() - ev.x() * a.z());
+  put(2, 0, ev.x() * a.y() - ev.y() * a.x());
+  put(0, 1, ev.x() * a.x() - d);
+  put(1, 1, ev.y() * a.x() + e0 * a.z());
+  put(2, 1, ev.z() * a.x() - e0 * a.y());
+  put(0, 2, ev.x() * a.y() - e0 * a.z());
+  put(1, 2, ev.y() * a.y() - d);
+  put(2, 2, ev.z() * a.y() + e0 * a.x());
+  put(0, 3, ev.x() * a.z() + e0 * a.y());
+  put(1, 3, ev.y() * a.z() - e0 * a.x());
+  put(2, 3, ev.z() * a.z() - d);
 }
 }  // namespace
 
 Vector3d Rigid3d::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d& local, MatRef J) const {
-  // calcPointJacobian and calcPointBias sharing the rotation and H(e)
-  const PointRows p = pointRows(q, v, local);
-  J.leftCols<3>().setIdentity();  // with the next line: every entry of the 3 x 7 J
-  J.block<3, 4>(0, 3) = p.Je;
-  return p.bias;
+  // calcPointJacobian and calcPointBias sharing R(e) p and w
+  const double *e = q.data() + 3, *ed = v.data() + 3;
+  const PointFrame f = pointFrame(e, ed, local);
+  J.leftCols<3>().setIdentity();  // with the columns below: every entry of the 3 x 7 J
+  pointColumns(f, 1.0, [&J](int i, int j, double x) { J(i, 3 + j) = x; });
+  return pointBias(f, e, ed);
 }
 
 Vector3d Rigid3d::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const {
-  const PointRows p = pointRows(q, v, local);
-  if (A.rows() == 3) {  // spherical, revolute3d: fixed sizes throughout
-    A.leftCols<3>().diagonal().array() += sign;
-    A.block<3, 4>(0, 3) += sign * p.Je;
+  // entries added straight into A; sign folded into the scale (exact for sign = +-1)
+  const double *e = q.data() + 3, *ed = v.data() + 3;
+  const PointFrame f = pointFrame(e, ed, local);
+  const Eigen::Index dim = A.rows();
+  if (dim == 3) {  // spherical, revolute3d: fixed indices throughout
+    A(0, 0) += sign;
+    A(1, 1) += sign;
+    A(2, 2) += sign;
+    pointColumns(f, sign, [&A](int i, int j, double x) { A(i, 3 + j) += x; });
   } else {
-    const Eigen::Index dim = A.rows();
-    A.leftCols<3>().topRows(dim).diagonal().array() += sign;
-    A.middleCols<4>(3) += sign * p.Je.topRows(dim);
+    for (Eigen::Index i = 0; i < dim; ++i) A(i, i) += sign;
+    pointColumns(f, sign, [&A, dim](int i, int j, double x) {
+      if (i < dim) A(i, 3 + j) += x;
+    });
   }
-  return p.bias;
+  return pointBias(f, e, ed);
+}
+
+Vector3d Rigid3d::calcPointVelocity(CVecRef q, CVecRef v, const Vector3d& local) const {
+  // J q' = x' - 2 [rp]x H(e) e' / |e|^2 = x' + w x rp
+  const PointFrame f = pointFrame(q.data() + 3, v.data() + 3, local);
+  return Vector3d(v[0], v[1], v[2]) + f.w.cross(f.rp);
 }
 
 Matrix3d Rigid3d::calcOrientation(CVecRef q) const {

@@ -42,11 +42,8 @@ Vector3d BodyPoint::calcPosition(const LocalState& s) const {
 
 Vector3d BodyPoint::calcVelocity(const LocalState& s) const {
   if (n_ == 0) return Vector3d::Zero();
-  Jacobian3Scratch scratch(n_);
-  Eigen::Map<MatrixXd> J = scratch.map();
   const BodyStateView& bv = s.bodies[index_];
-  marker_->calcPointJacobian(bv.coords(), local_, J);
-  return J * bv.velocities();
+  return marker_->calcPointVelocity(bv.coords(), bv.velocities(), local_);
 }
 
 Vector3d BodyPoint::calcBias(const LocalState& s) const {

@@ -61,7 +61,7 @@ class BodyPoint {
   const Vector3d& local() const noexcept { return local_; }
 
   Vector3d calcPosition(const LocalState& s) const;
-  Vector3d calcVelocity(const LocalState& s) const;  ///< J q'
+  Vector3d calcVelocity(const LocalState& s) const;  ///< J q' (the marker's calcPointVelocity())
   Vector3d calcBias(const LocalState& s) const;      ///< J' q'
 
   /// A.middleCols(this body) += sign * W J, W of size rows(A) x 3.

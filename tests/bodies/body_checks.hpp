@@ -96,6 +96,12 @@ inline void checkPointMarker(const Body& b, const Motion& m, const Eigen::Vector
   const Eigen::Vector3d biasB = pm->calcPointJacobianAndBias(m.q, m.v, local, Jb);
   CHECK_THAT(Jb, isApprox(J, kRoundOff, kRoundOff));
   CHECK_THAT(Eigen::MatrixXd(biasB), isApprox(bias, kRoundOff, kRoundOff));
+  // calcPointVelocity (Rigid3d: x' + w x R p without J) is J v, also the PointMarker default
+  // (round-off: a different sum of the same terms, all of order 1 here)
+  const Eigen::Vector3d vel = pm->calcPointVelocity(m.q, m.v, local);
+  const Eigen::Vector3d velDefault = pm->PointMarker::calcPointVelocity(m.q, m.v, local);
+  CHECK_THAT(Eigen::MatrixXd(vel), isApprox(J * m.v, kRoundOff, kRoundOff));
+  CHECK_THAT(Eigen::MatrixXd(velDefault), isApprox(J * m.v, kRoundOff, kRoundOff));
   std::mt19937 rng(static_cast<unsigned>(n) * 7919u);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int dim = 1; dim <= 3; ++dim) {

@@ -18,20 +18,42 @@ Vector3d PointMarker::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vecto
   return calcPointBias(q, v, local);
 }
 
+namespace {
+/// A marker's 3 x n Jacobian on the stack up to 32 coordinates (every body but large `linear`
+/// ones), on the heap beyond; zeroed: a marker writes only its non-zero entries.
+class PointJacobianScratch {
+ public:
+  explicit PointJacobianScratch(Eigen::Index n) : n_(n) {
+    if (n > kInline) heap_.resize(static_cast<std::size_t>(3 * n));
+  }
+  Eigen::Map<MatrixXd> map() {
+    Eigen::Map<MatrixXd> J(n_ > kInline ? heap_.data() : inline_.data(), 3, n_);
+    J.setZero();
+    return J;
+  }
+
+ private:
+  static constexpr int kInline = 32;
+  Eigen::Index n_;
+  std::array<double, 3 * kInline> inline_;  // not value-initialized: map() zeroes 3 x n
+  std::vector<double> heap_;
+};
+}  // namespace
+
 Vector3d PointMarker::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign,
                                            MatRef A) const {
-  // J on the stack up to 32 coordinates (every body but large `linear` ones), zeroed: a
-  // marker writes only its non-zero entries
-  constexpr int kInline = 32;
-  const auto n = A.cols();
-  std::array<double, 3 * kInline> inline_;
-  std::vector<double> heap;
-  if (n > kInline) heap.resize(static_cast<std::size_t>(3 * n));
-  Eigen::Map<MatrixXd> J(n > kInline ? heap.data() : inline_.data(), 3, n);
-  J.setZero();
+  PointJacobianScratch scratch(A.cols());
+  Eigen::Map<MatrixXd> J = scratch.map();
   const Vector3d bias = calcPointJacobianAndBias(q, v, local, J);
   A += sign * J.topRows(A.rows());
   return bias;
+}
+
+Vector3d PointMarker::calcPointVelocity(CVecRef q, CVecRef v, const Vector3d& local) const {
+  PointJacobianScratch scratch(q.size());
+  Eigen::Map<MatrixXd> J = scratch.map();
+  calcPointJacobian(q, local, J);
+  return J * v;
 }
 
 SymbolicPoint PointMarker::symbolicPointPosition(const Vector3d&, const std::vector<std::string>&) const {

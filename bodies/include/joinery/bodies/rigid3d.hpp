@@ -73,6 +73,8 @@ class Rigid3d final : public Body, public PointMarker, public FrameMarker {
   /// Adds the 3 x 3 identity's diagonal and the 3 x 4 rotation block straight into A (no
   /// scratch, no zeros): the joints' hot path (a spherical joint calls it twice per evaluation).
   Vector3d addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const override;
+  /// x' + w x R p with w = 2 H(e) e' / |e|^2 (J q' without forming J).
+  Vector3d calcPointVelocity(CVecRef q, CVecRef v, const Vector3d& local) const override;
 
   Matrix3d calcOrientation(CVecRef q) const override;
   void calcAngularJacobian(CVecRef q, MatRef Jw) const override;

@@ -45,6 +45,10 @@ class PointMarker {
   /// calcPointJacobianAndBias() on a zeroed 3 x n_i scratch; a body may add its entries
   /// directly (Rigid3d: fixed-size, no scratch and no zeros).
   virtual Vector3d addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const;
+  /// Velocity J q' of the point (world, m/s): the joints' velocity errors. The default forms J
+  /// in a zeroed 3 x n_i scratch and multiplies; a body may compute it directly (Rigid3d:
+  /// x' + w x R p, fixed-size).
+  virtual Vector3d calcPointVelocity(CVecRef q, CVecRef v, const Vector3d& local) const;
   /// World position of the point as expression texts over the coordinate names `q` (one per
   /// coordinate of the body); no value when the marker has no closed form (the default).
   virtual SymbolicPoint symbolicPointPosition(const Vector3d& local,
