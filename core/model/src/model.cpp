@@ -516,11 +516,30 @@ void Model::calcConstraints(const State& s, ModelWorkspace& ws) const {
   }
 }
 
+namespace {
+/// Blocks ahead whose storage calcBodyBlocks/calcRowBlocks request for writing: each block is
+/// its own heap block, and on a large model it left the cache since the last evaluation.
+constexpr std::size_t kWritePrefetchAhead = 4;
+/// Smaller models stay in the cache: no hints (sparse_kernels.hpp, kPrefetchMinBlocks).
+constexpr std::size_t kWritePrefetchMinBlocks = 1024;
+/// The last index that prefetches, for `count` blocks (0: none).
+std::size_t prefetchEnd(std::size_t count) {
+  return count >= kWritePrefetchMinBlocks ? count - kWritePrefetchAhead : 0;
+}
+void prefetchForWrite(const MatrixXd& block) {
+  const char* c = reinterpret_cast<const char*>(block.data());
+  const char* end = reinterpret_cast<const char*>(block.data() + block.size());
+  for (; c < end; c += 64) __builtin_prefetch(c, 1, 3);
+}
+}  // namespace
+
 void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
   JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
   JOINERY_ASSERT(ws.bodyM_.size() == slots_.size(), "workspace made for another model");
   ws.Q.setZero();
+  const std::size_t ahead = prefetchEnd(slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (i < ahead) prefetchForWrite(ws.bodyM_[i + kWritePrefetchAhead]);
     const BodySlot& sl = slots_[i];
     if (sl.size == 0) continue;
     const auto q = s.q.segment(sl.offset, sl.size);
@@ -535,7 +554,9 @@ void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
 void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
   JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
   JOINERY_ASSERT(ws.rowA_.size() == rows_.size() && ws.b.size() == m_, "workspace made for another model");
+  const std::size_t ahead = prefetchEnd(rows_.size());
   for (std::size_t r = 0; r < rows_.size(); ++r) {
+    if (r < ahead) prefetchForWrite(ws.rowA_[r + kWritePrefetchAhead]);
     const RowBlock& rb = rows_[r];
     const int j = owned_->blockConstraint[r];
     MatrixXd& Ar = ws.rowA_[r];

@@ -26,7 +26,12 @@ void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowM
   // row scaling to unit norm (zero rows, within round-off of the largest, stay zero); the norms
   // accumulate column by column (the rows are column-major)
   double maxRow = 0;
+  const std::size_t ahead = rows.size() >= kPrefetchMinBlocks ? rows.size() - kPrefetchAhead : 0;
   for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r < ahead) {
+      const MatrixXd& Ap = ws.rowBlockRows(r + kPrefetchAhead);
+      prefetchLines(Ap.data(), Ap.size());
+    }
     const MatrixXd& Ar = ws.rowBlockRows(r);
     const auto k = static_cast<int>(Ar.rows()), nc = static_cast<int>(Ar.cols());
     double* sc = rowScale_.data() + rows[r].row;
@@ -248,6 +253,24 @@ void BlockKkt::addPenalizedRows(const ModelWorkspace& ws, double rho) {
   }
 }
 
+void BlockKkt::prefetchJobSources(const ModelWorkspace& ws, std::size_t p) const {
+  for (int jb = jobFirst_[p]; jb < jobFirst_[p + 1]; ++jb) {
+    const AsmJob& job = jobs_[static_cast<std::size_t>(jb)];
+    const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
+    if (job.kind == AsmJob::BodyDiagonal) {
+      const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+      prefetchLines(Mb.data(), Mb.size());
+      if (nd.internalBlock >= 0) {
+        const MatrixXd& Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
+        prefetchLines(Ai.data(), Ai.size());
+      }
+    } else if (job.kind == AsmJob::RowBlockOfBody || job.kind == AsmJob::BodyBlockOfRow) {
+      const MatrixXd& Ar = ws.rowBlockRows(static_cast<std::size_t>(nd.index));
+      prefetchLines(Ar.data(), Ar.size());
+    }
+  }
+}
+
 // long: the hot block LDL^T loop (pivot, column solve, Schur updates per node), kept whole
 // for the compiler; the kernels are in sparse_kernels.hpp.
 int BlockKkt::factorize(double rho, double delta, int& released, int& dependent, double* z,
@@ -261,10 +284,14 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
   // eliminated before it) is replaced by -tau; the refinement in iterate() then meets the
   // rows exactly where they are consistent and releases them where they are not
   const double tau = delta;
+  const std::size_t ahead = fusedWs && order_.size() >= kPrefetchMinBlocks ? order_.size() - kPrefetchAhead : 0;
   for (std::size_t p = 0; p < order_.size(); ++p) {
     // fused assembly: the blocks first touched at this position (by its own column or by its
     // Schur updates), written while the factorization is about to read them
-    if (fusedWs) runJobs(*fusedWs, jobFirst_[p], jobFirst_[p + 1], rho, 0.0);
+    if (fusedWs) {
+      if (p < ahead) prefetchJobSources(*fusedWs, p + kPrefetchAhead);
+      runJobs(*fusedWs, jobFirst_[p], jobFirst_[p + 1], rho, 0.0);
+    }
     const Node& nd = nodes_[static_cast<std::size_t>(order_[p])];
     const auto comp = static_cast<std::size_t>(nodeComp_[static_cast<std::size_t>(order_[p])]);
     if (compFailed_[comp]) continue;  // the rest of a failed component is not factorized

@@ -171,6 +171,9 @@ class BlockKkt {
   /// penalized joint rows.
   void scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowMask);
   void runJobs(const ModelWorkspace& ws, int first, int last, double rho, double delta);
+  /// Prefetches the workspace blocks the jobs of position p read (fused assembly: they were
+  /// written a whole pass earlier and, on a large model, left the cache since).
+  void prefetchJobSources(const ModelWorkspace& ws, std::size_t p) const;
   void addPenalizedRows(const ModelWorkspace& ws, double rho);
   /// Returns the number of components that failed (compFailed_). z: fused forward solve.
   /// fusedWs: run the assembly jobs of each position just before it (fusedAssembly_; the rows

@@ -145,7 +145,12 @@ void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u)
   const auto& rows = model.rowBlocks();
   const auto& slots = model.bodySlots();
   const double* xd = x.data();
+  const std::size_t ahead = rows.size() >= kPrefetchMinBlocks ? rows.size() - kPrefetchAhead : 0;
   for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (r < ahead) {
+      const MatrixXd& Ap = ws.rowBlockRows(r + kPrefetchAhead);
+      prefetchLines(Ap.data(), Ap.size());
+    }
     const MatrixXd& Ar = ws.rowBlockRows(r);
     const int k = rows[r].size;
     double* ur = u.data() + rows[r].row;
