@@ -34,3 +34,28 @@ if(NOT GINAC_FOUND)
   message(FATAL_ERROR "joinery: dependency 'ginac' not found. Install the Debian package 'libginac-dev' "
                       "(and 'pkgconf') or run: bash scripts/install-deps.sh")
 endif()
+
+# mimalloc (optional): the joinery programs (not the library, not the Python module) link it
+# as their allocator; loading a large scene allocates millions of small JSON nodes, and the
+# 65536-link chain loads in about 0.65 of glibc malloc's time with it (docs/performance.md,
+# "Model construction, fourth round"). Not with the sanitizers (ASan brings its own malloc)
+# or the fuzz build. A program links it through joinery_use_program_allocator().
+option(JOINERY_MIMALLOC "Link the joinery programs with mimalloc when found (Debian: libmimalloc-dev)" ON)
+set(JOINERY_HAVE_MIMALLOC OFF)
+if(JOINERY_MIMALLOC AND NOT JOINERY_SANITIZE AND NOT JOINERY_FUZZ)
+  find_package(mimalloc CONFIG QUIET)
+  if(TARGET mimalloc)
+    set(JOINERY_HAVE_MIMALLOC ON)
+    message(STATUS "joinery: the programs link mimalloc ${mimalloc_VERSION}")
+  else()
+    message(STATUS "joinery: mimalloc not found: the programs use the system malloc (Debian: libmimalloc-dev)")
+  endif()
+endif()
+function(joinery_use_program_allocator tgt)
+  if(JOINERY_HAVE_MIMALLOC)
+    # the shared library, first on the link line: its malloc/free/new/delete serve the whole
+    # process (symbol interposition); JOINERY_WITH_MIMALLOC lets the program report it
+    target_link_libraries(${tgt} PRIVATE mimalloc)
+    target_compile_definitions(${tgt} PRIVATE JOINERY_WITH_MIMALLOC=1)
+  endif()
+endfunction()

@@ -13,6 +13,7 @@ packages=(
   libginac-dev                   # symbolic expressions and exact derivatives
   catch2                         # tests (v2.13 on Debian)
   libbenchmark-dev               # bench/ (Google Benchmark)
+  libmimalloc-dev                # the joinery programs' allocator (optional; faster scene loading)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
   libsimbody-dev                 # peer engine of tests/peers (random mechanisms, A06) and bench/peers (issue 21)

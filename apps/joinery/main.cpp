@@ -6,11 +6,32 @@
 #include <string>
 #include <vector>
 
+#ifdef JOINERY_WITH_MIMALLOC
+#include <mimalloc.h>
+#endif
+
 #include "cli.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
 
 namespace {
+/// The allocator that serves this process's malloc: mimalloc when the program was linked with
+/// it (cmake/JoineryDependencies.cmake) and its malloc is the one in use (a block from malloc
+/// lies in mimalloc's heap), otherwise the system's.
+std::string allocatorInUse() {
+#ifdef JOINERY_WITH_MIMALLOC
+  void* volatile block = std::malloc(64);  // volatile: the pair is not elided
+  const bool ours = mi_is_in_heap_region(block);
+  std::free(block);
+  const int v = mi_version();  // e.g. 209 for 2.0.9
+  if (ours)
+    return "mimalloc " + std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." + std::to_string(v % 10);
+  return "system malloc (mimalloc linked but not in use)";
+#else
+  return "system malloc";
+#endif
+}
+
 const char* kUsage =
     "usage: joinery <command> [options]\n\n"
     "commands:\n"
@@ -27,7 +48,8 @@ const char* kUsage =
     "  library [NAME [PART]]            shipped component libraries; with NAME its parts, parameters, ports\n"
     "  assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)\n"
     "\n"
-    "Run 'joinery <command> --help' for the options of a command.\n"
+    "Run 'joinery <command> --help' for the options of a command;\n"
+    "'joinery --version' prints the version and the memory allocator in use.\n"
     "before the command: --confine-includes[=DIR]   refuse included files outside the scene's\n"
     "                                   folder (or DIR), symbolic links followed\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
@@ -40,6 +62,10 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
     return args.empty() ? kInvalidInput : kOk;
+  }
+  if (args[0] == "--version") {
+    std::cout << "joinery " << JOINERY_VERSION_STRING << "\nallocator: " << allocatorInUse() << "\n";
+    return kOk;
   }
   // options before the command, for every scene the command loads (docs/scene-format.md, "Limits")
   while (!args.empty() && args[0].rfind("--confine-includes", 0) == 0) {

@@ -96,6 +96,19 @@ TEST_CASE("cli: usage errors exit 2; --help exits 0") {
   CHECK_THAT(h.output, Catch::Contains("usage: joinery solve"));
 }
 
+TEST_CASE("cli: --version names the version and the allocator that serves the process") {
+  const auto v = runCommand(kExe + " --version");
+  CHECK(v.exitCode == 0);
+  CHECK_THAT(v.output, Catch::StartsWith("joinery 0."));
+#ifdef JOINERY_WITH_MIMALLOC
+  // linked with mimalloc (cmake/JoineryDependencies.cmake): its malloc must be the one in use
+  // (a block from malloc lies in its heap), not merely linked
+  CHECK_THAT(v.output, Catch::Contains("allocator: mimalloc 2."));
+#else
+  CHECK_THAT(v.output, Catch::Contains("allocator: system malloc"));
+#endif
+}
+
 TEST_CASE("cli: a number too large for a double is an input error, not a crash") {
   const std::string path = writeTemp("huge.json", "{\"joinery\": 1, \"M\": [[1e400]]}");
   const auto r = runCommand(kExe + " solve " + path);
