@@ -18,13 +18,10 @@
 #include <optional>
 #include <string>
 
-#ifdef JOINERY_WITH_MIMALLOC
-#include <mimalloc.h>
-#endif
-
 #include "chain_model.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/scene.hpp"
+#include "program_allocator.hpp"  // apps/joinery: the allocator as the joinery program sets it up
 #include "timing.hpp"
 
 namespace {
@@ -42,23 +39,12 @@ double peakRssMegabytes() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // kB on Linux
 }
 
-/// "mimalloc" when this program's malloc is mimalloc's (scene_build_cli), else "system".
-const char* allocatorInUse() {
-#ifdef JOINERY_WITH_MIMALLOC
-  void* volatile block = std::malloc(64);  // volatile: the pair is not elided
-  const bool ours = mi_is_in_heap_region(block);
-  std::free(block);
-  return ours ? "mimalloc" : "system";
-#else
-  return "system";
-#endif
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace joinery;
   namespace bt = joinery::benchtiming;
+  cli::configureProgramAllocator();
   const std::string write = bt::arg(argc, argv, "--write", "");
   if (!write.empty()) {
     const int N = std::stoi(bt::arg(argc, argv, "--N", "65536"));
@@ -88,7 +74,7 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"file\": \"%s\", \"allocator\": \"%s\", \"bytes\": %lld, \"bodies\": %zu, \"joints\": %zu, \"parse_s\": %.4f, \"load_s\": %.4f, "
       "\"free_s\": %.4f, \"wall_s\": %.4f, \"cpu_s\": %.4f, \"peak_rss_mb\": %.1f}\n",
-      file.c_str(), allocatorInUse(), static_cast<long long>(in.tellg()), bodies, joints, t1 - t0, t2 - t1, t3 - t2, t3 - t0, c3 - c0,
+      file.c_str(), cli::allocatorInUse().c_str(), static_cast<long long>(in.tellg()), bodies, joints, t1 - t0, t2 - t1, t3 - t2, t3 - t0, c3 - c0,
       peakRssMegabytes());
   return 0;
 }

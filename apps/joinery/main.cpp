@@ -6,32 +6,12 @@
 #include <string>
 #include <vector>
 
-#ifdef JOINERY_WITH_MIMALLOC
-#include <mimalloc.h>
-#endif
-
 #include "cli.hpp"
 #include "commands.hpp"
+#include "program_allocator.hpp"
 #include "joinery/core/errors.hpp"
 
 namespace {
-/// The allocator that serves this process's malloc: mimalloc when the program was linked with
-/// it (cmake/JoineryDependencies.cmake) and its malloc is the one in use (a block from malloc
-/// lies in mimalloc's heap), otherwise the system's.
-std::string allocatorInUse() {
-#ifdef JOINERY_WITH_MIMALLOC
-  void* volatile block = std::malloc(64);  // volatile: the pair is not elided
-  const bool ours = mi_is_in_heap_region(block);
-  std::free(block);
-  const int v = mi_version();  // e.g. 209 for 2.0.9
-  if (ours)
-    return "mimalloc " + std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." + std::to_string(v % 10);
-  return "system malloc (mimalloc linked but not in use)";
-#else
-  return "system malloc";
-#endif
-}
-
 const char* kUsage =
     "usage: joinery <command> [options]\n\n"
     "commands:\n"
@@ -58,6 +38,7 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   using namespace joinery::cli;
+  configureProgramAllocator();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
