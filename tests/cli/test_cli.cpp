@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -104,6 +105,11 @@ TEST_CASE("cli: --version names the version and the allocator that serves the pr
   // linked with mimalloc (cmake/JoineryDependencies.cmake): its malloc must be the one in use
   // (a block from malloc lies in its heap), not merely linked
   CHECK_THAT(v.output, Catch::Contains("allocator: mimalloc 2."));
+  // large OS pages by default (program_allocator.hpp), left to the environment when it says
+  const auto small = runCommand("MIMALLOC_LARGE_OS_PAGES=0 " + kExe + " --version");
+  CHECK(small.exitCode == 0);
+  CHECK_THAT(small.output, !Catch::Contains("large OS pages") && Catch::Contains("allocator: mimalloc 2."));
+  if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) CHECK_THAT(v.output, Catch::Contains("(large OS pages)"));
 #else
   CHECK_THAT(v.output, Catch::Contains("allocator: system malloc"));
 #endif
