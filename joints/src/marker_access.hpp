@@ -22,31 +22,9 @@
 
 #include "joinery/core/constraint.hpp"
 #include "joinery/core/expression.hpp"
+#include "joinery/core/jacobian_scratch.hpp"  // Jacobian3Scratch, kInlineColumns
 
 namespace joinery::detail {
-
-/// Bodies with up to this many coordinates get their 3 x n Jacobians on the stack.
-inline constexpr int kInlineColumns = 32;
-
-/// Scratch space for a 3 x n Jacobian: on the stack for n <= kInlineColumns, on the heap beyond
-/// (only large `linear` bodies go there).
-class Jacobian3Scratch {
- public:
-  explicit Jacobian3Scratch(int n) : n_(n) {
-    if (n > kInlineColumns) heap_.resize(static_cast<std::size_t>(3 * n));
-  }
-  /// The 3 x n scratch, zeroed (the markers write only their non-zero entries).
-  Eigen::Map<MatrixXd> map() {
-    Eigen::Map<MatrixXd> m(n_ > kInlineColumns ? heap_.data() : inline_.data(), 3, n_);
-    m.setZero();
-    return m;
-  }
-
- private:
-  int n_;
-  std::array<double, 3 * kInlineColumns> inline_;  // not value-initialized: map() zeroes 3 x n
-  std::vector<double> heap_;
-};
 
 /// Offsets of each body's coordinates in the local vector (concatenation in bodies() order).
 std::vector<int> localOffsets(const std::vector<const Body*>& bodies);

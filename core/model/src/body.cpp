@@ -1,10 +1,10 @@
 #include "joinery/core/body.hpp"
 
-#include <array>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "joinery/core/constraint.hpp"
+#include "joinery/core/jacobian_scratch.hpp"
 
 namespace joinery {
 
@@ -18,31 +18,9 @@ Vector3d PointMarker::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vecto
   return calcPointBias(q, v, local);
 }
 
-namespace {
-/// A marker's 3 x n Jacobian on the stack up to 32 coordinates (every body but large `linear`
-/// ones), on the heap beyond; zeroed: a marker writes only its non-zero entries.
-class PointJacobianScratch {
- public:
-  explicit PointJacobianScratch(Eigen::Index n) : n_(n) {
-    if (n > kInline) heap_.resize(static_cast<std::size_t>(3 * n));
-  }
-  Eigen::Map<MatrixXd> map() {
-    Eigen::Map<MatrixXd> J(n_ > kInline ? heap_.data() : inline_.data(), 3, n_);
-    J.setZero();
-    return J;
-  }
-
- private:
-  static constexpr int kInline = 32;
-  Eigen::Index n_;
-  std::array<double, 3 * kInline> inline_;  // not value-initialized: map() zeroes 3 x n
-  std::vector<double> heap_;
-};
-}  // namespace
-
 Vector3d PointMarker::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign,
                                            MatRef A) const {
-  PointJacobianScratch scratch(A.cols());
+  detail::Jacobian3Scratch scratch(A.cols());
   Eigen::Map<MatrixXd> J = scratch.map();
   const Vector3d bias = calcPointJacobianAndBias(q, v, local, J);
   A += sign * J.topRows(A.rows());
@@ -50,7 +28,7 @@ Vector3d PointMarker::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d&
 }
 
 Vector3d PointMarker::calcPointVelocity(CVecRef q, CVecRef v, const Vector3d& local) const {
-  PointJacobianScratch scratch(q.size());
+  detail::Jacobian3Scratch scratch(q.size());
   Eigen::Map<MatrixXd> J = scratch.map();
   calcPointJacobian(q, local, J);
   return J * v;
