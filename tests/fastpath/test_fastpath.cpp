@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../../bench/chain_model.hpp"
+#include "joinery/core/joint_results.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/core/scene_completion.hpp"
@@ -157,6 +158,41 @@ TEST_CASE("Structured and dense paths agree on the 3-D chain, also spinning", "[
     // every state, the first (which validates M block by block) and the one at rest (b = 0:
     // the residual's scale includes |x|) included
     CHECK(c.structured == c.wellPosed);
+  }
+}
+
+TEST_CASE("The block evaluation carries every row's norm and the largest mass diagonal", "[fastpath]") {
+  // the structured solver scales the rows by ModelWorkspace::rowNorms and regularizes with
+  // largestMassDiagonal: both must be those of the blocks just evaluated, on every bundled scene
+  // (every body and joint type), after every evaluation that writes the blocks
+  for (const std::string& file : bundledScenes()) {
+    INFO(file);
+    const Scene scene = loadScene(file);
+    const Model& model = scene.model;
+    ModelWorkspace ws = model.makeWorkspace(true);
+    for (const State& s : statesOf(scene)) {
+      model.calcMassAndForces(s, ws);
+      model.calcConstraints(s, ws);
+      model.calcBodyBlocks(s, ws);
+      model.calcRowBlocks(s, ws);
+      const double diag = ws.M.rows() > 0 ? ws.M.diagonal().cwiseAbs().maxCoeff() : 0.0;
+      CHECK(ws.largestMassDiagonal() == diag);  // a maximum: exact
+      REQUIRE(ws.rowNorms().size() == model.numConstraintRows());
+      for (int i = 0; i < model.numConstraintRows(); ++i)  // the sums' order may differ: round-off
+        CHECK(std::abs(ws.rowNorms()(i) - ws.A.row(i).norm()) <= 1e-14 * std::max(1.0, ws.A.row(i).norm()));
+    }
+    // the velocity errors rewrite the internal rows' blocks at their own state: their norms too
+    State moved = scene.model.initialState();
+    moved.q *= 1.5;  // unnormalized quaternions: other internal rows
+    VectorXd psi(model.numConstraintRows());
+    model.calcVelocityErrors(moved, ws, psi);
+    for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) {
+      const RowBlock& rb = model.rowBlocks()[r];
+      const MatrixXd& Ar = ws.rowBlockRows(r);
+      if (rb.constraint) continue;
+      for (int i = 0; i < rb.size; ++i)
+        CHECK(std::abs(ws.rowNorms()(rb.row + i) - Ar.row(i).norm()) <= 1e-14 * std::max(1.0, Ar.row(i).norm()));
+    }
   }
 }
 
@@ -432,6 +468,45 @@ TEST_CASE("A position projection after an evaluation nearby starts as a chord on
   CHECK(pf.converged);
   CHECK(pf.factorizations >= 1);
   CHECK((other.q - near.q).cwiseAbs().maxCoeff() <= 1e-12);
+}
+
+TEST_CASE("An evaluation's multipliers survive a projection on its factorization before they are asked for",
+          "[fastpath][results]") {
+  // The structured path leaves the multipliers of a solve in the factorization and reads them
+  // only when joint results ask; a projection in between (the chord above: the same
+  // factorization, new right-hand sides) must not change what the evaluation's state is
+  // answered with.
+  const Scene scene = bench::chainModel(40, 1.0);
+  ModelSystem sys(scene.model);
+  State s = sys.initialState();
+  for (int i = 0; i < 40; ++i) s.q(7 * i + 2) += 1e-7 * std::sin(0.7 * i);
+  VectorXd qdd(sys.numCoordinates());
+  REQUIRE(sys.calcAccelerations(s, qdd).structured);
+  State near = s;
+  for (int i = 0; i < 40; ++i) near.q(7 * i) += 1e-6 * std::cos(0.3 * i);
+  const ProjectionReport pp = sys.projectPositions(near, ProjectionOptions{});
+  REQUIRE(pp.converged);
+  REQUIRE(pp.solves >= 1);  // the projection did solve on the factorization
+  JointMultipliers mult;
+  REQUIRE(sys.calcMultipliers(s, mult));  // the structured path's own, still of s
+  // against a system that answers at once, and against the dense reference solver
+  ModelSystem fresh(scene.model);
+  VectorXd qdd2(sys.numCoordinates());
+  REQUIRE(fresh.calcAccelerations(s, qdd2).structured);
+  JointMultipliers ref;
+  REQUIRE(fresh.calcMultipliers(s, ref));
+  CHECK((mult.ideal - ref.ideal).cwiseAbs().maxCoeff() <= 1e-14 * ref.ideal.cwiseAbs().maxCoeff());
+  CHECK((mult.total - ref.total).cwiseAbs().maxCoeff() <= 1e-14 * ref.total.cwiseAbs().maxCoeff());
+  ModelWorkspace ws = scene.model.makeWorkspace();
+  JointMultipliers dense;
+  (void)solveJointMultipliers(scene.model, s, ws, dense);
+  // both solvers to round-off; 1e-9 relative as in tests/results (rank decisions, refinement)
+  CHECK((mult.ideal - dense.ideal).cwiseAbs().maxCoeff() <= 1e-9 * dense.ideal.cwiseAbs().maxCoeff());
+  // and a later evaluation elsewhere does not answer for s
+  State later = s;
+  later.t = 0.5;
+  REQUIRE(sys.calcAccelerations(later, qdd).ok());
+  CHECK_FALSE(sys.calcMultipliers(s, mult));
 }
 
 TEST_CASE("A velocity projection away from singular positions enforces every row in one solve", "[fastpath]") {

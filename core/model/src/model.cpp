@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <stdexcept>
 
 #include "joinery/core/assert.hpp"
+#include "joinery/core/unroll.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/ground.hpp"
 
@@ -292,6 +294,7 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
     ws.rowA_.push_back(MatrixXd::Zero(rows_[r].size, cols));
   }
   ws.b = VectorXd::Zero(m_);
+  ws.rowNorm_ = VectorXd::Zero(m_);
   ws.C = VectorXd::Zero(n_);
   for (std::size_t j = 0; j < owned_->constraints.size(); ++j) {
     const Constraint& c = *owned_->constraints[j];
@@ -531,12 +534,51 @@ void prefetchForWrite(const MatrixXd& block) {
   const char* end = reinterpret_cast<const char*>(block.data() + block.size());
   for (; c < end; c += 64) __builtin_prefetch(c, 1, 3);
 }
+/// The norm of every row of the column-major block A (k x nc) into out[0 .. k): the squares
+/// summed column by column in locals (through memory every addition waited on a store-to-load
+/// forward), blocks of 1 to 3 rows and rigid3d's column counts (7: one body, 14: a joint of
+/// two) fully unrolled. Run while the block is in the cache from its evaluation.
+void storeRowNorms(const MatrixXd& A, double* out) {
+  const auto k = static_cast<int>(A.rows()), nc = static_cast<int>(A.cols());
+  auto norms = [&](auto KC) {
+    constexpr int K = decltype(KC)::value;
+    double v[K] = {};
+    const double* a = A.data();
+    auto columns = [&](auto NCC) {
+      constexpr int NC = decltype(NCC)::value;
+      JOINERY_UNROLL
+      for (int c = 0; c < (NC > 0 ? NC : nc); ++c, a += K)
+        JOINERY_UNROLL
+        for (int i = 0; i < K; ++i) v[i] += a[i] * a[i];
+    };
+    if (nc == 7)
+      columns(std::integral_constant<int, 7>{});
+    else if (nc == 14)
+      columns(std::integral_constant<int, 14>{});
+    else
+      columns(std::integral_constant<int, 0>{});
+    for (int i = 0; i < K; ++i) out[i] = std::sqrt(v[i]);
+  };
+  switch (k) {
+    case 1: norms(std::integral_constant<int, 1>{}); break;
+    case 2: norms(std::integral_constant<int, 2>{}); break;
+    case 3: norms(std::integral_constant<int, 3>{}); break;
+    default:
+      for (int i = 0; i < k; ++i) {
+        const double* a = A.data() + i;
+        double v = 0;
+        for (int c = 0; c < nc; ++c) v += a[c * k] * a[c * k];
+        out[i] = std::sqrt(v);
+      }
+  }
+}
 }  // namespace
 
 void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
   JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
   JOINERY_ASSERT(ws.bodyM_.size() == slots_.size(), "workspace made for another model");
   ws.Q.setZero();
+  double diagMax = 0;
   const std::size_t ahead = prefetchEnd(slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (i < ahead) prefetchForWrite(ws.bodyM_[i + kWritePrefetchAhead]);
@@ -544,10 +586,13 @@ void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
     if (sl.size == 0) continue;
     const auto q = s.q.segment(sl.offset, sl.size);
     const auto v = s.v.segment(sl.offset, sl.size);
-    sl.body->calcMassMatrix(s.t, q, ws.bodyM_[i]);
+    MatrixXd& Mb = ws.bodyM_[i];
+    sl.body->calcMassMatrix(s.t, q, Mb);
+    for (Eigen::Index k = 0; k < Mb.rows(); ++k) diagMax = std::max(diagMax, std::abs(Mb(k, k)));
     sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
     sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
   }
+  ws.massDiagMax_ = diagMax;
   addElementForces(s, ws);
 }
 
@@ -567,6 +612,7 @@ void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
       rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
                                        s.v.segment(sl.offset, sl.size), Ar,
                                        ws.b.segment(rb.row, rb.size));
+      storeRowNorms(Ar, ws.rowNorm_.data() + rb.row);
       continue;
     }
     auto& l = ws.constraints_[static_cast<std::size_t>(j)];
@@ -575,6 +621,7 @@ void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
     // none); the constraint writes every entry of Ar and b (constraint.hpp), so they are not
     // zeroed here too (a joint made of primitives zeroes its rows once itself)
     rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, Ar, ws.b.segment(rb.row, rb.size));
+    storeRowNorms(Ar, ws.rowNorm_.data() + rb.row);
   }
 }
 
@@ -608,6 +655,7 @@ void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) c
       rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
                                        s.v.segment(sl.offset, sl.size), Ab,
                                        ws.b.segment(rb.row, rb.size));
+      storeRowNorms(Ab, ws.rowNorm_.data() + rb.row);  // the blocks and their norms stay one
       psi.segment(rb.row, rb.size).noalias() = Ab * s.v.segment(sl.offset, sl.size);
       continue;
     }

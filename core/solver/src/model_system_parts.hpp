@@ -187,7 +187,12 @@ class StructuredPath {
                 AccelerationStatus& st);
   /// True when elimination is set up and M validated: the projector may use the structure.
   bool serves() const noexcept { return validated_ && kkt_.analyzed(); }
-  BlockKkt& kkt() noexcept { return kkt_; }
+  /// The factorization, for the projector's own solves: the multipliers of the last solve,
+  /// still read from it on demand, are copied out first (holdMultipliers).
+  BlockKkt& kkt() {
+    holdMultipliers();
+    return kkt_;
+  }
 
   /// What the factorization in kkt() is of, for reuse (noteFactor is called after every
   /// factorization: solve(), the projector's structured steps). It is reusable when it was
@@ -212,7 +217,7 @@ class StructuredPath {
   long long reusedFactorizations() const noexcept { return reused_; }
 
   /// The multipliers of the last solve, kept for calcMultipliers at the same state.
-  void forgetMultipliers() noexcept { multReady_ = false; }
+  void forgetMultipliers() noexcept { multReady_ = multPending_ = false; }
   /// After a successful solve at `s`: keeps the state its multipliers belong to (stabilized
   /// evaluations do not count: their multipliers are not the model's).
   void keepMultipliersOf(const State& s, bool stabilized);
@@ -228,6 +233,10 @@ class StructuredPath {
   void solveComponentsDense(const SystemContext& ctx, const State& s, const VectorXd& b, VecRef qdd,
                             AccelerationStatus& st);
 
+  /// The multipliers of the last solve into lamIdeal_, lamTotal_ when they are still only in
+  /// kkt_ (multPending_: a solve leaves them there, and most evaluations are never asked for
+  /// them; this pass over the rows and the copy were 2 % of an evaluation of a large chain).
+  void holdMultipliers();
   /// True when the factorization in kkt_ can answer an evaluation at `s` (noteFactor).
   bool factorFits(const State& s, double lambda) const;
 
@@ -246,6 +255,7 @@ class StructuredPath {
   VectorXd lamIdeal_, lamTotal_, lastQ_, lastV_;
   double lastT_ = 0;
   bool multReady_ = false;
+  bool multPending_ = false;  // multReady_ with the multipliers still in kkt_ (holdMultipliers)
 };
 
 /// Drift control: least-W-norm Gauss-Newton projection of positions onto the holonomic rows

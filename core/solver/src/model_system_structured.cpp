@@ -126,9 +126,8 @@ StructuredPath::Outcome StructuredPath::solve(const SystemContext& ctx, const St
     return addNonidealWork(ctx, s, b, qdd, out, bsNorm) ? Outcome::Solved : Outcome::Failed;
   }
   if (denseComps_.empty()) {
-    if (out.released == 0) {  // unique multipliers (no row released)
-      kkt_.lastMultipliers(lamIdeal_);
-      lamTotal_ = lamIdeal_;
+    if (out.released == 0) {  // unique multipliers (no row released): read from kkt_ on demand
+      multPending_ = true;
       multReady_ = true;
     }
     return Outcome::Solved;
@@ -153,22 +152,38 @@ bool StructuredPath::addNonidealWork(const SystemContext& ctx, const State& s, c
   if (out.residual > ctx.solver.tolerances().consistency * bsNorm) return false;
   lamIdeal_ = lambda_;
   kkt_.lastMultipliers(lamTotal_);
+  multPending_ = false;
   multReady_ = true;
   return true;
 }
 
 void StructuredPath::keepMultipliersOf(const State& s, bool stabilized) {
   if (!multReady_) return;
-  multReady_ = !stabilized;
+  if (stabilized) {  // not the model's multipliers: nothing to keep (no copy of the state)
+    multReady_ = false;
+    return;
+  }
   lastT_ = s.t;
   lastQ_ = s.q;
   lastV_ = s.v;
 }
 
+void StructuredPath::holdMultipliers() {
+  if (!multPending_) return;
+  kkt_.lastMultipliers(lamIdeal_);
+  lamTotal_ = lamIdeal_;
+  multPending_ = false;
+}
+
 bool StructuredPath::cachedMultipliers(const State& s, JointMultipliers& out) const {
   if (!(multReady_ && s.t == lastT_ && s.q == lastQ_ && s.v == lastV_)) return false;
-  out.ideal = lamIdeal_;
-  out.total = lamTotal_;
+  if (multPending_) {  // kkt_ still holds the solve (every other use went through kkt())
+    kkt_.lastMultipliers(out.ideal);
+    out.total = out.ideal;
+  } else {
+    out.ideal = lamIdeal_;
+    out.total = lamTotal_;
+  }
   std::fill(out.redundant.begin(), out.redundant.end(), 0);
   out.valid = true;
   return true;

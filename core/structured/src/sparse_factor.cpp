@@ -21,61 +21,15 @@ void BlockKkt::assemble(const ModelWorkspace& ws, const std::vector<char>* rowMa
 }
 
 void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowMask) {
-  const Model& model = *model_;
-  const auto& rows = model.rowBlocks();
   // row scaling to unit norm (zero rows, within round-off of the largest, stay zero); the norms
-  // accumulate column by column (the rows are column-major)
+  // come with the blocks (ModelWorkspace::rowNorms, computed while the evaluation wrote them):
+  // this pass reads m numbers, not the blocks again
+  const VectorXd& norms = ws.rowNorms();
+  JOINERY_ASSERT(norms.size() == rowScale_.size(), "workspace made for another model");
   double maxRow = 0;
-  const std::size_t ahead = rows.size() >= kPrefetchMinBlocks ? rows.size() - kPrefetchAhead : 0;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (r < ahead) {
-      const MatrixXd& Ap = ws.rowBlockRows(r + kPrefetchAhead);
-      prefetchLines(Ap.data(), Ap.size());
-    }
-    const MatrixXd& Ar = ws.rowBlockRows(r);
-    const auto k = static_cast<int>(Ar.rows()), nc = static_cast<int>(Ar.cols());
-    double* sc = rowScale_.data() + rows[r].row;
-    // the sums in locals (accumulating into sc[] through memory chained every addition on a
-    // store-to-load forward: 8 % of an evaluation); blocks of 1 to 3 rows column by column
-    auto norms = [&](auto KC) {
-      constexpr int K = decltype(KC)::value;
-      double v[K] = {};
-      const double* a = Ar.data();
-      // the column counts of rigid3d rows (7: one body, 14: a joint of two) fully unrolled
-      auto columns = [&](auto NCC) {
-        constexpr int NC = decltype(NCC)::value;
-        JOINERY_UNROLL
-        for (int c = 0; c < (NC > 0 ? NC : nc); ++c, a += K)
-          JOINERY_UNROLL
-          for (int i = 0; i < K; ++i) v[i] += a[i] * a[i];
-      };
-      if (nc == 7)
-        columns(std::integral_constant<int, 7>{});
-      else if (nc == 14)
-        columns(std::integral_constant<int, 14>{});
-      else
-        columns(std::integral_constant<int, 0>{});
-      for (int i = 0; i < K; ++i) {
-        sc[i] = std::sqrt(v[i]);
-        maxRow = std::max(maxRow, sc[i]);
-      }
-    };
-    switch (k) {
-      case 1: norms(std::integral_constant<int, 1>{}); break;
-      case 2: norms(std::integral_constant<int, 2>{}); break;
-      case 3: norms(std::integral_constant<int, 3>{}); break;
-      default:
-        for (int i = 0; i < k; ++i) {
-          const double* a = Ar.data() + i;
-          double v = 0;
-          for (int c = 0; c < nc; ++c) v += a[c * k] * a[c * k];
-          sc[i] = std::sqrt(v);
-          maxRow = std::max(maxRow, sc[i]);
-        }
-    }
-  }
+  for (Eigen::Index i = 0; i < norms.size(); ++i) maxRow = std::max(maxRow, norms(i));
   for (Eigen::Index i = 0; i < rowScale_.size(); ++i) {
-    const double nr = rowScale_(i);
+    const double nr = norms(i);
     rowScale_(i) = (maxRow > 0 && nr > zeroRow_ * maxRow) ? 1.0 / nr : 0.0;
     if (rowMask && !(*rowMask)[static_cast<std::size_t>(i)]) rowScale_(i) = 0.0;
   }

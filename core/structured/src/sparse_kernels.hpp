@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "joinery/core/unroll.hpp"
+
 namespace joinery::detail {
 /// How far ahead (blocks, or elimination positions) the passes over the workspace's blocks
 /// prefetch them. Those blocks were written a whole pass earlier and, on a large model, have
@@ -55,14 +57,6 @@ inline void withSize(int s, F&& f) {
   }
 }
 
-// Full unrolling of the kernels' short loops (block sizes known at compile time): GCC's own
-// heuristics leave the nested loops of an 8 x 8 block rolled, with as many loop-control
-// instructions as arithmetic ones.
-#if defined(__GNUC__) && !defined(__clang__)
-#define JOINERY_UNROLL _Pragma("GCC unroll 8")
-#else
-#define JOINERY_UNROLL
-#endif
 
 /// In-place LDL^T of the s x s diagonal block D (column-major; L unit lower in the strict lower
 /// triangle). Coordinate pivots (the first ncoord) must exceed minCoordPivot; a row pivot above

@@ -183,6 +183,10 @@ class BlockKkt {
   void solveInPlace(VectorXd& z, bool forwardDone = false) const;
   void loadRhs(const VectorXd* q, const VectorXd& b);  // bs_ and z_ = [q; bs] (elimination order)
   void applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const;  // u = As x
+  /// (A x)_g of every row g, unscaled, handed to store(g, value) in row order (applyAs and
+  /// the final residual of iterate(): one pass over the row blocks for both).
+  template <class Store>
+  void forEachRowProduct(const ModelWorkspace& ws, const VectorXd& x, Store&& store) const;
   void residual(const ModelWorkspace& ws, const VectorXd* q);  // of [W As^T; As 0] at (xk_, y_)
 
   const Model* model_ = nullptr;

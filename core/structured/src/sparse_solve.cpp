@@ -90,12 +90,8 @@ SparseOutcome BlockKkt::solveFactored(const ModelWorkspace& ws, const VectorXd& 
 SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>* rowMask,
                                double regularization, const VectorXd* q, const VectorXd* b) {
   SparseOutcome out;
-  double rho = 0;
-  for (const Node& nd : nodes_)
-    if (nd.body) {
-      const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
-      for (Eigen::Index i = 0; i < Mb.rows(); ++i) rho = std::max(rho, std::abs(Mb(i, i)));
-    }
+  // max M_ii, from the evaluation of the blocks (another pass over every mass block here)
+  double rho = ws.largestMassDiagonal();
   if (!(rho > 0) || !std::isfinite(rho)) rho = 1;
   const double delta = regularization / rho;
   lastRho_ = rho;
@@ -140,7 +136,8 @@ double BlockKkt::scaledMaxAbs(const VectorXd& r) const {
   return worst;
 }
 
-void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const {
+template <class Store>
+void BlockKkt::forEachRowProduct(const ModelWorkspace& ws, const VectorXd& x, Store&& store) const {
   const Model& model = *model_;
   const auto& rows = model.rowBlocks();
   const auto& slots = model.bodySlots();
@@ -153,9 +150,8 @@ void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u)
     }
     const MatrixXd& Ar = ws.rowBlockRows(r);
     const int k = rows[r].size;
-    double* ur = u.data() + rows[r].row;
-    const double* sc = rowScale_.data() + rows[r].row;
-    // column by column (the rows are column-major), the sums in locals for blocks of up to 8
+    const int row0 = rows[r].row;
+    // column by column (the rows are column-major), the sums in locals for blocks of up to 3
     // rows (a row at a time through memory chained every addition on a store-to-load forward)
     auto accumulate = [&](auto KC) {
       constexpr int K = decltype(KC)::value;
@@ -179,7 +175,7 @@ void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u)
         else
           columns(std::integral_constant<int, 0>{});
       }
-      for (int i = 0; i < K; ++i) ur[i] = sc[i] * v[i];
+      for (int i = 0; i < K; ++i) store(row0 + i, v[i]);
     };
     switch (k) {
       case 1: accumulate(std::integral_constant<int, 1>{}); break;
@@ -195,10 +191,16 @@ void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u)
             for (int c = 0; c < sl.size; ++c) v += Ar(i, col + c) * xd[sl.offset + c];
             col += sl.size;
           }
-          ur[i] = sc[i] * v;
+          store(row0 + i, v);
         }
     }
   }
+}
+
+void BlockKkt::applyAs(const ModelWorkspace& ws, const VectorXd& x, VectorXd& u) const {
+  const double* sc = rowScale_.data();
+  double* ud = u.data();
+  forEachRowProduct(ws, x, [&](int g, double v) { ud[g] = sc[g] * v; });
 }
 
 void BlockKkt::residual(const ModelWorkspace& ws, const VectorXd* q) {
@@ -351,16 +353,24 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
   }
   x = xk_;
   // residual As x - bs, explicitly, per component (a failed component's rows are left out: the
-  // dense solver answers for it)
-  applyAs(ws, xk_, res_);
-  res_ -= bs_;
+  // dense solver answers for it), in the one pass over the row blocks that forms As x
   std::fill(compResidual_.begin(), compResidual_.end(), 0.0);
   std::fill(compRhs_.begin(), compRhs_.end(), 0.0);
   std::fill(compX_.begin(), compX_.end(), 0.0);
-  for (int i = 0; i < m; ++i) {
-    const auto c = static_cast<std::size_t>(rowComp_[static_cast<std::size_t>(i)]);
-    compResidual_[c] += res_(i) * res_(i);
-    compRhs_[c] += bs_(i) * bs_(i);
+  {
+    const double* sc = rowScale_.data();
+    const double* bs = bs_.data();
+    const int* comp = rowComp_.data();
+    double* res = res_.data();
+    double* cr = compResidual_.data();
+    double* cb = compRhs_.data();
+    forEachRowProduct(ws, xk_, [&](int g, double v) {
+      const double u = sc[g] * v;
+      const double rg = u - bs[g];
+      res[g] = rg;
+      cr[comp[g]] += rg * rg;
+      cb[comp[g]] += bs[g] * bs[g];
+    });
   }
   const double invRho = 1.0 / lastRho_;
   for (std::size_t k = 0; k < nodes_.size(); ++k) {

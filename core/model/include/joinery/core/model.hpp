@@ -49,6 +49,13 @@ class ModelWorkspace {
   /// concatenated coordinates of Model::rowBlockBodies(r)).
   const MatrixXd& bodyMass(std::size_t i) const { return bodyM_[i]; }
   const MatrixXd& rowBlockRows(std::size_t r) const { return rowA_[r]; }
+  /// The Euclidean norm of every constraint row (m) of the row blocks above, computed by the
+  /// evaluation that wrote them while they are in the cache (the structured solver scales the
+  /// rows by them without another pass over the blocks).
+  const VectorXd& rowNorms() const noexcept { return rowNorm_; }
+  /// max_i |M_ii| over the body blocks of the last Model::calcBodyBlocks (0 without
+  /// coordinates; non-finite entries are skipped, as std::max skips NaN).
+  double largestMassDiagonal() const noexcept { return massDiagMax_; }
   /// True when M and A are allocated (Model::makeWorkspace(true)).
   bool hasDenseMatrices() const noexcept { return dense_; }
 
@@ -64,6 +71,8 @@ class ModelWorkspace {
   std::vector<MatrixXd> bodyM_;
   std::vector<VectorXd> bodyQ_;
   std::vector<MatrixXd> rowA_;  // per row block (block evaluation)
+  VectorXd rowNorm_;            // |row| of every row of rowA_ (m)
+  double massDiagMax_ = 0;      // max |M_ii| of bodyM_
   MatrixXd jqBody_, jvBody_;    // a body's own force Jacobians (largest body), for the triplet form
   bool dense_ = true;
 };
