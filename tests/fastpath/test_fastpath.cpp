@@ -161,7 +161,8 @@ TEST_CASE("Structured and dense paths agree on the 3-D chain, also spinning", "[
   }
 }
 
-TEST_CASE("The block evaluation carries every row's norm and the largest mass diagonal", "[fastpath]") {
+TEST_CASE("The block evaluation carries every row's norm and the largest mass diagonal; calcBlocks is one pass of it",
+          "[fastpath]") {
   // the structured solver scales the rows by ModelWorkspace::rowNorms and regularizes with
   // largestMassDiagonal: both must be those of the blocks just evaluated, on every bundled scene
   // (every body and joint type), after every evaluation that writes the blocks
@@ -180,6 +181,16 @@ TEST_CASE("The block evaluation carries every row's norm and the largest mass di
       REQUIRE(ws.rowNorms().size() == model.numConstraintRows());
       for (int i = 0; i < model.numConstraintRows(); ++i)  // the sums' order may differ: round-off
         CHECK(std::abs(ws.rowNorms()(i) - ws.A.row(i).norm()) <= 1e-14 * std::max(1.0, ws.A.row(i).norm()));
+      // the one-pass evaluation (bodies with their internal rows, then the joints) writes the
+      // same blocks, bit for bit
+      ModelWorkspace one = model.makeWorkspace(false);
+      model.calcBlocks(s, one);
+      CHECK(one.largestMassDiagonal() == ws.largestMassDiagonal());
+      CHECK(one.Q == ws.Q);
+      CHECK(one.b == ws.b);
+      CHECK(one.rowNorms() == ws.rowNorms());
+      for (std::size_t i = 0; i < model.bodySlots().size(); ++i) CHECK(one.bodyMass(i) == ws.bodyMass(i));
+      for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) CHECK(one.rowBlockRows(r) == ws.rowBlockRows(r));
     }
     // the velocity errors rewrite the internal rows' blocks at their own state: their norms too
     State moved = scene.model.initialState();

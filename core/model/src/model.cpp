@@ -42,6 +42,9 @@ struct Model::Owned {
   std::vector<std::vector<BodySlot>> constraintSlots, forceSlots;
   // per row block: index into constraints (or -1 for internal)
   std::vector<int> blockConstraint;
+  // per body slot: the row block of its internal rows (-1: none); joints' blocks come first
+  std::vector<int> internalBlockOfSlot;
+  std::size_t jointBlocks = 0;
   BodySlot groundSlot;
 };
 
@@ -194,9 +197,12 @@ Model ModelBuilder::build() {
     row += rb.size;
     if (c.nonideal()) model.hasNonideal_ = true;
   }
+  o.jointBlocks = model.rows_.size();
+  o.internalBlockOfSlot.assign(model.slots_.size(), -1);
   for (const auto& bp : o.bodies) {
     const int k = bp->numInternalConstraints();
     if (k == 0) continue;
+    o.internalBlockOfSlot[static_cast<std::size_t>(o.slotIndex.at(bp.get()))] = static_cast<int>(model.rows_.size());
     RowBlock rb;
     rb.body = bp.get();
     rb.row = row;
@@ -574,6 +580,39 @@ void storeRowNorms(const MatrixXd& A, double* out) {
 }
 }  // namespace
 
+void Model::calcBodyBlock(std::size_t i, const State& s, ModelWorkspace& ws, double& diagMax) const {
+  const BodySlot& sl = slots_[i];
+  if (sl.size == 0) return;
+  const auto q = s.q.segment(sl.offset, sl.size);
+  const auto v = s.v.segment(sl.offset, sl.size);
+  MatrixXd& Mb = ws.bodyM_[i];
+  sl.body->calcMassMatrix(s.t, q, Mb);
+  for (Eigen::Index k = 0; k < Mb.rows(); ++k) diagMax = std::max(diagMax, std::abs(Mb(k, k)));
+  sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
+  sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
+}
+
+void Model::calcRowBlock(std::size_t r, const State& s, ModelWorkspace& ws) const {
+  const RowBlock& rb = rows_[r];
+  const int j = owned_->blockConstraint[r];
+  MatrixXd& Ar = ws.rowA_[r];
+  if (j < 0) {
+    const BodySlot& sl = slots_[static_cast<std::size_t>(rowBodies_[r][0])];
+    Ar.setZero();
+    ws.b.segment(rb.row, rb.size).setZero();
+    rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size), s.v.segment(sl.offset, sl.size), Ar,
+                                     ws.b.segment(rb.row, rb.size));
+  } else {
+    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
+    fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
+    // the local layout of the rows is the concatenation of the bodies' coordinates (ground:
+    // none); the constraint writes every entry of Ar and b (constraint.hpp), so they are not
+    // zeroed here too (a joint made of primitives zeroes its rows once itself)
+    rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, Ar, ws.b.segment(rb.row, rb.size));
+  }
+  storeRowNorms(Ar, ws.rowNorm_.data() + rb.row);
+}
+
 void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
   JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
   JOINERY_ASSERT(ws.bodyM_.size() == slots_.size(), "workspace made for another model");
@@ -582,15 +621,7 @@ void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
   const std::size_t ahead = prefetchEnd(slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (i < ahead) prefetchForWrite(ws.bodyM_[i + kWritePrefetchAhead]);
-    const BodySlot& sl = slots_[i];
-    if (sl.size == 0) continue;
-    const auto q = s.q.segment(sl.offset, sl.size);
-    const auto v = s.v.segment(sl.offset, sl.size);
-    MatrixXd& Mb = ws.bodyM_[i];
-    sl.body->calcMassMatrix(s.t, q, Mb);
-    for (Eigen::Index k = 0; k < Mb.rows(); ++k) diagMax = std::max(diagMax, std::abs(Mb(k, k)));
-    sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
-    sl.body->addGravityForce(q, gravity_, ws.Q.segment(sl.offset, sl.size));
+    calcBodyBlock(i, s, ws, diagMax);
   }
   ws.massDiagMax_ = diagMax;
   addElementForces(s, ws);
@@ -602,26 +633,37 @@ void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
   const std::size_t ahead = prefetchEnd(rows_.size());
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     if (r < ahead) prefetchForWrite(ws.rowA_[r + kWritePrefetchAhead]);
-    const RowBlock& rb = rows_[r];
-    const int j = owned_->blockConstraint[r];
-    MatrixXd& Ar = ws.rowA_[r];
-    if (j < 0) {
-      const BodySlot& sl = slots_[static_cast<std::size_t>(rowBodies_[r][0])];
-      Ar.setZero();
-      ws.b.segment(rb.row, rb.size).setZero();
-      rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
-                                       s.v.segment(sl.offset, sl.size), Ar,
-                                       ws.b.segment(rb.row, rb.size));
-      storeRowNorms(Ar, ws.rowNorm_.data() + rb.row);
-      continue;
+    calcRowBlock(r, s, ws);
+  }
+}
+
+void Model::calcBlocks(const State& s, ModelWorkspace& ws) const {
+  JOINERY_ASSERT(s.q.size() == n_ && s.v.size() == n_, "state size differs from the model's coordinates");
+  JOINERY_ASSERT(ws.bodyM_.size() == slots_.size() && ws.rowA_.size() == rows_.size() && ws.b.size() == m_,
+                 "workspace made for another model");
+  // the bodies, each with its internal rows while its coordinates are in the cache (on a large
+  // model they had left it by the time a separate pass over the rows reached them)
+  const std::vector<int>& internal = owned_->internalBlockOfSlot;
+  ws.Q.setZero();
+  double diagMax = 0;
+  const std::size_t ahead = prefetchEnd(slots_.size());
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (i < ahead) {
+      prefetchForWrite(ws.bodyM_[i + kWritePrefetchAhead]);
+      const int ri = internal[i + kWritePrefetchAhead];
+      if (ri >= 0) prefetchForWrite(ws.rowA_[static_cast<std::size_t>(ri)]);
     }
-    auto& l = ws.constraints_[static_cast<std::size_t>(j)];
-    fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
-    // the local layout of the rows is the concatenation of the bodies' coordinates (ground:
-    // none); the constraint writes every entry of Ar and b (constraint.hpp), so they are not
-    // zeroed here too (a joint made of primitives zeroes its rows once itself)
-    rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, Ar, ws.b.segment(rb.row, rb.size));
-    storeRowNorms(Ar, ws.rowNorm_.data() + rb.row);
+    calcBodyBlock(i, s, ws, diagMax);
+    if (internal[i] >= 0) calcRowBlock(static_cast<std::size_t>(internal[i]), s, ws);
+  }
+  ws.massDiagMax_ = diagMax;
+  addElementForces(s, ws);
+  // the joints' rows
+  const std::size_t joints = owned_->jointBlocks;
+  const std::size_t jointAhead = prefetchEnd(joints);
+  for (std::size_t r = 0; r < joints; ++r) {
+    if (r < jointAhead) prefetchForWrite(ws.rowA_[r + kWritePrefetchAhead]);
+    calcRowBlock(r, s, ws);
   }
 }
 

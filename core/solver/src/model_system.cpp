@@ -114,8 +114,7 @@ void ModelSystem::evaluateStructured(const State& s, VecRef qdd, const Baumgarte
                                      AccelerationStatus& st) {
   Parts& p = *parts_;
   const detail::SystemContext ctx = context();
-  model_.calcBodyBlocks(s, ws_);
-  model_.calcRowBlocks(s, ws_);
+  model_.calcBlocks(s, ws_);
   modifyRhs(stab);
   p.structured.validateBlocks(ctx, p.bmod);
   using Outcome = detail::StructuredPath::Outcome;

@@ -154,6 +154,10 @@ class Model {
   /// Block evaluation, no allocation: the local rows of every row block into
   /// ws.rowBlockRows(r) and the right-hand side into ws.b.
   void calcRowBlocks(const State& s, ModelWorkspace& ws) const;
+  /// calcBodyBlocks and calcRowBlocks in one call, the same blocks bit for bit: each body's
+  /// internal rows are evaluated right after its mass block (its coordinates still in the
+  /// cache), then the joints' rows. No allocation.
+  void calcBlocks(const State& s, ModelWorkspace& ws) const;
 
   /// Evaluates M, Q (body forces + gravity + force elements) into ws.M, ws.Q. No allocation.
   void calcMassAndForces(const State& s, ModelWorkspace& ws) const;
@@ -201,6 +205,10 @@ class Model {
 
   struct Owned;
   std::unique_ptr<Owned> owned_;
+  /// One body's mass block, forces and gravity (calcBodyBlocks); one row block (calcRowBlocks).
+  void calcBodyBlock(std::size_t i, const State& s, ModelWorkspace& ws, double& diagMax) const;
+  void calcRowBlock(std::size_t r, const State& s, ModelWorkspace& ws) const;
+
   std::vector<BodySlot> slots_;
   std::vector<RowBlock> rows_;
   std::vector<std::string> coordNames_, rowNames_;
