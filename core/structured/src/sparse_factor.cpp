@@ -36,7 +36,7 @@ void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowM
 }
 
 namespace {
-/// The diagonal block of a body node (s = nq + ni, column-major, its lower triangle): the mass
+/// The diagonal block of a body node (s = nq + ni, packed lower: sparse_kernels.hpp): the mass
 /// block M_b (nq x nq, column-major), the body's ni internal rows Ai (ni x nq, column-major,
 /// scaled by sc), rho As_i^T As_i, and -delta on the rows' diagonal. Every lower entry is
 /// written (no zero fill). Sizes fixed when NQ, NI > 0.
@@ -48,20 +48,20 @@ inline void bodyDiagonal(double* __restrict__ T, const double* __restrict__ mb, 
   JOINERY_UNROLL
   for (int c = 0; c < nq; ++c)
     JOINERY_UNROLL
-    for (int r = c; r < nq; ++r) T[r + c * s] = mb[r + c * nq];
+    for (int r = c; r < nq; ++r) T[lowerCol(c, s) + r] = mb[r + c * nq];
   for (int i = 0; i < ni; ++i) {
     const double sci = sc[i];
     JOINERY_UNROLL
     for (int c = 0; c < nq; ++c) {
       const double a = sci * Ai[i + c * ni];
-      T[(nq + i) + c * s] = a;
+      T[lowerCol(c, s) + nq + i] = a;
       if (a == 0) continue;
       const double w = rho * a;
       JOINERY_UNROLL
-      for (int r = c; r < nq; ++r) T[r + c * s] += w * sci * Ai[i + r * ni];
+      for (int r = c; r < nq; ++r) T[lowerCol(c, s) + r] += w * sci * Ai[i + r * ni];
     }
-    for (int i2 = 0; i2 < i; ++i2) T[(nq + i) + (nq + i2) * s] = 0.0;
-    T[(nq + i) * (s + 1)] = -delta;
+    for (int i2 = 0; i2 < i; ++i2) T[lowerCol(nq + i2, s) + nq + i] = 0.0;
+    T[lowerCol(nq + i, s) + nq + i] = -delta;
   }
 }
 }  // namespace
@@ -95,9 +95,9 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
         const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
         if (jobB_) loadNodeRhs(nd);
         const int s = nd.size();
-        for (int c = 0; c < s; ++c) {  // the lower triangle (the only one read)
-          T[c * (s + 1)] = -delta;
-          for (int r = c + 1; r < s; ++r) T[r + c * s] = 0.0;
+        for (int c = 0; c < s; ++c) {  // the lower triangle (packed: the only one stored)
+          T[lowerCol(c, s) + c] = -delta;
+          for (int r = c + 1; r < s; ++r) T[lowerCol(c, s) + r] = 0.0;
         }
         break;
       }
@@ -183,7 +183,8 @@ void BlockKkt::addPenalizedRows(const ModelWorkspace& ws, double rho) {
         const Node& bnd2 = nodes_[static_cast<std::size_t>(bn2)];
         double* T = nullptr;
         int ld = 0;
-        if (bn2 == bn) {
+        const bool diagonal = bn2 == bn;  // packed lower (sparse_kernels.hpp): a >= c only
+        if (diagonal) {
           T = val_.data() + bnd.diag;
           ld = bnd.size();
         } else if (bnd.pos > bnd2.pos) {
@@ -192,13 +193,15 @@ void BlockKkt::addPenalizedRows(const ModelWorkspace& ws, double rho) {
         }
         if (T) {
           // T(a, c) += rho sum_i As(i, col + a) As(i, col2 + c)
-          for (int c = 0; c < bnd2.nq; ++c)
+          for (int c = 0; c < bnd2.nq; ++c) {
+            double* Tc = T + (diagonal ? lowerCol(c, ld) : c * ld);
             for (int i = 0; i < sr; ++i) {
               const double sc = rowScale_(rnd.rowOffset + i);
               const double w = rho * sc * sc * Ar(i, col2 + c);
               if (w == 0) continue;
-              for (int a = 0; a < bnd.nq; ++a) T[a + c * ld] += w * Ar(i, col + a);
+              for (int a = diagonal ? c : 0; a < bnd.nq; ++a) Tc[a] += w * Ar(i, col + a);
             }
+          }
         }
         col2 += bnd2.nq;
       }
@@ -258,7 +261,7 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
     withSize(s, [&](auto SC) {
       constexpr int S = decltype(SC)::value;
       // in-place LDL^T of the (updated) diagonal block
-      ok = ldltDiagonal<S>(D, s, ncoord, minCoordPivot, tau, dp, dinv, released, dependent);
+      ok = ldltDiagonal<S>(D, s, ncoord, minCoordPivot, tau, dp, dinv, released, dependent, work_.data());
       if (!ok) return;
       if (nd.numLater == 0) {
         if (z) unitLowerSolve<S>(D, s, z + nd.varOffset);

@@ -58,36 +58,44 @@ inline void withSize(int s, F&& f) {
 }
 
 
-/// In-place LDL^T of the s x s diagonal block D (column-major; L unit lower in the strict lower
+/// The diagonal blocks are stored packed: the lower triangle only, column by column (column j
+/// holds rows j .. s-1), entry (i, j), i >= j, at lowerCol(j, s) + i. A factor's diagonal
+/// block is read whole by every substitution, and the upper triangle was never read: packed,
+/// an 8 x 8 block is 36 numbers (4.5 cache lines) instead of 64 (8 lines).
+constexpr int lowerCol(int j, int s) { return j * s - j * (j + 1) / 2; }
+constexpr int packedSize(int s) { return s * (s + 1) / 2; }
+
+/// In-place LDL^T of the s x s diagonal block D (packed lower; L unit lower in the strict lower
 /// triangle). Coordinate pivots (the first ncoord) must exceed minCoordPivot; a row pivot above
 /// -tau is replaced by -tau and counted. False: a non-finite or non-positive coordinate pivot.
+/// `work`: s numbers of scratch (run-time sizes only).
 template <int S>
 inline bool ldltDiagonal(double* D, int sRun, int ncoord, double minCoordPivot, double tau, double* dp,
-                  double* dinv, int& released, int& dependent) {
+                  double* dinv, int& released, int& dependent, double* work) {
   const int s = fixedOr<S>(sRun);
   JOINERY_UNROLL
   for (int j = 0; j < s; ++j) {
     // column j: w_t = L(j, t) d_t, then D(i, j) -= L(i, t) w_t for i >= j (the pivot first),
     // t in order. Fixed sizes keep w in locals and each entry's sum in a register; run-time
-    // sizes keep w in the (otherwise unused) upper triangle, D(t, j), and update the column by
-    // whole segments. The same operations in the same order per entry either way.
-    double* __restrict__ col = D + j * s;
+    // sizes keep w in `work` and update the column by whole segments. The same operations in
+    // the same order per entry either way.
+    double* __restrict__ col = D + lowerCol(j, s);
     if constexpr (S > 0) {  // w in locals, each entry's sum in a register (same order per entry)
       double w[S];
       JOINERY_UNROLL
-      for (int t = 0; t < j; ++t) w[t] = D[j + t * s] * dp[t];
+      for (int t = 0; t < j; ++t) w[t] = D[lowerCol(t, S) + j] * dp[t];
       JOINERY_UNROLL
       for (int i = j; i < S; ++i) {
         double acc = col[i];
         JOINERY_UNROLL
-        for (int t = 0; t < j; ++t) acc -= D[i + t * S] * w[t];
+        for (int t = 0; t < j; ++t) acc -= D[lowerCol(t, S) + i] * w[t];
         col[i] = acc;
       }
     } else {
-      for (int t = 0; t < j; ++t) col[t] = D[j + t * s] * dp[t];
+      for (int t = 0; t < j; ++t) work[t] = D[lowerCol(t, s) + j] * dp[t];
       for (int t = 0; t < j; ++t) {
-        const double wt = col[t];
-        const double* Lt = D + t * s;
+        const double wt = work[t];
+        const double* Lt = D + lowerCol(t, s);
         for (int i = j; i < s; ++i) col[i] -= Lt[i] * wt;
       }
     }
@@ -125,7 +133,7 @@ void lowerSolveInPlace(double* B, int sRun, int siRun, const double* __restrict_
       for (int r = 0; r < SI; ++r) acc[r] = B[r + j * SI];
       JOINERY_UNROLL
       for (int t = 0; t < j; ++t) {
-        const double l = D[j + t * s];
+        const double l = D[lowerCol(t, s) + j];
         if (l == 0) continue;
         const double* prev = B + t * SI;
         JOINERY_UNROLL
@@ -140,7 +148,7 @@ void lowerSolveInPlace(double* B, int sRun, int siRun, const double* __restrict_
   for (int j = 0; j < s; ++j) {
     double* out = B + j * si;
     for (int t = 0; t < j; ++t) {
-      const double l = D[j + t * s];
+      const double l = D[lowerCol(t, s) + j];
       if (l == 0) continue;
       const double* prev = B + t * si;
       for (int r = 0; r < si; ++r) out[r] -= prev[r] * l;
@@ -150,7 +158,8 @@ void lowerSolveInPlace(double* B, int sRun, int siRun, const double* __restrict_
 
 /// T (si x sj, ld) -= A D^-1 B^T with A = B' of one neighbour (si x s), B of another (sj x s),
 /// each column-major with its own row count as leading dimension.
-/// Lower: a diagonal block (A = B), whose lower triangle alone is read (r >= c).
+/// Lower: a diagonal block (A = B; T packed lower, ld its size), whose lower triangle alone
+/// is stored (r >= c).
 template <int S, int SI, int SJ, bool Lower>
 void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* B,
                  const double* __restrict__ dinv, int sRun, int siRun, int sjRun) {
@@ -163,7 +172,8 @@ void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* 
       double w[S];
       JOINERY_UNROLL
       for (int t = 0; t < S; ++t) w[t] = B[c + t * sj] * dinv[t];
-      double* __restrict__ Tc = T + c * ld;
+      // column c: entry r at Tc[r] (packed: only r >= c exists)
+      double* __restrict__ Tc = T + (Lower ? lowerCol(c, ld) : c * ld);
       if constexpr (SI > 0) {  // the column in a local array: contiguous in r, vectorizable
         // a lower block from the pair of rows holding the diagonal (c rounded down to even:
         // whole pairs for SSE2); only r >= c is stored
@@ -190,7 +200,7 @@ void schurUpdate(double* __restrict__ T, int ld, const double* A, const double* 
     return;
   }
   for (int c = 0; c < sj; ++c) {
-    double* __restrict__ Tc = T + c * ld;
+    double* __restrict__ Tc = T + (Lower ? lowerCol(c, ld) : c * ld);
     for (int t = 0; t < s; ++t) {
       const double w = B[c + t * sj] * dinv[t];
       const double* At = A + t * si;
@@ -209,7 +219,7 @@ void unitLowerSolve(const double* __restrict__ D, int sRun, double* __restrict__
   for (int j = 1; j < s; ++j) {
     double v = zk[j];
     JOINERY_UNROLL
-    for (int t = 0; t < j; ++t) v -= D[j + t * s] * zk[t];
+    for (int t = 0; t < j; ++t) v -= D[lowerCol(t, s) + j] * zk[t];
     zk[j] = v;
   }
 }
@@ -220,7 +230,7 @@ void unitUpperSolve(const double* __restrict__ D, int sRun, double* __restrict__
   for (int j = s - 2; j >= 0; --j) {
     double v = zk[j];
     JOINERY_UNROLL
-    for (int t = j + 1; t < s; ++t) v -= D[t + j * s] * zk[t];
+    for (int t = j + 1; t < s; ++t) v -= D[lowerCol(j, s) + t] * zk[t];
     zk[j] = v;
   }
 }

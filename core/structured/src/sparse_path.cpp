@@ -7,6 +7,7 @@
 
 #include "joinery/core/assert.hpp"
 #include "joinery/core/graph.hpp"
+#include "sparse_kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -297,7 +298,7 @@ void BlockKkt::layoutStorage(std::vector<std::vector<int>>& laterOf) {
   for (int k : order_) {
     Node& nd = nodes_[static_cast<std::size_t>(k)];
     nd.diag = off;
-    off += nd.size() * nd.size();
+    off += packedSize(nd.size());  // the lower triangle only (sparse_kernels.hpp)
     auto& lo = laterOf[static_cast<std::size_t>(k)];
     std::sort(lo.begin(), lo.end(), [&](int a, int b) {
       return nodes_[static_cast<std::size_t>(a)].pos < nodes_[static_cast<std::size_t>(b)].pos;
@@ -310,6 +311,9 @@ void BlockKkt::layoutStorage(std::vector<std::vector<int>>& laterOf) {
     }
   }
   val_.assign(static_cast<std::size_t>(off), 0.0);
+  int largestNode = 0;
+  for (const Node& nd : nodes_) largestNode = std::max(largestNode, nd.size());
+  work_.assign(static_cast<std::size_t>(largestNode), 0.0);
   dinv_.assign(static_cast<std::size_t>(totalVars_), 0.0);
   dpiv_.assign(static_cast<std::size_t>(totalVars_), 0.0);
   updates_.clear();

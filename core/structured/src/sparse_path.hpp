@@ -128,7 +128,7 @@ class BlockKkt {
     // numeric layout
     int pos = -1;        // elimination position
     int varOffset = 0;   // offset in the permuted variable vector
-    int diag = 0;        // offset of the diagonal block (size x size, column-major)
+    int diag = 0;        // offset of the diagonal block (size x size, packed lower triangle)
     int firstLater = 0, numLater = 0;  // range in later_
   };
   /// nodeComp_ and numComps_ from the body-joint graph's components (analyzeGraph).
@@ -214,7 +214,8 @@ class BlockKkt {
   std::vector<char> compFailed_;      // per component: the last factorization failed
   bool anyFailed_ = false;
   std::vector<double> compResidual_, compRhs_, compX_;
-  std::vector<double> val_;           // all blocks
+  std::vector<double> val_;           // all blocks (diagonal ones packed lower)
+  std::vector<double> work_;          // scratch of the largest node's size (ldltDiagonal)
   std::vector<double> dinv_, dpiv_;   // per variable (permuted): 1 / pivot, pivot
   VectorXd rowScale_, bs_, z_, y_, res_, mu_, rx_, xk_;
   long long fillBlocks_ = 0;
