@@ -50,11 +50,13 @@ class ModelWorkspace {
   const MatrixXd& bodyMass(std::size_t i) const { return bodyM_[i]; }
   const MatrixXd& rowBlockRows(std::size_t r) const { return rowA_[r]; }
   /// The Euclidean norm of every constraint row (m) of the row blocks above, computed by the
-  /// evaluation that wrote them while they are in the cache (the structured solver scales the
-  /// rows by them without another pass over the blocks).
+  /// evaluation that wrote them (calcRowBlocks, calcBlocks, and calcVelocityErrors for the
+  /// internal rows it rewrites) while they are in the cache: the structured solver scales the
+  /// rows by them without another pass over the blocks.
   const VectorXd& rowNorms() const noexcept { return rowNorm_; }
-  /// max_i |M_ii| over the body blocks of the last Model::calcBodyBlocks (0 without
-  /// coordinates; non-finite entries are skipped, as std::max skips NaN).
+  /// max_i |M_ii| over the body blocks of the last Model::calcBodyBlocks or calcBlocks (0
+  /// without coordinates; a NaN entry is skipped, as std::max skips it; an infinite one makes
+  /// it infinite).
   double largestMassDiagonal() const noexcept { return massDiagMax_; }
   /// True when M and A are allocated (Model::makeWorkspace(true)).
   bool hasDenseMatrices() const noexcept { return dense_; }
