@@ -22,17 +22,32 @@ function(joinery_configure_target tgt)
   endif()
 endfunction()
 
-if(JOINERY_SANITIZE)
+if(JOINERY_SANITIZE AND NOT JOINERY_FUZZ)  # JOINERY_FUZZ below adds the same and coverage
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# JOINERY_FUZZ: libFuzzer targets in tests/fuzz (clang). The library is compiled with
-# coverage instrumentation (fuzzer-no-link) and the sanitizers; the targets add libFuzzer.
+# JOINERY_FUZZ: libFuzzer targets in tests/fuzz (clang). Everything is compiled with
+# coverage instrumentation and the sanitizers; the targets add libFuzzer.
+# With JOINERY_SANITIZE as well (CI's one sanitizer build), the tests and programs are built
+# in the same tree, and the library is compiled once for both.
 if(JOINERY_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "JOINERY_FUZZ needs clang (CXX=clang++)")
   endif()
-  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  # libFuzzer's coverage: edge counters everywhere (an increment per edge; the tests built in
+  # the same tree run at nearly their sanitizer speed), comparison tracing (a call per
+  # comparison, 3-6x slower numerics) only in the parsers the fuzzers feed: joinery_fuzz_parsers
+  add_compile_options(-fsanitize=address,undefined -fsanitize-coverage=inline-8bit-counters,pc-table
+                      -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+# joinery_fuzz_parsers(<target>...): comparison tracing for libFuzzer in these targets (the JSON
+# reader and the expression parser: CMP hints find keys, keywords and function names)
+function(joinery_fuzz_parsers)
+  if(JOINERY_FUZZ)
+    foreach(tgt IN LISTS ARGN)
+      target_compile_options(${tgt} PRIVATE -fsanitize-coverage=trace-cmp)
+    endforeach()
+  endif()
+endfunction()

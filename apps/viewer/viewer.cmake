@@ -32,6 +32,9 @@ if(JOINERY_NODE AND JOINERY_NPM)
     COMMENT "esbuild: the viewer bundle (three.js, uPlot, apps/viewer/web/src)"
     VERBATIM)
   target_sources(joinery PRIVATE ${viewer_cpp})
+  # the bundle is one long string literal, which clang's -Woverlength-strings (part of
+  # -Wpedantic) reports; the file is generated, so the warning is off for it alone
+  set_source_files_properties(${viewer_cpp} PROPERTIES COMPILE_OPTIONS "-Wno-overlength-strings")
   target_compile_definitions(joinery PRIVATE JOINERY_HAVE_VIEWER=1)
   message(STATUS "joinery view: enabled (node ${JOINERY_NODE}, npm ${JOINERY_NPM})")
 else()

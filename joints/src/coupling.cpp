@@ -6,7 +6,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "coupling";
+constexpr std::string_view kCouplingType = "coupling";
 
 struct CouplingInput {
   std::string name;
@@ -24,7 +24,7 @@ class Coupling final : public detail::PrimitiveJoint {
     for (auto& term : terms_) term.column = offsets[static_cast<std::size_t>(term.body)] + term.coordinate;
     addRows(std::make_unique<detail::LinearCombination>(terms_, detail::TimeFunction(in.value)));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kCouplingType; }
   /// One row sum c_i q_i'' = b with A = c: the multiplier is the effort (joint results).
   JointResultKind resultKind() const override { return JointResultKind::Effort; }
   nlohmann::json toJson() const override {
@@ -34,7 +34,7 @@ class Coupling final : public detail::PrimitiveJoint {
       terms.push_back({{"coordinate", b.name() + "." + b.coordinateNames()[static_cast<std::size_t>(term.coordinate)]},
                        {"coefficient", term.coefficient}});
     }
-    nlohmann::json j = {{"name", name()}, {"type", std::string(kType)}, {"terms", terms},
+    nlohmann::json j = {{"name", name()}, {"type", std::string(kCouplingType)}, {"terms", terms},
                         {"value", valueSource_}};
     addNonidealJson(j);
     return j;
@@ -79,7 +79,7 @@ std::unique_ptr<Constraint> makeCoupling(const JsonCursor& c, const FactoryConte
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeCoupling,
+                 {std::string(kCouplingType), makeCoupling,
                   "linear coupling: sum of coefficient * coordinate = value(t) (1 row)",
                   nlohmann::json::parse(R"json({"name": "gear", "type": "coupling",
                     "terms": [{"coordinate": "body1.x", "coefficient": 2},

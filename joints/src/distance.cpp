@@ -6,7 +6,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "distance";
+constexpr std::string_view kDistanceType = "distance";
 
 class Distance final : public detail::TwoPointJoint {
  public:
@@ -15,7 +15,7 @@ class Distance final : public detail::TwoPointJoint {
   Distance(const detail::TwoBodyInput& in, double length) : TwoPointJoint(in, false), length_(length) {
     addRows(std::make_unique<detail::PointDistance>(point1(), point2(), length));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kDistanceType; }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j["length"] = length_;
@@ -42,7 +42,7 @@ std::unique_ptr<Constraint> makeDistance(const JsonCursor& c, const FactoryConte
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeDistance,
+                 {std::string(kDistanceType), makeDistance,
                   "rod: point1 of body1 and point2 of body2 stay `length` apart (1 row)",
                   nlohmann::json::parse(R"json({"name": "rod", "type": "distance",
                     "body1": "body1", "point1": [0.5, 0.2], "body2": "body2", "point2": [-0.3, 0.1],

@@ -7,7 +7,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "driver";
+constexpr std::string_view kDriverType = "driver";
 
 /// Coordinate mode: q_k - f(t) = 0.
 class CoordinateDriver final : public detail::PrimitiveJoint {
@@ -22,13 +22,13 @@ class CoordinateDriver final : public detail::PrimitiveJoint {
     addRows(std::make_unique<detail::LinearCombination>(std::vector<detail::LinearTerm>{term},
                                                         detail::TimeFunction(value)));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kDriverType; }
   /// One row q_k'' = f'': the multiplier is the driving force or torque (joint results).
   JointResultKind resultKind() const override { return JointResultKind::Effort; }
   nlohmann::json toJson() const override {
     const Body& b = *bodies().front();
     nlohmann::json j = {{"name", name()},
-                        {"type", std::string(kType)},
+                        {"type", std::string(kDriverType)},
                         {"coordinate", b.name() + "." + b.coordinateNames()[static_cast<std::size_t>(coordinate_)]},
                         {"value", valueSource_}};
     addNonidealJson(j);
@@ -50,13 +50,13 @@ class PointDriver final : public detail::PrimitiveJoint {
     for (const auto& e : path) f.emplace_back(e);
     addRows(std::make_unique<detail::PointPath>(detail::BodyPoint(bodies(), 0, point), std::move(f)));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kDriverType; }
   /// Joint results: the force (and torque) that makes the point follow its path.
   JointResultKind resultKind() const override { return JointResultKind::Points; }
   Vector3d actionPoint(int) const override { return point_; }
   nlohmann::json toJson() const override {
     nlohmann::json j = {{"name", name()},
-                        {"type", std::string(kType)},
+                        {"type", std::string(kDriverType)},
                         {"body", bodies().front()->name()},
                         {"point", detail::vectorJson(point_, false)},
                         {"value", valueSource_}};
@@ -103,7 +103,7 @@ std::unique_ptr<Constraint> makeDriver(const JsonCursor& c, const FactoryContext
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeDriver,
+                 {std::string(kDriverType), makeDriver,
                   "prescribed motion: a coordinate follows value(t) (1 row), or a point of a body "
                   "follows a world path [x(t), y(t)(, z(t))] (2 or 3 rows)",
                   nlohmann::json::parse(R"json({"name": "motor", "type": "driver",

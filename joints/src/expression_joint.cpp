@@ -17,7 +17,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "expression";
+constexpr std::string_view kExpressionJointType = "expression";
 
 enum class Mode { Position, Velocity, Acceleration };
 
@@ -103,7 +103,7 @@ class ExpressionJoint final : public Constraint {
     }
   }
 
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kExpressionJointType; }
   int numRows() const override { return static_cast<int>(values_.size()); }
   ConstraintLevel level() const override {
     switch (mode_) {
@@ -152,7 +152,7 @@ class ExpressionJoint final : public Constraint {
   }
 
   nlohmann::json toJson() const override {
-    nlohmann::json j = {{"name", name()}, {"type", std::string(kType)}, {modeKey(mode_), source_}};
+    nlohmann::json j = {{"name", name()}, {"type", std::string(kExpressionJointType)}, {modeKey(mode_), source_}};
     addNonidealJson(j);
     return j;
   }
@@ -313,7 +313,7 @@ std::unique_ptr<Constraint> makeExpressionJoint(const JsonCursor& c, const Facto
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeExpressionJoint,
+                 {std::string(kExpressionJointType), makeExpressionJoint,
                   "user constraints as expressions: 'position' phi(q, t) = 0, 'velocity' psi(q, q', t) = 0 "
                   "(nonholonomic) or 'acceleration' rows sum A_i q_i'' = b; A and b derived symbolically",
                   nlohmann::json::parse(R"json({"name": "track", "type": "expression",

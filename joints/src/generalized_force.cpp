@@ -6,7 +6,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "generalized";
+constexpr std::string_view kGeneralizedForceType = "generalized";
 
 struct GeneralizedInput {
   std::string name;
@@ -26,7 +26,7 @@ class GeneralizedForce final : public ForceElement {
         value_(std::move(in.value)),
         valueSource_(std::move(in.valueSource)) {}
 
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kGeneralizedForceType; }
 
   void addForces(const LocalState& s, VecRef Q) const override {
     detail::SlotBuffer slots(vars_.numSlots());
@@ -37,7 +37,7 @@ class GeneralizedForce final : public ForceElement {
   nlohmann::json toJson() const override {
     const Body& b = *bodies().front();
     return {{"name", name()},
-            {"type", std::string(kType)},
+            {"type", std::string(kGeneralizedForceType)},
             {"coordinate", b.name() + "." + b.coordinateNames()[static_cast<std::size_t>(coordinate_)]},
             {"value", valueSource_}};
   }
@@ -68,7 +68,7 @@ std::unique_ptr<ForceElement> makeGeneralizedForce(const JsonCursor& c, const Fa
 }  // namespace
 
 JOINERY_REGISTER(ForceRegistry,
-                 {std::string(kType), makeGeneralizedForce,
+                 {std::string(kGeneralizedForceType), makeGeneralizedForce,
                   "generalized force on one coordinate: value(coordinates, velocities, t)",
                   nlohmann::json::parse(R"json({"name": "drag", "type": "generalized",
                     "coordinate": "body1.x", "value": "-0.3*body1.x_dot + 0.5*sin(t) - 2*body2.x"})json")})

@@ -7,7 +7,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "force";
+constexpr std::string_view kPointForceType = "force";
 
 struct PointForceInput {
   std::string name;
@@ -28,7 +28,7 @@ class PointForce final : public ForceElement {
         valueSource_(std::move(in.valueSource)),
         p_(bodies(), 0, in.point) {}
 
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kPointForceType; }
 
   void addForces(const LocalState& s, VecRef Q) const override {
     detail::SlotBuffer slots(vars_.numSlots());
@@ -48,7 +48,7 @@ class PointForce final : public ForceElement {
 
   nlohmann::json toJson() const override {
     return {{"name", name()},
-            {"type", std::string(kType)},
+            {"type", std::string(kPointForceType)},
             {"body", bodies().front()->name()},
             {"point", detail::vectorJson(point_, false)},
             {"value", valueSource_}};
@@ -87,7 +87,7 @@ std::unique_ptr<ForceElement> makePointForce(const JsonCursor& c, const FactoryC
 }  // namespace
 
 JOINERY_REGISTER(ForceRegistry,
-                 {std::string(kType), makePointForce,
+                 {std::string(kPointForceType), makePointForce,
                   "applied force: world-frame vector value(t) at a point of a body",
                   nlohmann::json::parse(R"json({"name": "push", "type": "force", "body": "body1",
                     "point": [0.5, 0.2], "value": ["3*cos(t)", "-2 + t"]})json")})

@@ -9,7 +9,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "prismatic2d";
+constexpr std::string_view kPrismatic2dType = "prismatic2d";
 
 class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
  public:
@@ -27,7 +27,7 @@ class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
                                                   Vector3d::UnitZ().cross(axis_)));
     addRows(std::make_unique<detail::PlanarRelativeAngle>(frame1(), frame2(), angle));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kPrismatic2dType; }
   /// The sliding axis in body1's frame; in body2's, turned back by the held angle.
   Vector3d jointAxis(int k) const override {
     return k == 0 ? axis_ : Vector3d(Eigen::AngleAxisd(-angle_, Vector3d::UnitZ()) * axis_);
@@ -92,7 +92,7 @@ std::unique_ptr<Constraint> makePrismatic2d(const JsonCursor& c, const FactoryCo
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makePrismatic2d,
+                 {std::string(kPrismatic2dType), makePrismatic2d,
                   "planar slider: point2 on the line through point1 along axis (body-1 frame), "
                   "theta2 - theta1 = angle (default 0) (2 rows); nonideal coulomb supported",
                   nlohmann::json::parse(R"json({"name": "slider", "type": "prismatic2d",

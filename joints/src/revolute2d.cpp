@@ -5,7 +5,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "revolute2d";
+constexpr std::string_view kRevolute2dType = "revolute2d";
 
 class Revolute2d final : public detail::TwoPointJoint {
  public:
@@ -13,7 +13,7 @@ class Revolute2d final : public detail::TwoPointJoint {
     // rows: x2 - x1, y2 - y1 of the world positions of the points
     addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 2));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kRevolute2dType; }
   nlohmann::json toJson() const override { return baseJson(); }
 };
 
@@ -28,7 +28,7 @@ std::unique_ptr<Constraint> makeRevolute2d(const JsonCursor& c, const FactoryCon
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeRevolute2d,
+                 {std::string(kRevolute2dType), makeRevolute2d,
                   "planar pin: point1 of body1 and point2 of body2 coincide (2 rows)",
                   nlohmann::json::parse(R"json({"name": "pin", "type": "revolute2d",
                     "body1": "body1", "point1": [0.5, 0.2], "body2": "body2", "point2": [-0.3, 0.1]})json")})

@@ -7,7 +7,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "revolute3d";
+constexpr std::string_view kRevolute3dType = "revolute3d";
 
 class Revolute3d final : public detail::TwoPointJoint {
  public:
@@ -16,7 +16,7 @@ class Revolute3d final : public detail::TwoPointJoint {
     addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 3));
     addRows(detail::parallelAxesRows(frame1(), axis1, frame2(), axis2));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kRevolute3dType; }
   Vector3d jointAxis(int k) const override { return k == 0 ? axis1_ : axis2_; }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
@@ -42,7 +42,7 @@ std::unique_ptr<Constraint> makeRevolute3d(const JsonCursor& c, const FactoryCon
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeRevolute3d,
+                 {std::string(kRevolute3dType), makeRevolute3d,
                   "spatial hinge: the points coincide and R1 axis1 stays parallel to R2 axis2 (5 rows)",
                   nlohmann::json::parse(R"json({"name": "hinge", "type": "revolute3d",
                     "body1": "body1", "point1": [0.5, 0.2, 0.1], "axis1": [0, 0, 1],

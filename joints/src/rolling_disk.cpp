@@ -16,7 +16,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "rolling_disk";
+constexpr std::string_view kRollingDiskType = "rolling_disk";
 
 class RollingDisk final : public detail::TwoPointJoint {
  public:
@@ -27,7 +27,7 @@ class RollingDisk final : public detail::TwoPointJoint {
     E_.row(1) = t2.transpose();
     E_.row(2) = normal.normalized().transpose();
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kRollingDiskType; }
   int numRows() const override { return 3; }
   ConstraintLevel level() const override { return ConstraintLevel::Velocity; }
   Vector3d jointAxis(int k) const override { return k == 0 ? normal_ : axis2_; }
@@ -104,7 +104,7 @@ std::unique_ptr<Constraint> makeRollingDisk(const JsonCursor& c, const FactoryCo
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeRollingDisk,
+                 {std::string(kRollingDiskType), makeRollingDisk,
                   "thin disk body2 (centre point2, axis axis2, radius) rolls without slipping on the plane "
                   "through point1 with normal `normal` fixed in the world (body1 = ground); velocity level (3 rows)",
                   nlohmann::json::parse(R"json({"name": "contact", "type": "rolling_disk",

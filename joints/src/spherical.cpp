@@ -5,7 +5,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "spherical";
+constexpr std::string_view kSphericalType = "spherical";
 
 class Spherical final : public detail::TwoPointJoint {
  public:
@@ -13,7 +13,7 @@ class Spherical final : public detail::TwoPointJoint {
     // rows: x2 - x1, y2 - y1, z2 - z1 of the world positions of the points
     addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 3));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kSphericalType; }
   nlohmann::json toJson() const override { return baseJson(); }
 };
 
@@ -28,7 +28,7 @@ std::unique_ptr<Constraint> makeSpherical(const JsonCursor& c, const FactoryCont
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeSpherical,
+                 {std::string(kSphericalType), makeSpherical,
                   "ball joint: point1 of body1 and point2 of body2 coincide (3 rows)",
                   nlohmann::json::parse(R"json({"name": "ball", "type": "spherical",
                     "body1": "body1", "point1": [0.5, 0.2, 0.1], "body2": "body2", "point2": [-0.3, 0.1, 0.2]})json")})

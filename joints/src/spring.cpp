@@ -8,7 +8,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "spring";
+constexpr std::string_view kSpringType = "spring";
 
 /// Below this separation (m) the line of the spring is undefined: only the part k d that has
 /// a limit (the whole force when free_length = 0) acts; see docs/joints.md.
@@ -25,7 +25,7 @@ class Spring final : public ForceElement {
         p1_(bodies(), 0, in.point1),
         p2_(bodies(), 1, in.point2) {}
 
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kSpringType; }
 
   void addForces(const LocalState& s, VecRef Q) const override {
     const Vector3d d = p2_.calcPosition(s) - p1_.calcPosition(s);
@@ -147,7 +147,7 @@ class Spring final : public ForceElement {
   }
 
   nlohmann::json toJson() const override {
-    nlohmann::json j = detail::twoBodyJson(name(), kType, *in_.body1, in_.point1, *in_.body2, in_.point2, false);
+    nlohmann::json j = detail::twoBodyJson(name(), kSpringType, *in_.body1, in_.point1, *in_.body2, in_.point2, false);
     j["stiffness"] = k_;
     j["damping"] = c_;
     j["free_length"] = L0_;
@@ -181,7 +181,7 @@ std::unique_ptr<ForceElement> makeSpring(const JsonCursor& c, const FactoryConte
 }  // namespace
 
 JOINERY_REGISTER(ForceRegistry,
-                 {std::string(kType), makeSpring,
+                 {std::string(kSpringType), makeSpring,
                   "linear spring-damper between two points: tension k (|d| - free_length) + damping d|d|/dt",
                   nlohmann::json::parse(R"json({"name": "spring", "type": "spring",
                     "body1": "body1", "point1": [0.5, 0.2], "body2": "body2", "point2": [-0.3, 0.1],

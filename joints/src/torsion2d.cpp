@@ -10,7 +10,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "torsion2d";
+constexpr std::string_view kTorsion2dType = "torsion2d";
 
 class Torsion2d final : public ForceElement {
  public:
@@ -23,7 +23,7 @@ class Torsion2d final : public ForceElement {
         f1_(bodies(), 0),
         f2_(bodies(), 1) {}
 
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kTorsion2dType; }
 
   void addForces(const LocalState& s, VecRef Q) const override {
     const double tau = k_ * calcTwist(s) + c_ * angle_.calcAngleRate(s);
@@ -61,7 +61,7 @@ class Torsion2d final : public ForceElement {
   }
 
   nlohmann::json toJson() const override {
-    return {{"name", name()},          {"type", std::string(kType)},
+    return {{"name", name()},          {"type", std::string(kTorsion2dType)},
             {"body1", bodies()[0]->name()}, {"body2", bodies()[1]->name()},
             {"stiffness", k_},         {"damping", c_},
             {"free_angle", theta0_}};
@@ -92,7 +92,7 @@ std::unique_ptr<ForceElement> makeTorsion2d(const JsonCursor& c, const FactoryCo
 }  // namespace
 
 JOINERY_REGISTER(ForceRegistry,
-                 {std::string(kType), makeTorsion2d,
+                 {std::string(kTorsion2dType), makeTorsion2d,
                   "planar torsion spring-damper: torque k (theta2 - theta1 - free_angle) + damping (w2 - w1)",
                   nlohmann::json::parse(R"json({"name": "torsion", "type": "torsion2d",
                     "body1": "body1", "body2": "body2", "stiffness": 20, "damping": 0.5,

@@ -6,7 +6,7 @@
 namespace joinery {
 namespace {
 
-constexpr std::string_view kType = "weld2d";
+constexpr std::string_view kWeld2dType = "weld2d";
 
 class Weld2d final : public detail::TwoPointJoint {
  public:
@@ -15,7 +15,7 @@ class Weld2d final : public detail::TwoPointJoint {
     addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 2));
     addRows(std::make_unique<detail::PlanarRelativeAngle>(frame1(), frame2(), angle));
   }
-  std::string_view typeName() const override { return kType; }
+  std::string_view typeName() const override { return kWeld2dType; }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j["angle"] = angle_;
@@ -38,7 +38,7 @@ std::unique_ptr<Constraint> makeWeld2d(const JsonCursor& c, const FactoryContext
 }  // namespace
 
 JOINERY_REGISTER(ConstraintRegistry,
-                 {std::string(kType), makeWeld2d,
+                 {std::string(kWeld2dType), makeWeld2d,
                   "planar weld: the points coincide and theta2 - theta1 = angle (default 0) (3 rows)",
                   nlohmann::json::parse(R"json({"name": "weld", "type": "weld2d",
                     "body1": "body1", "point1": [0.5, 0.2], "body2": "body2", "point2": [-0.3, 0.1],

@@ -111,7 +111,7 @@ double peak(const std::vector<double>& w) {
 }
 
 TEST_CASE("flexible slider-crank: the flexible2d rod against Simbody's Hencky chain, and the gap is geometric stiffening",
-          "[flexible][cli][floating]") {
+          "[flexible][cli][floating][long]") {  // [long]: 10 s in Release, 220 s under ASan/UBSan
   // Reference: tests/peers/data/fsc_simbody_richardson_16_32.csv, the same mechanism in
   // Simbody 3.7 with the rod as a Hencky chain (16 and 32 rigid segments, torsion springs
   // E I / l, Richardson-extrapolated to the continuous beam; docs/flexible.md). The chain is

@@ -441,8 +441,9 @@ int main(int argc, char** argv) {
   }
   std::filesystem::create_directories(opt.dir);
   std::map<std::string, Stats> perType;
-  Stats all, energy, loops, trees, illConditioned, reactions, dart;
-  [[maybe_unused]] int dartSkipped = 0;  // only counted when the DART peer is built
+  Stats all, energy, loops, trees, illConditioned, reactions;
+  [[maybe_unused]] Stats dart;  // only used when the DART peer is built
+  [[maybe_unused]] int dartSkipped = 0;
   double worstConstraintCondition = 0;
   int failures = 0;
   double worstCondition = 0;

@@ -26,7 +26,7 @@ CoordKind kindOf(const Body& b, int local) {
   return CoordKind::Other;
 }
 
-std::string num(double v) { return formatNumber(v == 0 ? 0.0 : v, 3); }
+std::string num3(double v) { return formatNumber(v == 0 ? 0.0 : v, 3); }
 
 /// The unit of row `k` of row block `r` from the coordinates it acts on (the block's rows in
 /// `ws`: the structured blocks, no dense A, so that a large model's residuals cost O(n)).
@@ -109,11 +109,11 @@ std::vector<JointResidual> jointResiduals(const Model& model, const State& s, bo
 
 std::string describe(const JointResidual& r) {
   std::ostringstream os;
-  os << r.joint << ": " << num(r.residual) << (r.unit.empty() ? "" : " ") << r.unit;
+  os << r.joint << ": " << num3(r.residual) << (r.unit.empty() ? "" : " ") << r.unit;
   if (r.rows.size() > 1 || (r.rows.size() == 1 && r.rows[0].name.find('[') != std::string::npos)) {
     os << " (";
     for (std::size_t k = 0; k < r.rows.size(); ++k)
-      os << (k ? ", " : "") << r.rows[k].name << " " << num(r.rows[k].value);
+      os << (k ? ", " : "") << r.rows[k].name << " " << num3(r.rows[k].value);
     os << ")";
   }
   return os.str();
@@ -180,7 +180,7 @@ std::string assemblySummary(const AssemblyReport& r) {
     const auto& open = r.positionAfter.empty() ? r.velocityAfter : r.positionAfter;
     os << "the mechanism cannot be assembled: ";
     for (std::size_t k = 0; k < open.size() && k < 3; ++k)
-      os << (k ? ", " : "") << open[k].joint << " stays open by " << num(open[k].residual)
+      os << (k ? ", " : "") << open[k].joint << " stays open by " << num3(open[k].residual)
          << (open[k].unit.empty() ? "" : " ") << open[k].unit;
     os << (r.positionAfter.empty() ? " at velocity level" : "")
        << "; change the lengths or the initial positions so that the joints can close";
@@ -188,7 +188,7 @@ std::string assemblySummary(const AssemblyReport& r) {
   }
   const auto& v = r.positionBefore.empty() ? r.velocityBefore : r.positionBefore;
   os << "the initial " << (r.positionBefore.empty() ? "velocities violate " : "positions violate ")
-     << v.front().joint << " by " << num(v.front().residual) << (v.front().unit.empty() ? "" : " ")
+     << v.front().joint << " by " << num3(v.front().residual) << (v.front().unit.empty() ? "" : " ")
      << v.front().unit;
   if (v.size() > 1) os << " (and " << v.size() - 1 << " other joint(s))";
   os << ": correct the initial state, or write the assembled one with 'joinery assemble'";

@@ -12,7 +12,7 @@ namespace joinery {
 
 namespace {
 
-std::string num(double v) { return formatNumber(v, 4); }
+std::string num4(double v) { return formatNumber(v, 4); }
 
 /// True when every body the element names (as written: unknown names, e.g. of components,
 /// count as not planar unless the type is a planar one) in `j` (body1, body2, body) is planar or ground.
@@ -56,7 +56,7 @@ void planarZ(const Scene& scene, std::vector<std::string>& out) {
         if (!j.is_object() || !planarElement(scene.model, j)) continue;
         for (const char* key : {"point1", "point2", "point"}) {
           if (!j.contains(key) || !j[key].is_array() || j[key].size() != 3 || !nonZero(j[key][2])) continue;
-          const std::string z = j[key][2].is_number() ? num(j[key][2].get<double>()) : j[key][2].get<std::string>();
+          const std::string z = j[key][2].is_number() ? num4(j[key][2].get<double>()) : j[key][2].get<std::string>();
           out.push_back(j.value("name", std::string("?")) + where + ": " + key + " has z = " + z +
                         ", but it joins planar bodies, which move in the plane z = 0 (the z is ignored): "
                         "drop the z or use spatial bodies and joints");
@@ -99,11 +99,11 @@ void mixedUnits(const Scene& scene, std::vector<std::string>& out) {
   std::nth_element(lengths.begin(), lengths.begin() + static_cast<long>(lengths.size() / 2), lengths.end());
   const double median = lengths[lengths.size() / 2];
   if (g > 5 && g < 15 && median >= 20) {
-    out.push_back("the lengths look like millimetres (median " + num(median) + ") while gravity is " + num(g) +
-                  " m/s^2: joinery is SI; give lengths in metres (or gravity in mm/s^2, " + num(g * 1000) + ")");
+    out.push_back("the lengths look like millimetres (median " + num4(median) + ") while gravity is " + num4(g) +
+                  " m/s^2: joinery is SI; give lengths in metres (or gravity in mm/s^2, " + num4(g * 1000) + ")");
   } else if (g > 5000 && g < 15000 && median < 5) {
-    out.push_back("gravity " + num(g) + " looks like mm/s^2 while the lengths look like metres (median " +
-                  num(median) + "): joinery is SI; give gravity in m/s^2 (" + num(g / 1000) + ")");
+    out.push_back("gravity " + num4(g) + " looks like mm/s^2 while the lengths look like metres (median " +
+                  num4(median) + "): joinery is SI; give gravity in m/s^2 (" + num4(g / 1000) + ")");
   }
 }
 
