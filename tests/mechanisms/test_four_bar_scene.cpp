@@ -71,7 +71,8 @@ TEST_CASE("the bundled N-four-bar scene (N = 2) meets the A02 reference at t = 1
 // nearly dependent rows near the singular position, amplifying residuals of 1e-9 into velocity
 // corrections of 1e-4 per step (ModelSystemOptions::projectionRegularization). Each run must
 // complete, keep its energy and meet the A02 criterion (1e-3; measured about 2e-6).
-TEST_CASE("the N-four-bar scene at tight tolerances completes and stays right", "[tight][mechanisms][A02]") {
+// [long]: four whole runs at rtol down to 1e-13 (60 s under ASan/UBSan)
+TEST_CASE("the N-four-bar scene at tight tolerances completes and stays right", "[tight][mechanisms][A02][long]") {
   for (const auto& [rtol, atol] :
        {std::pair{1e-10, 1e-12}, std::pair{1e-11, 1e-11}, std::pair{1e-12, 1e-12}, std::pair{1e-13, 1e-13}}) {
     const Scene scene = loadScene(kScene);

@@ -79,8 +79,7 @@ bool structuredCheck(const Model& model, const State& s, Solution& sol, JointMul
   if (!ok) return false;
   // the constraint force M q'' - Q, body by body, and the residual A q'' - b, block by block
   ModelWorkspace ws = model.makeWorkspace(false);
-  model.calcBodyBlocks(s, ws);
-  model.calcRowBlocks(s, ws);
+  model.calcBlocks(s, ws);
   const auto& slots = model.bodySlots();
   double residual2 = 0;
   for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) {

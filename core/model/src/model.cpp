@@ -565,17 +565,12 @@ void storeRowNorms(const MatrixXd& A, double* out) {
       columns(std::integral_constant<int, 0>{});
     for (int i = 0; i < K; ++i) out[i] = std::sqrt(v[i]);
   };
-  switch (k) {
-    case 1: norms(std::integral_constant<int, 1>{}); break;
-    case 2: norms(std::integral_constant<int, 2>{}); break;
-    case 3: norms(std::integral_constant<int, 3>{}); break;
-    default:
-      for (int i = 0; i < k; ++i) {
-        const double* a = A.data() + i;
-        double v = 0;
-        for (int c = 0; c < nc; ++c) v += a[c * k] * a[c * k];
-        out[i] = std::sqrt(v);
-      }
+  if (detail::withUnrolledRowCount(k, norms)) return;
+  for (int i = 0; i < k; ++i) {
+    const double* a = A.data() + i;
+    double v = 0;
+    for (int c = 0; c < nc; ++c) v += a[c * k] * a[c * k];
+    out[i] = std::sqrt(v);
   }
 }
 }  // namespace

@@ -192,8 +192,7 @@ ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bo
     // matrices: set the structure up rather than allocate them and factorize a dense metric
     // (small models keep the dense first projection: where the mechanism cannot close, its
     // least-squares compromise is what `check` reports, tests/diagnosis)
-    model_.calcBodyBlocks(s, ws_);
-    model_.calcRowBlocks(s, ws_);
+    model_.calcBlocks(s, ws_);
     p.structured.prepare(ctx, ws_.b);
   }
   if (resolvedPath() == EvaluationPath::Structured && p.structured.serves() &&

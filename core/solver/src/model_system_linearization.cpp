@@ -188,8 +188,7 @@ bool ModelSystem::calcForceLinearization(const State& s, ForceLinearization& out
     // element by element: the bodies' mass blocks, the joints' row blocks, the elements'
     // local Jacobians, the differenced columns' reached blocks -- O(n) on chains and trees
     ModelWorkspace& w = L.wsb;
-    model_.calcBodyBlocks(s, w);
-    model_.calcRowBlocks(s, w);
+    model_.calcBlocks(s, w);
     ++out.forceEvaluations;
     if (!w.Q.allFinite()) return false;
     L.tM.clear();

@@ -177,22 +177,17 @@ void BlockKkt::forEachRowProduct(const ModelWorkspace& ws, const VectorXd& x, St
       }
       for (int i = 0; i < K; ++i) store(row0 + i, v[i]);
     };
-    switch (k) {
-      case 1: accumulate(std::integral_constant<int, 1>{}); break;
-      case 2: accumulate(std::integral_constant<int, 2>{}); break;
-      case 3: accumulate(std::integral_constant<int, 3>{}); break;
-      default:
-        for (int i = 0; i < k; ++i) {
-          double v = 0;
-          int col = 0;
-          for (int bi : model.rowBlockBodies(r)) {
-            if (bi < 0) continue;
-            const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
-            for (int c = 0; c < sl.size; ++c) v += Ar(i, col + c) * xd[sl.offset + c];
-            col += sl.size;
-          }
-          store(row0 + i, v);
-        }
+    if (detail::withUnrolledRowCount(k, accumulate)) continue;
+    for (int i = 0; i < k; ++i) {
+      double v = 0;
+      int col = 0;
+      for (int bi : model.rowBlockBodies(r)) {
+        if (bi < 0) continue;
+        const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
+        for (int c = 0; c < sl.size; ++c) v += Ar(i, col + c) * xd[sl.offset + c];
+        col += sl.size;
+      }
+      store(row0 + i, v);
     }
   }
 }

@@ -8,3 +8,20 @@
 #else
 #define JOINERY_UNROLL
 #endif
+
+#include <type_traits>
+
+namespace joinery::detail {
+/// Calls f(std::integral_constant<int, K>{}) with K = k when k is 1, 2 or 3 -- the row count of
+/// most joint blocks, made a compile-time size that the block kernels unroll -- and returns
+/// true; returns false for any other k (the caller's run-time-size loop).
+template <class F>
+inline bool withUnrolledRowCount(int k, F&& f) {
+  switch (k) {
+    case 1: f(std::integral_constant<int, 1>{}); return true;
+    case 2: f(std::integral_constant<int, 2>{}); return true;
+    case 3: f(std::integral_constant<int, 3>{}); return true;
+    default: return false;
+  }
+}
+}  // namespace joinery::detail
