@@ -27,10 +27,12 @@ if(JOINERY_SANITIZE AND NOT JOINERY_FUZZ)  # JOINERY_FUZZ below adds the same an
   add_link_options(-fsanitize=address,undefined)
 endif()
 
-# JOINERY_FUZZ: libFuzzer targets in tests/fuzz (clang). Everything is compiled with
-# coverage instrumentation and the sanitizers; the targets add libFuzzer.
+# JOINERY_FUZZ: libFuzzer targets in tests/fuzz (clang). Everything is compiled with the
+# sanitizers, and all but the test files with coverage instrumentation (joinery_fuzz_no_coverage);
+# the targets add libFuzzer.
 # With JOINERY_SANITIZE as well (CI's one sanitizer build), the tests and programs are built
 # in the same tree, and the library is compiled once for both.
+set(JOINERY_FUZZ_EDGES inline-8bit-counters,pc-table)
 if(JOINERY_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "JOINERY_FUZZ needs clang (CXX=clang++)")
@@ -38,7 +40,7 @@ if(JOINERY_FUZZ)
   # libFuzzer's coverage: edge counters everywhere (an increment per edge; the tests built in
   # the same tree run at nearly their sanitizer speed), comparison tracing (a call per
   # comparison, 3-6x slower numerics) only in the parsers the fuzzers feed: joinery_fuzz_parsers
-  add_compile_options(-fsanitize=address,undefined -fsanitize-coverage=inline-8bit-counters,pc-table
+  add_compile_options(-fsanitize=address,undefined -fsanitize-coverage=${JOINERY_FUZZ_EDGES}
                       -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
@@ -48,6 +50,15 @@ function(joinery_fuzz_parsers)
   if(JOINERY_FUZZ)
     foreach(tgt IN LISTS ARGN)
       target_compile_options(${tgt} PRIVATE -fsanitize-coverage=trace-cmp)
+    endforeach()
+  endif()
+endfunction()
+# joinery_fuzz_no_coverage(<target>...): no edge counters in these targets (the test files:
+# the counters serve the library the fuzzers link, and cost a test file 10 % of its compile time)
+function(joinery_fuzz_no_coverage)
+  if(JOINERY_FUZZ)
+    foreach(tgt IN LISTS ARGN)
+      target_compile_options(${tgt} PRIVATE -fno-sanitize-coverage=${JOINERY_FUZZ_EDGES})
     endforeach()
   endif()
 endfunction()
