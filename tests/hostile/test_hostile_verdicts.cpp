@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sanitizers.hpp"
 #include "run_command.hpp"
 
 using joinery::test::runCommand;
@@ -171,14 +172,7 @@ TEST_CASE("hostile: a 10000-link chain is checked in bounded memory; failing, re
   // Under a 2 GB address-space limit the well-posed chain is checked through its structure, and
   // the failing one (last particle massless) is refused up front with the size of its dense
   // diagnosis, never an allocation failure.
-#if defined(__SANITIZE_ADDRESS__)  // GCC's macro; clang: __has_feature below
-#define JOINERY_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define JOINERY_TEST_ASAN 1
-#endif
-#endif
-#ifdef JOINERY_TEST_ASAN
+#ifdef JOINERY_TEST_ASAN  // sanitizers.hpp
   const std::string limit;  // (AddressSanitizer reserves terabytes of address space)
 #else
   const std::string limit = "ulimit -v 2000000; ";

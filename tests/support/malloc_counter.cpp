@@ -5,16 +5,9 @@
 #include <cstddef>
 
 #include "allocation_counter.hpp"
+#include "sanitizers.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define JOINERY_NO_MALLOC_INTERPOSITION 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define JOINERY_NO_MALLOC_INTERPOSITION 1
-#endif
-#endif
-
-#ifdef JOINERY_NO_MALLOC_INTERPOSITION
+#ifdef JOINERY_TEST_ASAN
 // AddressSanitizer owns malloc: no counting in sanitizer builds.
 namespace joinery::test {
 bool mallocCounting() { return false; }
