@@ -13,7 +13,6 @@
 
 namespace {
 
-const std::string kExe = JOINERY_EXE;
 const std::string kDir = std::string(JOINERY_SOURCE_DIR) + "/examples/analyses/";
 
 nlohmann::json runJson(const std::string& args, int expectedExit) {

@@ -16,19 +16,19 @@ namespace joinery {
 namespace {
 
 using nlohmann::json;
-const double kPi = std::acos(-1.0);
-const double kG = 9.81;
+const double kPiFar = std::acos(-1.0);
+const double kGFar = 9.81;
 
-Scene load(json bodies, json joints, json forces, double g = kG) {
+Scene loadFar(json bodies, json joints, json forces, double g = kGFar) {
   json doc = {{"joinery", 1}, {"gravity", {0, -g, 0}}, {"bodies", bodies}, {"joints", joints}, {"forces", forces}};
   return sceneFromJson(doc, "");
 }
 
-json particle(const std::string& name, double mass, json pos) {
+json particleFar(const std::string& name, double mass, json pos) {
   return {{"name", name}, {"type", "particle"}, {"mass", mass}, {"position", pos}, {"dim", pos.size()}};
 }
 
-json spring(const std::string& name, json p1, double k, double l0) {
+json groundSpring(const std::string& name, json p1, double k, double l0) {
   return {{"name", name}, {"type", "spring"}, {"body1", "ground"}, {"point1", p1}, {"body2", "bob"},
           {"point2", {0, 0}}, {"stiffness", k}, {"free_length", l0}};
 }
@@ -50,14 +50,14 @@ TEST_CASE("equilibrium far start: a spring-hung mass started above its anchor", 
   // to carry the weight: y = L0 - m g / k (closed form), tangential stiffness k (1 - L0 / r)
   // < 0. The stable one hangs below: y = -(L0 + m g / k).
   const double k = 200, m = 2, L0 = 1;
-  const Scene s = load(json::array({particle("bob", m, {0.0, 3.0})}), json::array(),
-                       json::array({spring("s", {0, 0}, k, L0)}));
+  const Scene s = loadFar(json::array({particleFar("bob", m, {0.0, 3.0})}), json::array(),
+                       json::array({groundSpring("s", {0, 0}, k, L0)}));
   const EquilibriumResult plain = findEquilibrium(s.model, s.model.initialState(), plainNewton());
   INFO(plain.message);
   REQUIRE(plain.converged);
   CHECK_FALSE(plain.stable);
-  CHECK(plain.state.q(1) == Approx(L0 - m * kG / k).epsilon(kPos));
-  CHECK(plain.minStiffness == Approx(k * (1 - L0 / (L0 - m * kG / k))).epsilon(1e-6));
+  CHECK(plain.state.q(1) == Approx(L0 - m * kGFar / k).epsilon(kPos));
+  CHECK(plain.minStiffness == Approx(k * (1 - L0 / (L0 - m * kGFar / k))).epsilon(1e-6));
 
   const EquilibriumResult eq = findEquilibrium(s.model, s.model.initialState());
   INFO(eq.message);
@@ -66,9 +66,9 @@ TEST_CASE("equilibrium far start: a spring-hung mass started above its anchor", 
   CHECK(eq.escapedUnstable);
   CHECK(eq.stable);
   CHECK(std::abs(eq.state.q(0)) < kPos);
-  CHECK(eq.state.q(1) == Approx(-(L0 + m * kG / k)).epsilon(kPos));
-  CHECK(eq.residual <= 1e-9 * (k * 2 + m * kG));  // 1e-9 of the start's force k (3 - L0) + m g
-  CHECK(eq.minStiffness == Approx(m * kG / (L0 + m * kG / k)).epsilon(1e-6));  // swing: tension / length
+  CHECK(eq.state.q(1) == Approx(-(L0 + m * kGFar / k)).epsilon(kPos));
+  CHECK(eq.residual <= 1e-9 * (k * 2 + m * kGFar));  // 1e-9 of the start's force k (3 - L0) + m g
+  CHECK(eq.minStiffness == Approx(m * kGFar / (L0 + m * kGFar / k)).epsilon(1e-6));  // swing: tension / length
 }
 
 TEST_CASE("equilibrium far start: a spring-hung mass started at its anchor, where Newton stalls",
@@ -76,8 +76,8 @@ TEST_CASE("equilibrium far start: a spring-hung mass started at its anchor, wher
   // at the anchor the spring's direction is undefined: Newton and Levenberg–Marquardt find no
   // descent and stop there; dynamic relaxation moves off and finds the hanging state
   const double k = 200, m = 2, L0 = 1;
-  const Scene s = load(json::array({particle("bob", m, {0.0, 0.0})}), json::array(),
-                       json::array({spring("s", {0, 0}, k, L0)}));
+  const Scene s = loadFar(json::array({particleFar("bob", m, {0.0, 0.0})}), json::array(),
+                       json::array({groundSpring("s", {0, 0}, k, L0)}));
   const EquilibriumResult plain = findEquilibrium(s.model, s.model.initialState(), plainNewton());
   INFO(plain.message);
   CHECK_FALSE((plain.converged && plain.stable));
@@ -88,7 +88,7 @@ TEST_CASE("equilibrium far start: a spring-hung mass started at its anchor, wher
   CHECK(eq.relaxed);
   CHECK(eq.stable);
   CHECK(std::abs(eq.state.q(0)) < kPos);
-  CHECK(eq.state.q(1) == Approx(-(L0 + m * kG / k)).epsilon(kPos));
+  CHECK(eq.state.q(1) == Approx(-(L0 + m * kGFar / k)).epsilon(kPos));
 }
 
 TEST_CASE("equilibrium far start: a two-bar linkage started upside down", "[analyses][equilibrium][fallback]") {
@@ -97,17 +97,17 @@ TEST_CASE("equilibrium far start: a two-bar linkage started upside down", "[anal
   // Started with the upper bar (nearly) upright, Newton converges to an equilibrium with
   // that bar upright (unstable); the fallback must bring both bars down.
   const double m = 2, L = 1, F = 15;
-  const double th1 = std::atan(F / (1.5 * m * kG)), th2 = std::atan(2 * F / (m * kG));
+  const double th1 = std::atan(F / (1.5 * m * kGFar)), th2 = std::atan(2 * F / (m * kGFar));
   for (const auto& [a1, a2] : std::vector<std::pair<double, double>>{{3.0, 0.0}, {3.1, 3.1}, {-2.5, 1.5}}) {
     auto bar = [&](const std::string& name, double x, double y, double ang) {
       return json{{"name", name}, {"type", "rigid2d"}, {"mass", m}, {"inertia", m * L * L / 12},
                   {"position", {x, y}}, {"angle", ang}};
     };
     // a1, a2: the bars' angles from the downward vertical; the joints are satisfied
-    const double p1 = -kPi / 2 + a1, p2 = -kPi / 2 + a2;
+    const double p1 = -kPiFar / 2 + a1, p2 = -kPiFar / 2 + a2;
     const double x1 = 0.5 * std::cos(p1), y1 = 0.5 * std::sin(p1);
     const double x2 = 2 * x1 + 0.5 * std::cos(p2), y2 = 2 * y1 + 0.5 * std::sin(p2);
-    const Scene s = load(json::array({bar("b1", x1, y1, p1), bar("b2", x2, y2, p2)}),
+    const Scene s = loadFar(json::array({bar("b1", x1, y1, p1), bar("b2", x2, y2, p2)}),
                          json::array({{{"name", "p1"}, {"type", "revolute2d"}, {"body1", "ground"}, {"point1", {0, 0}},
                                        {"body2", "b1"}, {"point2", {-0.5, 0}}},
                                       {{"name", "p2"}, {"type", "revolute2d"}, {"body1", "b1"}, {"point1", {0.5, 0}},
@@ -124,9 +124,9 @@ TEST_CASE("equilibrium far start: a two-bar linkage started upside down", "[anal
     CHECK(eq.usedFallback);
     CHECK(eq.stable);
     // angles modulo 2 pi (a bar may come down either way round)
-    const auto angleNear = [](double a, double b) { return std::abs(std::remainder(a - b, 2 * kPi)) < kPos; };
-    CHECK(angleNear(eq.state.q(2), -kPi / 2 + th1));
-    CHECK(angleNear(eq.state.q(5), -kPi / 2 + th2));
+    const auto angleNear = [](double a, double b) { return std::abs(std::remainder(a - b, 2 * kPiFar)) < kPos; };
+    CHECK(angleNear(eq.state.q(2), -kPiFar / 2 + th1));
+    CHECK(angleNear(eq.state.q(5), -kPiFar / 2 + th2));
     CHECK(eq.state.q(0) == Approx(0.5 * std::sin(th1)).margin(kPos));
     CHECK(eq.state.q(1) == Approx(-0.5 * std::cos(th1)).margin(kPos));
     CHECK(eq.residual < 1e-9 * 100);  // 1e-9 of the start's largest force (< 100 N here)
@@ -141,8 +141,8 @@ TEST_CASE("equilibrium far start: a snap-through truss with two stable states", 
   // stiffness 2 k (1 - L0). Started near the middle, Newton finds the unstable middle; the
   // reported state must be one of the two stable ones.
   const double k = 1000, h = 0.5, L0 = std::sqrt(1 + h * h);
-  const Scene s = load(json::array({particle("bob", 1.0, {0.3, 0.02})}), json::array(),
-                       json::array({spring("left", {-1, 0}, k, L0), spring("right", {1, 0}, k, L0)}), 0.0);
+  const Scene s = loadFar(json::array({particleFar("bob", 1.0, {0.3, 0.02})}), json::array(),
+                       json::array({groundSpring("left", {-1, 0}, k, L0), groundSpring("right", {1, 0}, k, L0)}), 0.0);
   const EquilibriumResult plain = findEquilibrium(s.model, s.model.initialState(), plainNewton());
   INFO(plain.message);
   REQUIRE(plain.converged);
@@ -164,7 +164,7 @@ TEST_CASE("equilibrium far start: a snap-through truss with two stable states", 
 TEST_CASE("equilibrium: a start at an unstable equilibrium is reported as it is", "[analyses][equilibrium][fallback]") {
   // the fallback leaves an unstable equilibrium only when the search moved to it: a state
   // given at rest on one (the inverted pendulum) is the answer to "is this an equilibrium"
-  const Scene s = load(json::array({particle("bob", 1, {0.0, 1.0})}),
+  const Scene s = loadFar(json::array({particleFar("bob", 1, {0.0, 1.0})}),
                        json::array({{{"name", "rod"}, {"type", "distance"}, {"body1", "ground"}, {"point1", {0, 0}},
                                      {"body2", "bob"}, {"point2", {0, 0}}, {"length", 1.0}}}),
                        json::array());

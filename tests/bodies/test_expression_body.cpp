@@ -22,7 +22,7 @@ const json kBead{{"name", "bead"},
                  {"q0", {1.2, 0.5}},
                  {"v0", {0.3, -0.8}}};
 
-std::string errorOf(const json& j) {
+std::string expressionBodyError(const json& j) {
   test::TestContext ctx;
   try {
     test::create<Body>(j, ctx);
@@ -31,7 +31,7 @@ std::string errorOf(const json& j) {
   }
   return "no error";
 }
-json with(const std::string& k, const json& v) {
+json withBead(const std::string& k, const json& v) {
   json j = kBead;
   j[k] = v;
   return j;
@@ -90,20 +90,20 @@ TEST_CASE("expression body: the wheel on an incline of seed 002 (singular M)", "
 }
 
 TEST_CASE("expression body factory errors", "[bodies][expression][errors]") {
-  std::string e = errorOf(with("mass_matrix", {{2, "r"}, {0, "2*r^2"}}));
+  std::string e = expressionBodyError(withBead("mass_matrix", {{2, "r"}, {0, "2*r^2"}}));
   CHECK_THAT(e, Catch::Contains("at /mass_matrix") && Catch::Contains("not symmetric") &&
                     Catch::Contains("[0][1] = 1.2"));
-  e = errorOf(with("mass_matrix", {{2, 0}, {0, "-r"}}));
+  e = expressionBodyError(withBead("mass_matrix", {{2, 0}, {0, "-r"}}));
   CHECK_THAT(e, Catch::Contains("at /mass_matrix") && Catch::Contains("not positive semi-definite"));
-  e = errorOf(with("mass_matrix", {{2, 0}, {0, "2*r_dot"}}));
+  e = expressionBodyError(withBead("mass_matrix", {{2, 0}, {0, "2*r_dot"}}));
   CHECK_THAT(e, Catch::Contains("at /mass_matrix/1/1") &&
                     Catch::Contains("depends on the velocity 'r_dot'"));
-  e = errorOf(with("mass_matrix", {{2, 0}, {0}}));
+  e = expressionBodyError(withBead("mass_matrix", {{2, 0}, {0}}));
   CHECK_THAT(e, Catch::Contains("at /mass_matrix/1") && Catch::Contains("a row of 2 expressions"));
-  e = errorOf(with("force", {"r", "x + 1"}));
+  e = expressionBodyError(withBead("force", {"r", "x + 1"}));
   CHECK_THAT(e, Catch::Contains("at /force/1") && Catch::Contains("'x'"));
-  e = errorOf(with("coordinates", {"r", "r"}));
+  e = expressionBodyError(withBead("coordinates", {"r", "r"}));
   CHECK_THAT(e, Catch::Contains("at /coordinates") && Catch::Contains("appears twice"));
-  e = errorOf(with("q", {1, 2}));
+  e = expressionBodyError(withBead("q", {1, 2}));
   CHECK_THAT(e, Catch::Contains("unknown key 'q'"));
 }

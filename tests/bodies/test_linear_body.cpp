@@ -21,7 +21,7 @@ const json kBeam{{"name", "beam"},
                  {"q0", {0.01, 0.02}},
                  {"v0", {0.0, -0.1}}};
 
-std::string errorOf(const json& j) {
+std::string linearBodyError(const json& j) {
   test::TestContext ctx;
   ctx.setParameter("F0", 2.0);
   try {
@@ -32,7 +32,7 @@ std::string errorOf(const json& j) {
   return "no error";
 }
 
-json with(const std::string& k, const json& v) {
+json withBeam(const std::string& k, const json& v) {
   json j = kBeam;
   j[k] = v;
   return j;
@@ -91,35 +91,35 @@ TEST_CASE("linear body: optional matrices, diagonal shorthand, singular mass", "
 }
 
 TEST_CASE("linear body factory errors", "[bodies][linear][errors]") {
-  std::string e = errorOf(with("mass_matrix", {{2.0, 0.5}, {0.4, 1.0}}));
+  std::string e = linearBodyError(withBeam("mass_matrix", {{2.0, 0.5}, {0.4, 1.0}}));
   CHECK_THAT(e, Catch::Contains("at /mass_matrix") && Catch::Contains("mass_matrix is not symmetric") &&
                     Catch::Contains("[0][1] = 0.5") && Catch::Contains("[1][0] = 0.4") &&
                     Catch::Contains("expected a symmetric matrix"));
-  e = errorOf(with("mass_matrix", {{1.0, 2.0}, {2.0, 1.0}}));
+  e = linearBodyError(withBeam("mass_matrix", {{1.0, 2.0}, {2.0, 1.0}}));
   CHECK_THAT(e, Catch::Contains("at /mass_matrix") && Catch::Contains("not positive semi-definite") &&
                     Catch::Contains("smallest eigenvalue -1"));
-  e = errorOf(with("mass_matrix", {{1.0, 0.0}}));
+  e = linearBodyError(withBeam("mass_matrix", {{1.0, 0.0}}));
   CHECK_THAT(e, Catch::Contains("at /mass_matrix") && Catch::Contains("expected 2"));
-  e = errorOf(with("stiffness_matrix", {{1.0, 0.0}, {0.0}}));
+  e = linearBodyError(withBeam("stiffness_matrix", {{1.0, 0.0}, {0.0}}));
   CHECK_THAT(e, Catch::Contains("at /stiffness_matrix/1") && Catch::Contains("expected 2"));
-  e = errorOf(with("coordinates", {"u1", "u1"}));
+  e = linearBodyError(withBeam("coordinates", {"u1", "u1"}));
   CHECK_THAT(e, Catch::Contains("at /coordinates") && Catch::Contains("'u1' appears twice"));
-  e = errorOf(with("coordinates", {"u1", "2u"}));
+  e = linearBodyError(withBeam("coordinates", {"u1", "2u"}));
   CHECK_THAT(e, Catch::Contains("'2u' is not an identifier"));
-  e = errorOf(with("coordinates", {"u1", "t"}));
+  e = linearBodyError(withBeam("coordinates", {"u1", "t"}));
   CHECK_THAT(e, Catch::Contains("'t' is reserved"));
-  e = errorOf(with("coordinates", {"u1", "u1_dot"}));
+  e = linearBodyError(withBeam("coordinates", {"u1", "u1_dot"}));
   CHECK_THAT(e, Catch::Contains("clashes with the velocity of coordinate 'u1'"));
-  e = errorOf(with("force", {"u1", "u3"}));
+  e = linearBodyError(withBeam("force", {"u1", "u3"}));
   CHECK_THAT(e, Catch::Contains("at /force/1") && Catch::Contains("u3"));
-  e = errorOf(with("force", {"u1"}));
+  e = linearBodyError(withBeam("force", {"u1"}));
   CHECK_THAT(e, Catch::Contains("at /force") && Catch::Contains("an array of 2 expressions"));
-  e = errorOf(with("q0", {1, 2, 3}));
+  e = linearBodyError(withBeam("q0", {1, 2, 3}));
   CHECK_THAT(e, Catch::Contains("at /q0") && Catch::Contains("u1, u2"));
-  e = errorOf(with("stifness_matrix", {{1, 0}, {0, 1}}));
+  e = linearBodyError(withBeam("stifness_matrix", {{1, 0}, {0, 1}}));
   CHECK_THAT(e, Catch::Contains("unknown key 'stifness_matrix'") &&
                     Catch::Contains("did you mean 'stiffness_matrix'"));
   json noM = kBeam;
   noM.erase("mass_matrix");
-  CHECK_THAT(errorOf(noM), Catch::Contains("missing required field 'mass_matrix'"));
+  CHECK_THAT(linearBodyError(noM), Catch::Contains("missing required field 'mass_matrix'"));
 }

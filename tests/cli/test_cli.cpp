@@ -16,7 +16,6 @@
 using joinery::test::runCommand;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 const std::string kExamples = std::string(JOINERY_SOURCE_DIR) + "/examples/problems/";
 
 std::string writeTemp(const std::string& name, const std::string& text) {

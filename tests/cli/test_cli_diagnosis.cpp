@@ -11,7 +11,6 @@
 using joinery::test::runCommand;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 const std::string kMistakes = std::string(JOINERY_SOURCE_DIR) + "/examples/mistakes/";
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }

@@ -12,7 +12,6 @@
 using joinery::test::runCommand;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 
 std::vector<std::string> linesOf(const std::string& text) {
   std::vector<std::string> lines;

@@ -11,7 +11,6 @@
 using joinery::test::runCommand;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 const std::string kScenes = std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/";
 const std::string kTmp = std::string(joinery_test_tmp_dir()) + "/joinery_test_cli_view_";
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "eigen_approx.hpp"
+#include "dense_test_support.hpp"
 #include "joinery/core/dense_solver.hpp"
 #include "joinery/core/errors.hpp"
 
@@ -22,12 +23,14 @@ using Eigen::VectorXd;
 using joinery::DenseSolver;
 using joinery::Posedness;
 using joinery::test::isApprox;
+using joinery::test::col;
+using joinery::test::lower;
+using joinery::test::anyMessageContains;
 
 namespace {
 
-constexpr double kRel = 1e-10;  // see the file comment
+constexpr double kRelDiagnosis = 1e-10;  // see the file comment
 
-MatrixXd col(const VectorXd& v) { return MatrixXd(v); }
 
 VectorXd vec(std::initializer_list<double> xs) {
   VectorXd v(static_cast<Eigen::Index>(xs.size()));
@@ -36,17 +39,6 @@ VectorXd vec(std::initializer_list<double> xs) {
   return v;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool anyMessageContains(const std::vector<std::string>& messages, const std::string& text) {
-  for (const auto& m : messages)
-    if (lower(m).find(lower(text)) != std::string::npos) return true;
-  return false;
-}
 
 /// Three carts glued together by two constraints plus a massless, unconstrained "pin".
 struct Chain {
@@ -107,7 +99,7 @@ TEST_CASE("diagnosis: massless free coordinate in force balance", "[dense_solver
   CHECK(anyMessageContains(d.messages, "pin_p"));
   // Finite, minimum-norm: the glued carts share (1 - 2 + 4) / (2 + 3 + 1) = 0.5; pin'' = 0.
   REQUIRE(sol.qdd.allFinite());
-  CHECK_THAT(col(sol.qdd), isApprox(col(vec({0.5, 0.5, 0.5, 0.0})), kRel, 1e-14));
+  CHECK_THAT(col(sol.qdd), isApprox(col(vec({0.5, 0.5, 0.5, 0.0})), kRelDiagnosis, 1e-14));
   CHECK(std::string(joinery::toString(d.status)) == "ill_posed");
 }
 
@@ -120,12 +112,12 @@ TEST_CASE("diagnosis: net force on a massless free coordinate", "[dense_solver][
   REQUIRE(d.indeterminate.size() == 1);
   CHECK_FALSE(d.indeterminate[0].forceBalanced);
   // Direction is +e_pin (largest entry positive), so netForce = Q_pin.
-  CHECK(d.indeterminate[0].netForce == Approx(1.5).epsilon(kRel));
+  CHECK(d.indeterminate[0].netForce == Approx(1.5).epsilon(kRelDiagnosis));
   CHECK(anyMessageContains(d.messages, "net force"));
   CHECK(anyMessageContains(d.messages, "pin_p"));
   // The zero row of Mhat for the pin decouples it: the carts are unaffected, pin'' = 0.
   REQUIRE(sol.qdd.allFinite());
-  CHECK_THAT(col(sol.qdd), isApprox(col(vec({0.5, 0.5, 0.5, 0.0})), kRel, 1e-14));
+  CHECK_THAT(col(sol.qdd), isApprox(col(vec({0.5, 0.5, 0.5, 0.0})), kRelDiagnosis, 1e-14));
 }
 
 TEST_CASE("diagnosis: contradictory constraints are inconsistent", "[dense_solver][diagnosis]") {
@@ -147,7 +139,7 @@ TEST_CASE("diagnosis: contradictory constraints are inconsistent", "[dense_solve
   for (int r : d.inconsistentRows) CHECK((r == 0 || r == 1));
   CHECK(anyMessageContains(d.messages, "inconsistent"));
   CHECK(sol.qdd.allFinite());
-  CHECK(sol.qdd(1) == Approx(0.7).epsilon(kRel));  // the free coordinate is unaffected
+  CHECK(sol.qdd(1) == Approx(0.7).epsilon(kRelDiagnosis));  // the free coordinate is unaffected
   CHECK(std::string(joinery::toString(d.status)) == "inconsistent");
 }
 
@@ -169,11 +161,11 @@ TEST_CASE("diagnosis: redundant consistent rows are legal", "[dense_solver][diag
   CHECK(s2.diagnosis.consistent);
   CHECK(s2.diagnosis.status == Posedness::WellPosed);
   CHECK(std::string(joinery::toString(s2.diagnosis.status)) == "well_posed");
-  CHECK_THAT(col(s2.qdd), isApprox(col(s1.qdd), kRel, 1e-14));
+  CHECK_THAT(col(s2.qdd), isApprox(col(s1.qdd), kRelDiagnosis, 1e-14));
   // Hand solution: null(A1) = (1, 1, -1); (1, 1, -1) . (M q'' - Q) = 0 with
   // q'' = (t + 0.25, t, -1 - t): (t + .25) + 2 t + 4 (1 + t) = 3 - 1 - 2 = 0  =>  t = -4.25/7.
   const double t = -4.25 / 7.0;
-  CHECK_THAT(col(s1.qdd), isApprox(col(vec({t + 0.25, t, -1.0 - t})), kRel, 1e-14));
+  CHECK_THAT(col(s1.qdd), isApprox(col(vec({t + 0.25, t, -1.0 - t})), kRelDiagnosis, 1e-14));
 }
 
 TEST_CASE("diagnosis: no constraints (A is 0 x n)", "[dense_solver][diagnosis]") {
@@ -186,7 +178,7 @@ TEST_CASE("diagnosis: no constraints (A is 0 x n)", "[dense_solver][diagnosis]")
   CHECK(d.rankA == 0);
   CHECK(d.rankMA == 3);
   CHECK(d.wellPosed);
-  CHECK_THAT(col(sol.qdd), isApprox(col(M.ldlt().solve(Q)), kRel, 1e-14));
+  CHECK_THAT(col(sol.qdd), isApprox(col(M.ldlt().solve(Q)), kRelDiagnosis, 1e-14));
   CHECK_THAT(col(sol.forceIdeal), isApprox(col(VectorXd::Zero(3)), 0, 1e-12));
 }
 
@@ -268,7 +260,7 @@ TEST_CASE("diagnosis: rounding-level asymmetry and indefiniteness are accepted",
   const auto sol = DenseSolver().solve(M, vec({0.0, 0.0, 1.0}), A, vec({0.0, 0.0}));
   CHECK(sol.diagnosis.wellPosed);
   // x'' = y'' = 0, so M q'' - Q has third row v_z^2 z'' - 1 = 0: z'' = 1 / 2.9^2.
-  CHECK(sol.qdd(2) == Approx(1.0 / (2.9 * 2.9)).epsilon(kRel));
+  CHECK(sol.qdd(2) == Approx(1.0 / (2.9 * 2.9)).epsilon(kRelDiagnosis));
 }
 
 TEST_CASE("diagnosis: ranks survive rows in wildly different units", "[dense_solver][diagnosis]") {

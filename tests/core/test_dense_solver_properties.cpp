@@ -15,19 +15,20 @@
 #include <vector>
 
 #include "eigen_approx.hpp"
+#include "dense_test_support.hpp"
 #include "joinery/core/dense_solver.hpp"
 
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using joinery::DenseSolver;
 using joinery::test::isApprox;
+using joinery::test::col;
 
 namespace {
 
-constexpr double kRel = 1e-8;  // see the file comment
+constexpr double kRelProperties = 1e-8;  // see the file comment
 constexpr int kTrials = 50;
 
-MatrixXd col(const VectorXd& v) { return MatrixXd(v); }
 
 MatrixXd randn(std::mt19937& g, int r, int c) {
   std::normal_distribution<double> nd;
@@ -147,19 +148,19 @@ TEST_CASE("properties: constraints satisfied and D'Alembert projection holds", "
     REQUIRE(sol.qdd.size() == n);
     // A q'' = b
     const double aScale = p.A.norm() * sol.qdd.norm() + p.b.norm();
-    CHECK_THAT(col(p.A * sol.qdd), isApprox(col(p.b), 0, kRel * aScale));
-    CHECK(d.residual <= kRel * aScale);
+    CHECK_THAT(col(p.A * sol.qdd), isApprox(col(p.b), 0, kRelProperties * aScale));
+    CHECK(d.residual <= kRelProperties * aScale);
     // Qc = M q'' - Q = forceIdeal + forceNonideal, and (I - A+A)(Qc - C) = 0.
     const double fScale = forceScale(p, sol.qdd, p.C);
     const VectorXd Qc = p.M * sol.qdd - p.Q;
-    CHECK_THAT(col(sol.forceIdeal + sol.forceNonideal), isApprox(col(Qc), 0, kRel * fScale));
+    CHECK_THAT(col(sol.forceIdeal + sol.forceNonideal), isApprox(col(Qc), 0, kRelProperties * fScale));
     const MatrixXd P = MatrixXd::Identity(n, n) - pinv(p.A) * p.A;
-    CHECK_THAT(col(P * (Qc - p.C)), isApprox(col(VectorXd::Zero(n)), 0, kRel * fScale));
+    CHECK_THAT(col(P * (Qc - p.C)), isApprox(col(VectorXd::Zero(n)), 0, kRelProperties * fScale));
     // forceIdeal does no virtual work: it lies in range(A^T).
-    CHECK_THAT(col(P * sol.forceIdeal), isApprox(col(VectorXd::Zero(n)), 0, kRel * fScale));
+    CHECK_THAT(col(P * sol.forceIdeal), isApprox(col(VectorXd::Zero(n)), 0, kRelProperties * fScale));
     // forceIdeal is "the force with C = 0".
     const auto sol0 = DenseSolver().solve(p.M, p.Q, p.A, p.b);
-    CHECK_THAT(col(sol.forceIdeal), isApprox(col(p.M * sol0.qdd - p.Q), kRel, kRel * fScale));
+    CHECK_THAT(col(sol.forceIdeal), isApprox(col(p.M * sol0.qdd - p.Q), kRelProperties, kRelProperties * fScale));
   }
 }
 
@@ -181,8 +182,8 @@ TEST_CASE("properties: positive-definite M equals Udwadia-Kalaba", "[dense_solve
 
     const auto sol = DenseSolver().solve(p.M, p.Q, p.A, p.b, p.C);
     REQUIRE(sol.diagnosis.wellPosed);
-    CHECK_THAT(col(sol.qdd), isApprox(col(uk), kRel, 1e-14 * uk.norm()));
-    CHECK_THAT(col(sol.forceIdeal), isApprox(col(ideal), kRel, kRel * forceScale(p, uk, p.C)));
+    CHECK_THAT(col(sol.qdd), isApprox(col(uk), kRelProperties, 1e-14 * uk.norm()));
+    CHECK_THAT(col(sol.forceIdeal), isApprox(col(ideal), kRelProperties, kRelProperties * forceScale(p, uk, p.C)));
     // M = L L^T form (C = 0): B = A L^-T, q'' = a + L^-T B+ (b - A a).
     const MatrixXd L = p.M.llt().matrixL();
     const MatrixXd BL = L.triangularView<Eigen::Lower>().solve(p.A.transpose()).transpose();
@@ -190,7 +191,7 @@ TEST_CASE("properties: positive-definite M equals Udwadia-Kalaba", "[dense_solve
     const VectorXd ukL =
         a + L.transpose().triangularView<Eigen::Upper>().solve(BLp * (p.b - p.A * a));
     const auto sol0 = DenseSolver().solve(p.M, p.Q, p.A, p.b);
-    CHECK_THAT(col(sol0.qdd), isApprox(col(ukL), kRel, 1e-14 * ukL.norm()));
+    CHECK_THAT(col(sol0.qdd), isApprox(col(ukL), kRelProperties, 1e-14 * ukL.norm()));
   }
 }
 
@@ -201,13 +202,13 @@ TEST_CASE("properties: equals the KKT solution for full-row-rank A", "[dense_sol
     CAPTURE(t, p.pd, p.M.rows(), p.A.rows());
     const VectorXd ref = kkt(p, p.C);
     const auto sol = DenseSolver().solve(p.M, p.Q, p.A, p.b, p.C);
-    CHECK_THAT(col(sol.qdd), isApprox(col(ref), kRel, 1e-14 * ref.norm()));
+    CHECK_THAT(col(sol.qdd), isApprox(col(ref), kRelProperties, 1e-14 * ref.norm()));
     const VectorXd ref0 = kkt(p, VectorXd::Zero(p.M.rows()));
     const auto sol0 = DenseSolver().solve(p.M, p.Q, p.A, p.b);
-    CHECK_THAT(col(sol0.qdd), isApprox(col(ref0), kRel, 1e-14 * ref0.norm()));
+    CHECK_THAT(col(sol0.qdd), isApprox(col(ref0), kRelProperties, 1e-14 * ref0.norm()));
     // With C = 0 all of the constraint force is ideal.
     CHECK_THAT(col(sol0.forceNonideal),
-               isApprox(col(VectorXd::Zero(p.M.rows())), 0, kRel * forceScale(p, ref0, p.C)));
+               isApprox(col(VectorXd::Zero(p.M.rows())), 0, kRelProperties * forceScale(p, ref0, p.C)));
   }
 }
 
@@ -244,11 +245,11 @@ TEST_CASE("properties: duplicated and rescaled rows leave q'' unchanged", "[dens
     CHECK(d.redundant == base.diagnosis.redundant + dups);
     CHECK(d.consistent);
     CHECK(d.wellPosed);
-    CHECK_THAT(col(sol.qdd), isApprox(col(base.qdd), kRel, 1e-14 * base.qdd.norm()));
+    CHECK_THAT(col(sol.qdd), isApprox(col(base.qdd), kRelProperties, 1e-14 * base.qdd.norm()));
     // Forces are physical quantities: unchanged too (unlike multipliers).
     const double fScale = forceScale(p, base.qdd, p.C);
-    CHECK_THAT(col(sol.forceIdeal), isApprox(col(base.forceIdeal), kRel, kRel * fScale));
-    CHECK_THAT(col(sol.forceNonideal), isApprox(col(base.forceNonideal), kRel, kRel * fScale));
+    CHECK_THAT(col(sol.forceIdeal), isApprox(col(base.forceIdeal), kRelProperties, kRelProperties * fScale));
+    CHECK_THAT(col(sol.forceNonideal), isApprox(col(base.forceNonideal), kRelProperties, kRelProperties * fScale));
   }
 }
 
@@ -261,7 +262,7 @@ TEST_CASE("properties: C only matters modulo range(A^T)", "[dense_solver][proper
     const VectorXd C2 = p.C + p.A.transpose() * lambda;
     const auto s1 = DenseSolver().solve(p.M, p.Q, p.A, p.b, p.C);
     const auto s2 = DenseSolver().solve(p.M, p.Q, p.A, p.b, C2);
-    CHECK_THAT(col(s2.qdd), isApprox(col(s1.qdd), kRel, 1e-14 * s1.qdd.norm()));
+    CHECK_THAT(col(s2.qdd), isApprox(col(s1.qdd), kRelProperties, 1e-14 * s1.qdd.norm()));
     // ... and C does change q'' when it has a part outside range(A^T) (m < n).
     if (p.A.rows() < p.M.rows()) {
       const auto s0 = DenseSolver().solve(p.M, p.Q, p.A, p.b);
@@ -295,7 +296,7 @@ TEST_CASE("properties: Gauss's principle of least constraint", "[dense_solver][p
       const double quad = 0.5 * z.dot(N.transpose() * p.M * N * z);
       const double scale = p.M.norm() * x.squaredNorm() + p.Q.norm() * x.norm();
       CHECK(inc >= -1e-12 * scale);
-      CHECK(inc == Approx(quad).margin(kRel * scale));
+      CHECK(inc == Approx(quad).margin(kRelProperties * scale));
       CHECK(quad > 0);  // M is positive definite on null(A): the minimizer is unique
     }
   }
@@ -317,9 +318,9 @@ TEST_CASE("properties: invariance under a change of units", "[dense_solver][prop
     CHECK(sol.diagnosis.rankA == base.diagnosis.rankA);
     CHECK(sol.diagnosis.rankMA == base.diagnosis.rankMA);
     CHECK(sol.diagnosis.wellPosed);
-    CHECK_THAT(col(sol.qdd), isApprox(col(base.qdd), kRel, 1e-14 * base.qdd.norm()));
+    CHECK_THAT(col(sol.qdd), isApprox(col(base.qdd), kRelProperties, 1e-14 * base.qdd.norm()));
     const double fScale = s * forceScale(p, base.qdd, p.C);
-    CHECK_THAT(col(sol.forceIdeal), isApprox(col(s * base.forceIdeal), kRel, kRel * fScale));
+    CHECK_THAT(col(sol.forceIdeal), isApprox(col(s * base.forceIdeal), kRelProperties, kRelProperties * fScale));
   }
 }
 
@@ -382,10 +383,10 @@ TEST_CASE("properties: ill-posed problems report the null space of [M; A]", "[de
     // Minimum norm: no component along the null space. Still a solution.
     REQUIRE(sol.qdd.allFinite());
     const double qScale = sol.qdd.norm() + 1.0;
-    CHECK_THAT(col(Wref.transpose() * sol.qdd), isApprox(col(VectorXd::Zero(dim)), 0, kRel * qScale));
-    CHECK_THAT(col(A * sol.qdd), isApprox(col(b), 0, kRel * (A.norm() * qScale + b.norm())));
+    CHECK_THAT(col(Wref.transpose() * sol.qdd), isApprox(col(VectorXd::Zero(dim)), 0, kRelProperties * qScale));
+    CHECK_THAT(col(A * sol.qdd), isApprox(col(b), 0, kRelProperties * (A.norm() * qScale + b.norm())));
     const MatrixXd P = MatrixXd::Identity(n, n) - pinv(A) * A;
     const double fScale = M.norm() * qScale + Q.norm() + C.norm();
-    CHECK_THAT(col(P * (M * sol.qdd - Q - C)), isApprox(col(VectorXd::Zero(n)), 0, kRel * fScale));
+    CHECK_THAT(col(P * (M * sol.qdd - Q - C)), isApprox(col(VectorXd::Zero(n)), 0, kRelProperties * fScale));
   }
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "eigen_approx.hpp"
+#include "dense_test_support.hpp"
 #include "joinery/core/dense_solver.hpp"
 
 using Eigen::MatrixXd;
@@ -22,6 +23,8 @@ using Eigen::VectorXd;
 using joinery::DenseSolver;
 using joinery::Posedness;
 using joinery::test::isApprox;
+using joinery::test::col;
+using joinery::test::anyMessageContains;
 
 namespace {
 
@@ -29,19 +32,7 @@ constexpr double kG = 9.81;
 constexpr double kRel = 1e-10;  // see the file comment
 constexpr double kAbs = 1e-12;  // absolute floor for entries that are exactly zero
 
-MatrixXd col(const VectorXd& v) { return MatrixXd(v); }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool anyMessageContains(const std::vector<std::string>& messages, const std::string& text) {
-  for (const auto& m : messages)
-    if (lower(m).find(lower(text)) != std::string::npos) return true;
-  return false;
-}
 
 VectorXd vec3(double a, double b, double c) {
   VectorXd v(3);

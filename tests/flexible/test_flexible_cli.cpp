@@ -12,7 +12,6 @@
 
 namespace {
 
-const std::string kExe = JOINERY_EXE;
 const std::string kDir = std::string(JOINERY_SOURCE_DIR) + "/examples/flexible/";
 const double kPi = std::acos(-1.0);
 // the examples' bar: steel, 10 mm x 10 mm, 1 m

@@ -15,7 +15,6 @@ using joinery::test::runCommand;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 
 fs::path tempDir() {
   const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_hostile";

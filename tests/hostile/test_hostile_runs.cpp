@@ -24,15 +24,14 @@ using joinery::test::runCommand;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 
-fs::path tempDir() {
+fs::path runsTempDir() {
   const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_hostile_runs";
   fs::create_directories(d);
   return d;
 }
 
-std::string write(const fs::path& path, const std::string& text) {
+std::string runsWrite(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
   return path.string();
 }
@@ -127,9 +126,9 @@ std::size_t countLines(const fs::path& path) {
 }  // namespace
 
 TEST_CASE("hostile: SIGTERM or SIGINT stops a run cleanly; its CSV and summary are kept", "[hostile][signal]") {
-  const fs::path d = tempDir();
+  const fs::path d = runsTempDir();
   // about 2 000 000 samples of a tightly integrated pendulum: minutes, unless stopped
-  const std::string scene = write(d / "long.json", pendulum(1e5, 0.05));
+  const std::string scene = runsWrite(d / "long.json", pendulum(1e5, 0.05));
   for (const int sig : {SIGTERM, SIGINT}) {
     INFO("signal " << sig);
     const fs::path out = d / "long.csv", summary = d / "long_summary.json", err = d / "long.err";
@@ -160,9 +159,9 @@ TEST_CASE("hostile: SIGTERM or SIGINT stops a run cleanly; its CSV and summary a
 }
 
 TEST_CASE("hostile: an output that is the input is refused before anything is written", "[hostile]") {
-  const fs::path d = tempDir();
+  const fs::path d = runsTempDir();
   fs::create_directories(d / "sub");
-  const std::string scene = write(d / "self.json", pendulum(0.1, 0.01));
+  const std::string scene = runsWrite(d / "self.json", pendulum(0.1, 0.01));
   const std::string before = readAll(scene);
   fs::remove(d / "link.json");
   fs::create_symlink(d / "self.json", d / "link.json");
@@ -180,7 +179,7 @@ TEST_CASE("hostile: an output that is the input is refused before anything is wr
     }
   }
   // a study's table over the study file
-  const std::string study = write(d / "study.json", R"({"joinery": 1, "scene": "self.json",
+  const std::string study = runsWrite(d / "study.json", R"({"joinery": 1, "scene": "self.json",
       "design": {"type": "list", "cases": [{}]}, "collect": ["steps"]})");
   const std::string studyBefore = readAll(study);
   const auto r = runCommand(kExe + " study " + study + " -o " + (d / "sub" / ".." / "study.json").string());
@@ -191,8 +190,8 @@ TEST_CASE("hostile: an output that is the input is refused before anything is wr
 
 TEST_CASE("hostile: a full disk is a clear error and a non-zero exit, never success", "[hostile]") {
   if (!fs::exists("/dev/full")) return;  // Linux's always-full device
-  const fs::path d = tempDir();
-  const std::string scene = write(d / "full.json", pendulum(0.5, 0.01));
+  const fs::path d = runsTempDir();
+  const std::string scene = runsWrite(d / "full.json", pendulum(0.5, 0.01));
   auto r = runCommand(kExe + " simulate " + scene + " -o /dev/full");
   CHECK(r.exitCode == 5);
   CHECK(r.output.find("cannot write the CSV header to /dev/full: No space left on device") != std::string::npos);
@@ -207,8 +206,8 @@ TEST_CASE("hostile: a full disk is a clear error and a non-zero exit, never succ
 }
 
 TEST_CASE("hostile: the disk filling up mid-run leaves whole rows only and fails the run", "[hostile]") {
-  const fs::path d = tempDir();
-  const std::string scene = write(d / "fill.json", pendulum(20, 0.001));  // ~20 000 rows, ~2 MB
+  const fs::path d = runsTempDir();
+  const std::string scene = runsWrite(d / "fill.json", pendulum(20, 0.001));  // ~20 000 rows, ~2 MB
   const fs::path out = d / "fill.csv", err = d / "fill.err";
   fs::remove(out);
   // every file the run writes is capped at 50 000 bytes: the CSV hits it after a few hundred rows
@@ -225,13 +224,13 @@ TEST_CASE("hostile: the disk filling up mid-run leaves whole rows only and fails
 }
 
 TEST_CASE("hostile: a run that writes nothing leaves an existing output untouched", "[hostile]") {
-  const fs::path d = tempDir();
+  const fs::path d = runsTempDir();
   // a massless particle with no constraint: its acceleration is undetermined (ill posed)
-  const std::string scene = write(d / "ill.json", R"({"joinery": 1,
+  const std::string scene = runsWrite(d / "ill.json", R"({"joinery": 1,
     "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 0}],
     "simulation": {"t_end": 1, "output_interval": 0.1}})");
   const fs::path out = d / "previous.csv";
-  write(out, "t,p.x\n0,1\n");
+  runsWrite(out, "t,p.x\n0,1\n");
   const auto r = runCommand(kExe + " simulate " + scene + " -o " + out.string());
   CHECK(r.exitCode == 3);
   CHECK(r.output.find("no sample was written; " + out.string() + " was not touched") != std::string::npos);
@@ -245,11 +244,11 @@ TEST_CASE("hostile: a run that writes nothing leaves an existing output untouche
 
 TEST_CASE("hostile: an output through a symbolic link replaces the file it points to, not the link",
           "[hostile]") {
-  const fs::path d = tempDir();
-  const std::string scene = write(d / "short.json", pendulum(0.05, 0.01));
+  const fs::path d = runsTempDir();
+  const std::string scene = runsWrite(d / "short.json", pendulum(0.05, 0.01));
   fs::create_directories(d / "results");
   const fs::path real = d / "results" / "run.csv";
-  write(real, "old\n");
+  runsWrite(real, "old\n");
   const fs::path link = d / "latest.csv";
   fs::remove(link);
   fs::create_symlink(fs::path("results") / "run.csv", link);  // relative, as users make them
@@ -264,10 +263,10 @@ TEST_CASE("hostile: an output through a symbolic link replaces the file it point
 }
 
 TEST_CASE("hostile: SIGTERM stops a study; its table keeps the cases finished", "[hostile][signal]") {
-  const fs::path d = tempDir();
-  write(d / "study_scene.json", pendulum(0.1, 0.05));
+  const fs::path d = runsTempDir();
+  runsWrite(d / "study_scene.json", pendulum(0.1, 0.05));
   // two short cases, then two that would run for minutes
-  const std::string study = write(d / "long_study.json", R"({"joinery": 1, "scene": "study_scene.json",
+  const std::string study = runsWrite(d / "long_study.json", R"({"joinery": 1, "scene": "study_scene.json",
       "design": {"type": "list", "parameters": {"simulation.t_end": [0.1, 0.2, 1e5, 1e5]}},
       "collect": ["steps"]})");
   const fs::path table = d / "long_study.csv", err = d / "long_study.err";

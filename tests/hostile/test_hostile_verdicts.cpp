@@ -16,16 +16,15 @@ using joinery::test::runCommand;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 
-fs::path tempDir() {
+fs::path verdictsTempDir() {
   const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_hostile_verdicts";
   fs::create_directories(d);
   return d;
 }
 
-std::string write(const std::string& name, const std::string& text) {
-  const fs::path p = tempDir() / name;
+std::string verdictsWrite(const std::string& name, const std::string& text) {
+  const fs::path p = verdictsTempDir() / name;
   std::ofstream(p, std::ios::binary) << text;
   return p.string();
 }
@@ -70,7 +69,7 @@ std::vector<Case> cases() {
 
 TEST_CASE("hostile: check, solve and simulate give the same verdict at every unit scale", "[hostile][verdict]") {
   for (const Case& c : cases()) {
-    const std::string file = write("verdict.json", c.json);
+    const std::string file = verdictsWrite("verdict.json", c.json);
     // the range the issue names (1e-100 to 1e150) in both units, and ordinary ones between
     for (const double L : {1e-100, 1e-3, 1.0, 1e3, 1e150}) {
       for (const double m : {1e-100, 1.0, 1e150}) {
@@ -82,7 +81,7 @@ TEST_CASE("hostile: check, solve and simulate give the same verdict at every uni
         CHECK(check.exitCode == c.exit);
         const auto solve = runCommand(kExe + " solve " + file + set.str());
         CHECK(solve.exitCode == c.exit);
-        const auto sim = runCommand(kExe + " simulate " + file + " -o " + (tempDir() / "v.csv").string() + set.str());
+        const auto sim = runCommand(kExe + " simulate " + file + " -o " + (verdictsTempDir() / "v.csv").string() + set.str());
         INFO(sim.output);
         CHECK(sim.exitCode == c.exit);
         if (check.exitCode == c.exit) {
@@ -114,7 +113,7 @@ std::string chain(int links, double lastMass, bool hanging = false) {
 }  // namespace
 
 TEST_CASE("hostile: a 1024-link chain is checked through its structure; a failing model densely", "[hostile][verdict]") {
-  const auto r = runCommand(kExe + " check --json " + write("chain.json", chain(1024, 1.0)));
+  const auto r = runCommand(kExe + " check --json " + verdictsWrite("chain.json", chain(1024, 1.0)));
   REQUIRE(r.exitCode == 0);
   const auto j = nlohmann::json::parse(r.output);
   CHECK(j["diagnosis_path"] == "structured");
@@ -135,13 +134,13 @@ TEST_CASE("hostile: a 1024-link chain is checked through its structure; a failin
   // a large chain whose last particle is massless is ill posed (the particle may swing
   // freely: nothing fixes its acceleration across the rod): the dense diagnosis decides and
   // names the undetermined coordinates
-  const auto r2 = runCommand(kExe + " check --json " + write("chain_ill.json", chain(160, 0.0)));
+  const auto r2 = runCommand(kExe + " check --json " + verdictsWrite("chain_ill.json", chain(160, 0.0)));
   CHECK(r2.exitCode == 3);
   const auto j2 = nlohmann::json::parse(r2.output);
   CHECK(j2["diagnosis_path"] == "dense");
   CHECK(j2["indeterminate_bodies"] == nlohmann::json::array({"p159"}));
   // a small model always gets the full dense diagnosis
-  const auto r3 = runCommand(kExe + " check --json " + write("small.json", cases()[0].json));
+  const auto r3 = runCommand(kExe + " check --json " + verdictsWrite("small.json", cases()[0].json));
   CHECK(nlohmann::json::parse(r3.output)["diagnosis_path"] == "dense");
 }
 
@@ -150,7 +149,7 @@ TEST_CASE("hostile: a large chain hanging at rest is checked and simulated throu
   // round-off with round-off and handed the model to the dense diagnosis (a 1024-link chain: over
   // 100 s in `check`; `simulate` a dense solve per evaluation). 400 links: n = 800 >= 300, the
   // structured check.
-  const std::string file = write("hanging.json", chain(400, 1.0, true));
+  const std::string file = verdictsWrite("hanging.json", chain(400, 1.0, true));
   const auto r = runCommand(kExe + " check --json " + file);
   REQUIRE(r.exitCode == 0);
   const auto j = nlohmann::json::parse(r.output);
@@ -177,13 +176,13 @@ TEST_CASE("hostile: a 10000-link chain is checked in bounded memory; failing, re
 #else
   const std::string limit = "ulimit -v 2000000; ";
 #endif
-  const auto r = runCommand(limit + kExe + " check --json " + write("chain10k.json", chain(10000, 1.0)));
+  const auto r = runCommand(limit + kExe + " check --json " + verdictsWrite("chain10k.json", chain(10000, 1.0)));
   INFO(r.output.substr(r.output.size() > 400 ? r.output.size() - 400 : 0));
   REQUIRE(r.exitCode == 0);
   const auto j = nlohmann::json::parse(r.output.substr(0, r.output.rfind('}') + 1));
   CHECK(j["diagnosis_path"] == "structured");
   CHECK(j["rank_MA"] == 20000);
-  const auto r2 = runCommand(limit + kExe + " check " + write("chain10k_ill.json", chain(10000, 0.0)));
+  const auto r2 = runCommand(limit + kExe + " check " + verdictsWrite("chain10k_ill.json", chain(10000, 0.0)));
   INFO(r2.output);
   CHECK(r2.exitCode == 2);
   CHECK(r2.output.find("dense diagnosis would need about") != std::string::npos);
@@ -194,11 +193,11 @@ TEST_CASE("hostile: a model not finite at the initial state is named, with one e
           "[hostile][verdict]") {
   // issue 22: "error: Q[0] is -nan; expected a finite number" named no element, and `check`
   // exited 2 where `simulate` exited 5 on the same scene. log(p.x) at x = -1 is NaN.
-  const std::string scene = write("nan_force.json", std::string(R"js({"joinery": 1,
+  const std::string scene = verdictsWrite("nan_force.json", std::string(R"js({"joinery": 1,
     "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1, "position": [-1]}],
     "forces": [{"name": "push", "type": "generalized", "coordinate": "p.x", "value": "log(p.x)"}], )js") +
                                                            kSim + "}");
-  const fs::path out = tempDir() / "nan_force.csv";
+  const fs::path out = verdictsTempDir() / "nan_force.csv";
   for (const std::string& command : {"check " + scene, "solve " + scene, "simulate " + scene + " -o " + out.string()}) {
     INFO(command);
     const auto r = runCommand(kExe + " " + command);

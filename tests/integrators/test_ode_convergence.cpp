@@ -13,13 +13,10 @@ namespace {
 using test::Oscillators;
 
 /// Max-norm error of (q, v) against the exact solution.
-double errorAt(const Oscillators& sys, const State& s) {
-  const State e = sys.exact(s.t);
-  return std::max((s.q - e.q).cwiseAbs().maxCoeff(), (s.v - e.v).cwiseAbs().maxCoeff());
-}
+using test::errorAt;
 
 /// Integrates to tEnd with `integ` and returns the final error.
-double runTo(Oscillators& sys, Integrator& integ, double tEnd) {
+double errorAtEnd(Oscillators& sys, Integrator& integ, double tEnd) {
   integ.reset(sys.initialState());
   while (integ.time() < tEnd) {
     const StepResult r = integ.advance(tEnd);
@@ -35,7 +32,7 @@ TEST_CASE("RK4 converges with order 4 on harmonic oscillators", "[integrators][o
   std::vector<double> err;
   for (double h : {0.1, 0.05, 0.025, 0.0125}) {
     Rk4Integrator rk4(sys, h);
-    err.push_back(runTo(sys, rk4, tEnd));
+    err.push_back(errorAtEnd(sys, rk4, tEnd));
   }
   for (std::size_t i = 1; i < err.size(); ++i) {
     const double order = std::log2(err[i - 1] / err[i]);
@@ -53,7 +50,7 @@ TEST_CASE("Dormand-Prince 5(4) converges with order 5 at a fixed step", "[integr
     o.fixedStep = true;
     o.initialStep = h;
     Dopri5Integrator dp(sys, o);
-    err.push_back(runTo(sys, dp, tEnd));
+    err.push_back(errorAtEnd(sys, dp, tEnd));
   }
   for (std::size_t i = 1; i < err.size(); ++i) {
     const double order = std::log2(err[i - 1] / err[i]);
@@ -72,7 +69,7 @@ TEST_CASE("Adaptive dopri5: the global error follows the tolerance", "[integrato
     o.rtol = tol;
     o.atol = tol;
     Dopri5Integrator dp(sys, o);
-    const double e = runTo(sys, dp, tEnd);
+    const double e = errorAtEnd(sys, dp, tEnd);
     INFO("tol " << tol << ": error " << e << ", steps " << dp.stats().steps << ", rejected "
                 << dp.stats().rejected);
     CHECK(e < 200 * tol);

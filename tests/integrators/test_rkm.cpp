@@ -19,10 +19,7 @@ namespace {
 using test::Oscillators;
 
 /// Max-norm error of (q, v) against the oscillators' exact solution.
-double errorAt(const Oscillators& sys, const State& s) {
-  const State e = sys.exact(s.t);
-  return std::max((s.q - e.q).cwiseAbs().maxCoeff(), (s.v - e.v).cwiseAbs().maxCoeff());
-}
+using test::errorAt;
 
 /// Integrates to tEnd with `integ` and returns the final state.
 State runTo(DynamicSystem& sys, Integrator& integ, double tEnd) {

@@ -1,6 +1,7 @@
 #pragma once
 // Systems shared by the integrator tests: a closed-form ODE written directly as a
 // DynamicSystem (M = I, no constraints), and the benchmark models built through the registry.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -79,6 +80,12 @@ class Oscillators final : public DynamicSystem {
   std::vector<double> w_;
   std::vector<std::string> names_;
 };
+
+/// max(|q - q_exact|, |v - v_exact|) of the oscillators at the state's time.
+inline double errorAt(const Oscillators& sys, const State& s) {
+  const State e = sys.exact(s.t);
+  return std::max((s.q - e.q).cwiseAbs().maxCoeff(), (s.v - e.v).cwiseAbs().maxCoeff());
+}
 
 /// A model and the factory context it was built with (joints to "ground" point at the
 /// context's ground body, so the context must outlive the model).

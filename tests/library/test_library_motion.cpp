@@ -21,7 +21,7 @@ namespace {
 // Tolerance: one dense solve of at most 21 coordinates at a consistent state; the closed forms
 // are evaluated in double too. 1e-10 relative leaves room for the conditioning of A (rows of
 // size 1 against inertias of 1e-6) and nothing more.
-constexpr double kTol = 1e-10;
+constexpr double kMotionTol = 1e-10;
 
 struct Run {
   Scene scene;
@@ -60,9 +60,9 @@ TEST_CASE("wheel on a slope rolls down at g sin(alpha) / (1 + I/(m R^2)) = 2/3 g
   const double alpha = 0.3, R = 0.25;
   const Run r = run("planar", "wheel", {{"alpha", alpha}, {"R", R}, {"x0", 1}, {"y0", 0.5}, {"s0", 0.4}});
   const double a = -2.0 / 3.0 * kGravity * std::sin(alpha);  // along the line (cos a, sin a)
-  CHECK(r.qdd("p.disc.x") == Approx(a * std::cos(alpha)).epsilon(kTol));
-  CHECK(r.qdd("p.disc.y") == Approx(a * std::sin(alpha)).epsilon(kTol));
-  CHECK(r.qdd("p.disc.theta") == Approx(-a / R).epsilon(kTol));  // s + R theta constant
+  CHECK(r.qdd("p.disc.x") == Approx(a * std::cos(alpha)).epsilon(kMotionTol));
+  CHECK(r.qdd("p.disc.y") == Approx(a * std::sin(alpha)).epsilon(kMotionTol));
+  CHECK(r.qdd("p.disc.theta") == Approx(-a / R).epsilon(kMotionTol));  // s + R theta constant
 }
 
 TEST_CASE("gear pair driven by a torque on gear 1: theta1'' = tau / (I1 + I2 (r1/r2)^2)", "[library]") {
@@ -72,8 +72,8 @@ TEST_CASE("gear pair driven by a torque on gear 1: theta1'' = tau / (I1 + I2 (r1
   const Run r = run("planar", "gear_pair", {{"r1", r1}, {"r2", r2}}, motor);
   const double I1 = inertia(r, "p.gear1"), I2 = inertia(r, "p.gear2");
   const double a1 = tau / (I1 + I2 * (r1 / r2) * (r1 / r2));
-  CHECK(r.qdd("p.gear1.theta") == Approx(a1).epsilon(kTol));
-  CHECK(r.qdd("p.gear2.theta") == Approx(-a1 * r1 / r2).epsilon(kTol));
+  CHECK(r.qdd("p.gear1.theta") == Approx(a1).epsilon(kMotionTol));
+  CHECK(r.qdd("p.gear2.theta") == Approx(-a1 * r1 / r2).epsilon(kMotionTol));
 }
 
 TEST_CASE("rack and pinion pushed along the rack: x'' = F / (m_rack + I_pinion / r^2)", "[library]") {
@@ -81,23 +81,23 @@ TEST_CASE("rack and pinion pushed along the rack: x'' = F / (m_rack + I_pinion /
   const nlohmann::json push = {{{"name", "push"}, {"type", "generalized"}, {"coordinate", "p.rack.x"}, {"value", F}}};
   const Run run1 = run("planar", "rack_pinion", {{"r", r}, {"theta0", 0.4}, {"s0", 0.1}}, push);
   const double a = F / (mass(run1, "p.rack") + inertia(run1, "p.pinion") / (r * r));
-  CHECK(run1.qdd("p.rack.x") == Approx(a).epsilon(kTol));
-  CHECK(run1.qdd("p.pinion.theta") == Approx(a / r).epsilon(kTol));
+  CHECK(run1.qdd("p.rack.x") == Approx(a).epsilon(kMotionTol));
+  CHECK(run1.qdd("p.pinion.theta") == Approx(a / r).epsilon(kMotionTol));
   CHECK(std::abs(run1.qdd("p.rack.y")) < 1e-12);
 }
 
 TEST_CASE("torsion spring twisted by 0.2 rad turns its hubs apart at k 0.2 / I", "[library]") {
   const double k = 10, I = 0.01 * 0.02 * 0.02 / 2;
   const Run r = run("planar", "torsion_spring", {{"angle0", 0.2}});
-  CHECK(r.qdd("p.hub_a.theta") == Approx(k * 0.2 / I).epsilon(kTol));
-  CHECK(r.qdd("p.hub_b.theta") == Approx(-k * 0.2 / I).epsilon(kTol));
-  CHECK(r.qdd("p.hub_a.y") == Approx(-kGravity).epsilon(kTol));  // the pair falls freely
+  CHECK(r.qdd("p.hub_a.theta") == Approx(k * 0.2 / I).epsilon(kMotionTol));
+  CHECK(r.qdd("p.hub_b.theta") == Approx(-k * 0.2 / I).epsilon(kMotionTol));
+  CHECK(r.qdd("p.hub_a.y") == Approx(-kGravity).epsilon(kMotionTol));  // the pair falls freely
 }
 
 TEST_CASE("spring-damper unit stretched by 0.1 m pulls its ends together at k 0.1 / m_end", "[library]") {
   const Run r = run("planar", "spring_damper", {{"L", 0.3}, {"L0", 0.2}, {"k", 1000}, {"m_end", 0.5}});
-  CHECK(r.qdd("p.end_a.x") == Approx(1000 * 0.1 / 0.5).epsilon(kTol));
-  CHECK(r.qdd("p.end_b.x") == Approx(-1000 * 0.1 / 0.5).epsilon(kTol));
+  CHECK(r.qdd("p.end_a.x") == Approx(1000 * 0.1 / 0.5).epsilon(kMotionTol));
+  CHECK(r.qdd("p.end_b.x") == Approx(-1000 * 0.1 / 0.5).epsilon(kMotionTol));
 }
 
 TEST_CASE("quarter car: the preloaded springs hold both masses at rest under gravity", "[library]") {
@@ -125,8 +125,8 @@ TEST_CASE("two-link arm at rest: accelerations of the double pendulum by Lagrang
   const double a1 = (M22 * Q1 - M12 * Q2) / det, a2 = (M11 * Q2 - M12 * Q1) / det;
   // at rest the forearm's centre accelerates tangentially only
   CHECK(r.qdd("p.fore.link.x") ==
-        Approx(-L1 * std::sin(p1) * a1 - L2 / 2 * std::sin(p2) * a2).epsilon(kTol));
-  CHECK(r.qdd("p.fore.link.z") == Approx(L1 * std::cos(p1) * a1 + L2 / 2 * std::cos(p2) * a2).epsilon(kTol));
+        Approx(-L1 * std::sin(p1) * a1 - L2 / 2 * std::sin(p2) * a2).epsilon(kMotionTol));
+  CHECK(r.qdd("p.fore.link.z") == Approx(L1 * std::cos(p1) * a1 + L2 / 2 * std::cos(p2) * a2).epsilon(kMotionTol));
   CHECK(std::abs(r.qdd("p.fore.link.y")) < 1e-12);
 }
 
@@ -141,7 +141,7 @@ TEST_CASE("example rack_pinion_torsion: theta'' = -k q0 / (I_pinion + I_hub + m_
                    body("rp.rack").at("mass").get<double>() * rr * rr;
   const int i = joinery::test::coordinateIndex(s.model, "rp.pinion.theta");
   REQUIRE(i >= 0);
-  CHECK(r.solution.qdd(i) == Approx(-k * q0 / I).epsilon(kTol));
+  CHECK(r.solution.qdd(i) == Approx(-k * q0 / I).epsilon(kMotionTol));
 }
 
 // ---- joinery:spatial wheel3d: a disk rolling on the plane ------------------------------------
@@ -230,8 +230,8 @@ TEST_CASE("wheel3d thin disk in a steady turn: Omega^2 = 4 g cot(alpha) / (6 b +
   const Eigen::Vector2d left(-std::sin(heading), std::cos(heading));  // towards the turn centre
   SECTION("at the initial state: the centre accelerates at Omega^2 b towards the turn centre and not up or down") {
     const Run r = run("spatial", "wheel3d", params(Omega));
-    CHECK(r.qdd("p.disc.x") == Approx(Omega * Omega * b * left.x()).epsilon(kTol));
-    CHECK(r.qdd("p.disc.y") == Approx(Omega * Omega * b * left.y()).epsilon(kTol));
+    CHECK(r.qdd("p.disc.x") == Approx(Omega * Omega * b * left.x()).epsilon(kMotionTol));
+    CHECK(r.qdd("p.disc.y") == Approx(Omega * Omega * b * left.y()).epsilon(kMotionTol));
     // z'' = -a sin(lean) lean'': zero only when the lean is steady
     CHECK(std::abs(r.qdd("p.disc.z")) < 1e-10 * kGravity);
     // 10 % faster on the same circle: no longer steady, the disk rises (lean'' < 0)

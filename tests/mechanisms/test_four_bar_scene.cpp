@@ -15,9 +15,9 @@
 namespace joinery {
 namespace {
 
-const std::string kScene = std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/n_four_bar_2.json";
+const std::string kFourBarScene = std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/n_four_bar_2.json";
 
-int indexOf(const Model& model, const std::string& name) {
+int coordinateIndex(const Model& model, const std::string& name) {
   const auto& n = model.coordinateNames();
   const auto it = std::find(n.begin(), n.end(), name);
   REQUIRE(it != n.end());
@@ -26,12 +26,12 @@ int indexOf(const Model& model, const std::string& name) {
 
 TEST_CASE("the bundled N-four-bar scene (N = 2) meets the A02 reference at t = 10",
           "[mechanisms][scene][A02]") {
-  const Scene scene = loadScene(kScene);
+  const Scene scene = loadScene(kFourBarScene);
   const Model& model = scene.model;
   REQUIRE(model.numCoordinates() == 15);
   REQUIRE(model.numConstraintRows() == 14);
-  const int ix = indexOf(model, "crank0.rod.x"), iy = indexOf(model, "crank0.rod.y"),
-            ith = indexOf(model, "crank0.rod.theta");
+  const int ix = coordinateIndex(model, "crank0.rod.x"), iy = coordinateIndex(model, "crank0.rod.y"),
+            ith = coordinateIndex(model, "crank0.rod.theta");
   // the scene's own settings: dopri5, rtol 1e-10, projection, 400 output steps to t = 10
   const SimulationSettings set = parseSimulationSettings(scene.simulation);
   REQUIRE(set.tEnd == 10);
@@ -75,7 +75,7 @@ TEST_CASE("the bundled N-four-bar scene (N = 2) meets the A02 reference at t = 1
 TEST_CASE("the N-four-bar scene at tight tolerances completes and stays right", "[tight][mechanisms][A02][long]") {
   for (const auto& [rtol, atol] :
        {std::pair{1e-10, 1e-12}, std::pair{1e-11, 1e-11}, std::pair{1e-12, 1e-12}, std::pair{1e-13, 1e-13}}) {
-    const Scene scene = loadScene(kScene);
+    const Scene scene = loadScene(kFourBarScene);
     SimulationSettings set = parseSimulationSettings(scene.simulation);
     set.rtol = rtol;
     set.atol = atol;

@@ -19,7 +19,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 const std::string kSource = JOINERY_SOURCE_DIR;
 const std::string kExample = kSource + "/examples/scenes/slider_crank_outputs.json";
 

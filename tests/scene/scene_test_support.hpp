@@ -1,11 +1,20 @@
 #pragma once
 // Shared helpers of the scene loader tests.
+#include <initializer_list>
 #include <string>
 
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene.hpp"
 
 namespace joinery::test {
+
+/// A vector from its entries.
+inline Eigen::VectorXd vec(std::initializer_list<double> v) {
+  Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
+  Eigen::Index i = 0;
+  for (double d : v) x(i++) = d;
+  return x;
+}
 
 /// Path of a file under tests/scene/data/.
 inline std::string sceneData(const std::string& relative) {

@@ -22,12 +22,7 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-Eigen::VectorXd vec(std::initializer_list<double> v) {
-  Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
-  Eigen::Index i = 0;
-  for (double d : v) x(i++) = d;
-  return x;
-}
+using joinery::test::vec;
 
 /// Initial coordinates of one body, by its name.
 Eigen::VectorXd bodyCoordinates(const Model& m, const std::string& body) {

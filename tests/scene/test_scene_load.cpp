@@ -21,12 +21,7 @@ using joinery::test::sceneData;
 
 namespace {
 
-Eigen::VectorXd vec(std::initializer_list<double> v) {
-  Eigen::VectorXd x(static_cast<Eigen::Index>(v.size()));
-  Eigen::Index i = 0;
-  for (double d : v) x(i++) = d;
-  return x;
-}
+using joinery::test::vec;
 
 }  // namespace
 

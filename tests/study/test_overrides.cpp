@@ -13,7 +13,6 @@ using namespace joinery;
 using joinery::test::runCommand;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 const std::string kSliderCrank = std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/slider_crank.json";
 
 // A pendulum bob (particle) of parameter mass, inside an instance of a component nested in

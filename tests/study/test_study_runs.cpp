@@ -16,7 +16,6 @@
 using joinery::test::runCommand;
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 const std::string kStudy = std::string(JOINERY_SOURCE_DIR) + "/examples/studies/slider_crank_grid.json";
 
 std::string workDir(const std::string& name) {
@@ -48,12 +47,12 @@ std::vector<std::vector<std::string>> readTable(const std::string& path) {
   return rows;
 }
 
-std::string study(const std::string& args) { return kExe + " study " + kStudy + " " + args; }
+std::string studyCommand(const std::string& args) { return kExe + " study " + kStudy + " " + args; }
 }  // namespace
 
 TEST_CASE("study: the bundled slider-crank grid matches the closed forms per case (pin force, kinematics)") {
   const std::string dir = workDir("closed_form");
-  const auto r = runCommand(study("-o " + dir + "/t.csv -j 2"));
+  const auto r = runCommand(studyCommand("-o " + dir + "/t.csv -j 2"));
   REQUIRE(r.exitCode == 0);
   const auto t = readTable(dir + "/t.csv");
   REQUIRE(t.size() == 21);  // header + 5 x 4 cases
@@ -90,12 +89,12 @@ TEST_CASE("study: the bundled slider-crank grid matches the closed forms per cas
 
 TEST_CASE("study: the table is the same bit for bit whatever -j and the shard count") {
   const std::string dir = workDir("equal");
-  REQUIRE(runCommand(study("-o " + dir + "/j1.csv -j 1")).exitCode == 0);
-  REQUIRE(runCommand(study("-o " + dir + "/j3.csv -j 3 --jsonl " + dir + "/j3.jsonl")).exitCode == 0);
+  REQUIRE(runCommand(studyCommand("-o " + dir + "/j1.csv -j 1")).exitCode == 0);
+  REQUIRE(runCommand(studyCommand("-o " + dir + "/j3.csv -j 3 --jsonl " + dir + "/j3.jsonl")).exitCode == 0);
   const std::string j1 = readFile(dir + "/j1.csv");
   CHECK(j1 == readFile(dir + "/j3.csv"));
   for (int i = 0; i < 3; ++i)
-    REQUIRE(runCommand(study("-o " + dir + "/s" + std::to_string(i) + ".csv -j 2 --shard " + std::to_string(i) + "/3"))
+    REQUIRE(runCommand(studyCommand("-o " + dir + "/s" + std::to_string(i) + ".csv -j 2 --shard " + std::to_string(i) + "/3"))
                 .exitCode == 0);
   const auto shard1 = readTable(dir + "/s1.csv");
   CHECK(shard1.size() == 1 + 7);  // cases 1, 4, ..., 19
@@ -120,7 +119,7 @@ TEST_CASE("study: the table is the same bit for bit whatever -j and the shard co
 TEST_CASE("study: a case that crashes, hangs or throws is a row; the others are unchanged") {
   const std::string dir = workDir("isolation");
   const auto before = std::chrono::steady_clock::now();
-  REQUIRE(runCommand(study("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
+  REQUIRE(runCommand(studyCommand("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
   // The per-case limit must stop the hanging case but no healthy one, and the hanging case
   // waits for it: ten times the mean case of the clean run (20 cases, -j 1), the half of that
   // run, is safe on a slow, loaded or sanitized build (the cases differ about 3x in steps; a
@@ -129,7 +128,7 @@ TEST_CASE("study: a case that crashes, hangs or throws is a row; the others are 
   const double cleanSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
   const std::string limit = std::to_string(std::max(1.0, cleanSeconds / 2));
   const auto r = runCommand("JOINERY_STUDY_TEST_FAULT=crash:3,hang:5,throw:7 " +
-                            study("-o " + dir + "/faults.csv -j 2 --time-limit " + limit));
+                            studyCommand("-o " + dir + "/faults.csv -j 2 --time-limit " + limit));
   REQUIRE(r.exitCode == 0);  // every case ran
   CHECK_THAT(r.output, Catch::Contains("3 failed"));
   const auto clean = readTable(dir + "/clean.csv"), faults = readTable(dir + "/faults.csv");
@@ -150,29 +149,29 @@ TEST_CASE("study: a case that crashes, hangs or throws is a row; the others are 
 
 TEST_CASE("study: --resume after a killed run runs only the missing cases and gives the same table") {
   const std::string dir = workDir("resume");
-  REQUIRE(runCommand(study("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
+  REQUIRE(runCommand(studyCommand("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
   // case 12 hangs; the run is killed (SIGKILL) once 12 rows are in the table
   const std::string table = dir + "/t.csv";
   const auto killed = runCommand(
-      "(JOINERY_STUDY_TEST_FAULT=hang:12 " + study("-o " + table + " -j 1") + " >/dev/null 2>&1 & pid=$!; " +
+      "(JOINERY_STUDY_TEST_FAULT=hang:12 " + studyCommand("-o " + table + " -j 1") + " >/dev/null 2>&1 & pid=$!; " +
       "for i in $(seq 600); do [ $(cat " + table + " 2>/dev/null | wc -l) -ge 13 ] && break; sleep 0.05; done; " +
       "kill -9 $pid; wait $pid; echo killed)");
   REQUIRE_THAT(killed.output, Catch::Contains("killed"));
   REQUIRE(readTable(table).size() == 13);  // the header and 12 rows were kept
-  const auto r = runCommand(study("-o " + table + " -j 2 --resume"));
+  const auto r = runCommand(studyCommand("-o " + table + " -j 2 --resume"));
   REQUIRE(r.exitCode == 0);
   CHECK_THAT(r.output, Catch::Contains("8 run, 12 kept from the table"));
   CHECK(readFile(table) == readFile(dir + "/clean.csv"));
   // a table of another study is not resumed into
   std::ofstream(dir + "/other.csv") << "case,x,exit,message\n0,1,0,\n";
-  const auto bad = runCommand(study("-o " + dir + "/other.csv --resume"));
+  const auto bad = runCommand(studyCommand("-o " + dir + "/other.csv --resume"));
   CHECK(bad.exitCode == 2);
   CHECK_THAT(bad.output, Catch::Contains("cannot resume"));
 }
 
 TEST_CASE("study: --keep-csv keeps each case's run") {
   const std::string dir = workDir("keep");
-  REQUIRE(runCommand(study("-o " + dir + "/t.csv -j 2 --keep-csv " + dir + "/runs")).exitCode == 0);
+  REQUIRE(runCommand(studyCommand("-o " + dir + "/t.csv -j 2 --keep-csv " + dir + "/runs")).exitCode == 0);
   const std::string csv = readFile(dir + "/runs/case_000019.csv");
   CHECK(csv.rfind("t,crank.rod.x", 0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 362);  // header + 361 samples (every degree)
@@ -191,8 +190,8 @@ TEST_CASE("study: invalid studies and arguments exit 2 naming the problem") {
   r = runCommand(kExe + " study " + kStudy);
   CHECK(r.exitCode == 2);
   CHECK_THAT(r.output, Catch::Contains("needs -o TABLE.csv"));
-  r = runCommand(study("-o " + dir + "/t.csv -j 0"));
+  r = runCommand(studyCommand("-o " + dir + "/t.csv -j 0"));
   CHECK(r.exitCode == 2);
-  r = runCommand(study("-o " + dir + "/t.csv --shard 3/3"));
+  r = runCommand(studyCommand("-o " + dir + "/t.csv --shard 3/3"));
   CHECK(r.exitCode == 2);
 }

@@ -23,3 +23,6 @@ inline CommandResult runCommand(const std::string& cmd) {
   return r;
 }
 }  // namespace joinery::test
+
+/// The joinery program of the build (test_paths.hpp), for the tests that run it.
+inline const std::string kExe = joinery_test_exe();

@@ -10,7 +10,6 @@
 #include "run_command.hpp"
 
 namespace {
-const std::string kExe = JOINERY_EXE;
 const std::string kSource = JOINERY_SOURCE_DIR;
 
 std::string writeTemp(const std::string& name, const std::string& text) {
