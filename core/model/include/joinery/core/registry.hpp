@@ -105,6 +105,6 @@ extern template class Registry<ForceElement>;
 /// Registers a type from its own .cpp file: JOINERY_REGISTER(BodyRegistry, {"particle", factory, "summary", example});
 #define JOINERY_REGISTER(RegistryType, ...)                                        \
   namespace {                                                                      \
-  const bool JOINERY_REGISTRY_CONCAT(joinery_registered_, __LINE__) =             \
+  const bool JOINERY_REGISTRY_CONCAT(joinery_registered_, __COUNTER__) =          \
       ::joinery::RegistryType::instance().add(__VA_ARGS__);                        \
   }
