@@ -4,7 +4,10 @@
 // eliminated without fill-in; an evaluation does not allocate.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -199,12 +202,75 @@ TEST_CASE("The block evaluation carries every row's norm and the largest mass di
     model.calcVelocityErrors(moved, ws, psi);
     for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) {
       const RowBlock& rb = model.rowBlocks()[r];
-      const MatrixXd& Ar = ws.rowBlockRows(r);
+      const auto Ar = ws.rowBlockRows(r);
       if (rb.constraint) continue;
       for (int i = 0; i < rb.size; ++i)
         CHECK(std::abs(ws.rowNorms()(rb.row + i) - Ar.row(i).norm()) <= 1e-14 * std::max(1.0, Ar.row(i).norm()));
     }
   }
+}
+
+#if defined(__linux__) && !defined(JOINERY_LARGE_PAGES_OFF)
+namespace {
+/// Whether the mapping that holds `p` carries the MADV_HUGEPAGE flag ("hg" in /proc/self/smaps).
+bool markedForLargePages(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.find(" hg") != std::string::npos;
+    }
+  }
+  return false;
+}
+}  // namespace
+#endif
+
+TEST_CASE("The workspace's blocks lie in one store, each on a cache line, large stores on large pages",
+          "[fastpath][workspace]") {
+  const Scene scene = bench::chainModel(4096);
+  const Model& model = scene.model;
+  ModelWorkspace ws = model.makeWorkspace(false);
+  struct Extent {
+    const double* begin;
+    const double* end;
+  };
+  std::vector<Extent> blocks;
+  auto add = [&](const ModelWorkspace::BlockView& b) {
+    CHECK(reinterpret_cast<std::uintptr_t>(b.data()) % 64 == 0);
+    blocks.push_back({b.data(), b.data() + b.size()});
+  };
+  for (std::size_t i = 0; i < model.bodySlots().size(); ++i) add(ws.bodyMass(i));
+  for (std::size_t r = 0; r < model.rowBlocks().size(); ++r) add(ws.rowBlockRows(r));
+  std::sort(blocks.begin(), blocks.end(), [](const Extent& x, const Extent& y) { return x.begin < y.begin; });
+  for (std::size_t k = 1; k < blocks.size(); ++k) REQUIRE(blocks[k - 1].end <= blocks[k].begin);
+  // the first body's mass block first, its internal row (the quaternion's norm) right after it
+  // (7 x 7 rounded up to 56 doubles): the order the one-pass evaluation writes them
+  const double* firstBody = ws.bodyMass(0).data();
+  CHECK(blocks.front().begin == firstBody);
+  for (std::size_t r = 0; r < model.rowBlocks().size(); ++r)
+    if (model.rowBlocks()[r].constraint == nullptr && model.rowBlocks()[r].body == model.bodySlots()[0].body)
+      CHECK(ws.rowBlockRows(r).data() == firstBody + 56);
+  // one store, no gaps but each block's rounding up to whole cache lines
+  std::ptrdiff_t rounded = 0;
+  for (const Extent& b : blocks) rounded += (b.end - b.begin + 7) / 8 * 8;
+  const std::ptrdiff_t lastPad = (blocks.back().end - blocks.back().begin + 7) / 8 * 8 - (blocks.back().end - blocks.back().begin);
+  CHECK(blocks.back().end - blocks.front().begin == rounded - lastPad);
+#if defined(__linux__) && !defined(JOINERY_LARGE_PAGES_OFF)
+  // 3.7 MB: its own mapping, 2 MiB-aligned, marked for transparent huge pages
+  CHECK(reinterpret_cast<std::uintptr_t>(firstBody) % detail::kLargePage == 0);
+  CHECK(markedForLargePages(firstBody));
+#endif
+  // a small model's store: operator new, still on a cache line, not marked
+  const Scene small = bench::chainModel(4);
+  ModelWorkspace wsSmall = small.model.makeWorkspace(false);
+  CHECK(reinterpret_cast<std::uintptr_t>(wsSmall.bodyMass(0).data()) % 64 == 0);
+  detail::LargePageVector<double> tiny(3, 1.0);
+  CHECK(reinterpret_cast<std::uintptr_t>(tiny.data()) % 64 == 0);
 }
 
 TEST_CASE("A chain is eliminated without fill-in, in storage linear in N", "[fastpath]") {
@@ -244,7 +310,7 @@ TEST_CASE("A large chain runs on the structured path without dense matrices", "[
   double worst = 0;
   for (std::size_t r = 0; r < scene.model.rowBlocks().size(); ++r) {
     const RowBlock& rb = scene.model.rowBlocks()[r];
-    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto Ar = ws.rowBlockRows(r);
     VectorXd lhs = VectorXd::Zero(rb.size);
     int col = 0;
     for (int bi : scene.model.rowBlockBodies(r)) {
@@ -646,7 +712,7 @@ TEST_CASE("The refinement on released rows stops at a caller's residual toleranc
   double worst = 0;
   for (std::size_t r = 0; r < scene.model.rowBlocks().size(); ++r) {
     const RowBlock& rb = scene.model.rowBlocks()[r];
-    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto Ar = ws.rowBlockRows(r);
     VectorXd xl(Ar.cols());
     int col = 0;
     for (int bi : scene.model.rowBlockBodies(r)) {

@@ -12,8 +12,7 @@ namespace {
 
 using test::Oscillators;
 
-/// Max-norm error of (q, v) against the exact solution.
-using test::errorAt;
+using test::errorAt;  // max-norm error of (q, v) against the exact solution
 
 /// Integrates to tEnd with `integ` and returns the final error.
 double errorAtEnd(Oscillators& sys, Integrator& integ, double tEnd) {

@@ -18,8 +18,7 @@ namespace {
 
 using test::Oscillators;
 
-/// Max-norm error of (q, v) against the oscillators' exact solution.
-using test::errorAt;
+using test::errorAt;  // max-norm error of (q, v) against the exact solution
 
 /// Integrates to tEnd with `integ` and returns the final state.
 State runTo(DynamicSystem& sys, Integrator& integ, double tEnd) {

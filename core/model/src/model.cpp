@@ -291,14 +291,34 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
   }
   ws.Q = VectorXd::Zero(n_);
   int largest = 0;
-  for (const auto& sl : slots_) ws.bodyM_.push_back(MatrixXd::Zero(sl.size, sl.size)), largest = std::max(largest, sl.size);
-  ws.jqBody_ = MatrixXd::Zero(largest, largest);
-  ws.jvBody_ = ws.jqBody_;
-  for (std::size_t r = 0; r < rows_.size(); ++r) {
+  // the blocks in the order calcBlocks writes them: each body's mass block and internal rows,
+  // then the joints' rows; each block from a cache line on
+  ws.bodyM_.resize(slots_.size());
+  ws.rowA_.resize(rows_.size());
+  std::size_t end = 0;
+  auto place = [&end](ModelWorkspace::Span& b, int rows, int cols) {
+    b = {end, rows, cols};
+    end += (static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) + 7) / 8 * 8;
+  };
+  auto placeRows = [&](std::size_t r) {
     int cols = 0;
     for (int bi : rowBodies_[r]) cols += bi < 0 ? 0 : slots_[static_cast<std::size_t>(bi)].size;
-    ws.rowA_.push_back(MatrixXd::Zero(rows_[r].size, cols));
+    place(ws.rowA_[r], rows_[r].size, cols);
+  };
+  const std::vector<int>& internal = owned_->internalBlockOfSlot;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    place(ws.bodyM_[i], slots_[i].size, slots_[i].size);
+    largest = std::max(largest, slots_[i].size);
+    if (internal[i] >= 0) placeRows(static_cast<std::size_t>(internal[i]));
   }
+  std::vector<char> placed(rows_.size(), 0);
+  for (int r : internal)
+    if (r >= 0) placed[static_cast<std::size_t>(r)] = 1;
+  for (std::size_t r = 0; r < rows_.size(); ++r)
+    if (!placed[r]) placeRows(r);
+  ws.blocks_.assign(end, 0.0);
+  ws.jqBody_ = MatrixXd::Zero(largest, largest);
+  ws.jvBody_ = ws.jqBody_;
   ws.b = VectorXd::Zero(m_);
   ws.rowNorm_ = VectorXd::Zero(m_);
   ws.C = VectorXd::Zero(n_);
@@ -462,14 +482,14 @@ void Model::massAndRowTriplets(const ModelWorkspace& ws, std::vector<Eigen::Trip
                                std::vector<Eigen::Triplet<double>>& A) const {
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const BodySlot& sl = slots_[i];
-    const MatrixXd& B = ws.bodyM_[i];
+    const auto B = ws.bodyMass(i);
     const bool full = fullBlock(B.rows(), B.cols());
     for (Eigen::Index c = 0; c < B.cols(); ++c)
       for (Eigen::Index r = 0; r < B.rows(); ++r)
         if (full || B(r, c) != 0) M.emplace_back(sl.offset + static_cast<int>(r), sl.offset + static_cast<int>(c), B(r, c));
   }
   for (std::size_t r = 0; r < rows_.size(); ++r) {
-    const MatrixXd& B = ws.rowA_[r];
+    const auto B = ws.rowBlockRows(r);
     int k = 0;  // local columns: the bodies' coordinates in order (ground: none)
     for (int bi : rowBodies_[r]) {
       if (bi < 0) continue;
@@ -526,8 +546,8 @@ void Model::calcConstraints(const State& s, ModelWorkspace& ws) const {
 }
 
 namespace {
-/// Blocks ahead whose storage calcBodyBlocks/calcRowBlocks request for writing: each block is
-/// its own heap block, and on a large model it left the cache since the last evaluation.
+/// Blocks ahead whose storage calcBodyBlocks/calcRowBlocks request for writing: on a large model
+/// it left the cache since the last evaluation.
 constexpr std::size_t kWritePrefetchAhead = 4;
 /// Smaller models stay in the cache: no hints (sparse_kernels.hpp, kPrefetchMinBlocks).
 constexpr std::size_t kWritePrefetchMinBlocks = 1024;
@@ -535,7 +555,7 @@ constexpr std::size_t kWritePrefetchMinBlocks = 1024;
 std::size_t prefetchEnd(std::size_t count) {
   return count >= kWritePrefetchMinBlocks ? count - kWritePrefetchAhead : 0;
 }
-void prefetchForWrite(const MatrixXd& block) {
+void prefetchForWrite(const ModelWorkspace::BlockView& block) {
   const char* c = reinterpret_cast<const char*>(block.data());
   const char* end = reinterpret_cast<const char*>(block.data() + block.size());
   for (; c < end; c += 64) __builtin_prefetch(c, 1, 3);
@@ -544,7 +564,7 @@ void prefetchForWrite(const MatrixXd& block) {
 /// summed column by column in locals (through memory every addition waited on a store-to-load
 /// forward), blocks of 1 to 3 rows and rigid3d's column counts (7: one body, 14: a joint of
 /// two) fully unrolled. Run while the block is in the cache from its evaluation.
-void storeRowNorms(const MatrixXd& A, double* out) {
+void storeRowNorms(const ModelWorkspace::BlockView& A, double* out) {
   const auto k = static_cast<int>(A.rows()), nc = static_cast<int>(A.cols());
   auto norms = [&](auto KC) {
     constexpr int K = decltype(KC)::value;
@@ -580,7 +600,7 @@ void Model::calcBodyBlock(std::size_t i, const State& s, ModelWorkspace& ws, dou
   if (sl.size == 0) return;
   const auto q = s.q.segment(sl.offset, sl.size);
   const auto v = s.v.segment(sl.offset, sl.size);
-  MatrixXd& Mb = ws.bodyM_[i];
+  auto Mb = ws.block(ws.bodyM_[i]);
   sl.body->calcMassMatrix(s.t, q, Mb);
   for (Eigen::Index k = 0; k < Mb.rows(); ++k) diagMax = std::max(diagMax, std::abs(Mb(k, k)));
   sl.body->calcForces(s.t, q, v, ws.Q.segment(sl.offset, sl.size));
@@ -590,7 +610,7 @@ void Model::calcBodyBlock(std::size_t i, const State& s, ModelWorkspace& ws, dou
 void Model::calcRowBlock(std::size_t r, const State& s, ModelWorkspace& ws) const {
   const RowBlock& rb = rows_[r];
   const int j = owned_->blockConstraint[r];
-  MatrixXd& Ar = ws.rowA_[r];
+  auto Ar = ws.block(ws.rowA_[r]);
   if (j < 0) {
     const BodySlot& sl = slots_[static_cast<std::size_t>(rowBodies_[r][0])];
     Ar.setZero();
@@ -605,7 +625,7 @@ void Model::calcRowBlock(std::size_t r, const State& s, ModelWorkspace& ws) cons
     // zeroed here too (a joint made of primitives zeroes its rows once itself)
     rb.constraint->calcAccelerationRows(LocalState{s.t, l.views}, Ar, ws.b.segment(rb.row, rb.size));
   }
-  storeRowNorms(Ar, ws.rowNorm_.data() + rb.row);
+  storeRowNorms(ws.rowBlockRows(r), ws.rowNorm_.data() + rb.row);
 }
 
 void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
@@ -615,7 +635,7 @@ void Model::calcBodyBlocks(const State& s, ModelWorkspace& ws) const {
   double diagMax = 0;
   const std::size_t ahead = prefetchEnd(slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (i < ahead) prefetchForWrite(ws.bodyM_[i + kWritePrefetchAhead]);
+    if (i < ahead) prefetchForWrite(ws.bodyMass(i + kWritePrefetchAhead));
     calcBodyBlock(i, s, ws, diagMax);
   }
   ws.massDiagMax_ = diagMax;
@@ -627,7 +647,7 @@ void Model::calcRowBlocks(const State& s, ModelWorkspace& ws) const {
   JOINERY_ASSERT(ws.rowA_.size() == rows_.size() && ws.b.size() == m_, "workspace made for another model");
   const std::size_t ahead = prefetchEnd(rows_.size());
   for (std::size_t r = 0; r < rows_.size(); ++r) {
-    if (r < ahead) prefetchForWrite(ws.rowA_[r + kWritePrefetchAhead]);
+    if (r < ahead) prefetchForWrite(ws.rowBlockRows(r + kWritePrefetchAhead));
     calcRowBlock(r, s, ws);
   }
 }
@@ -644,9 +664,9 @@ void Model::calcBlocks(const State& s, ModelWorkspace& ws) const {
   const std::size_t ahead = prefetchEnd(slots_.size());
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (i < ahead) {
-      prefetchForWrite(ws.bodyM_[i + kWritePrefetchAhead]);
+      prefetchForWrite(ws.bodyMass(i + kWritePrefetchAhead));
       const int ri = internal[i + kWritePrefetchAhead];
-      if (ri >= 0) prefetchForWrite(ws.rowA_[static_cast<std::size_t>(ri)]);
+      if (ri >= 0) prefetchForWrite(ws.rowBlockRows(static_cast<std::size_t>(ri)));
     }
     calcBodyBlock(i, s, ws, diagMax);
     if (internal[i] >= 0) calcRowBlock(static_cast<std::size_t>(internal[i]), s, ws);
@@ -657,7 +677,7 @@ void Model::calcBlocks(const State& s, ModelWorkspace& ws) const {
   const std::size_t joints = owned_->jointBlocks;
   const std::size_t jointAhead = prefetchEnd(joints);
   for (std::size_t r = 0; r < joints; ++r) {
-    if (r < jointAhead) prefetchForWrite(ws.rowA_[r + kWritePrefetchAhead]);
+    if (r < jointAhead) prefetchForWrite(ws.rowBlockRows(r + kWritePrefetchAhead));
     calcRowBlock(r, s, ws);
   }
 }
@@ -687,12 +707,12 @@ void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) c
     if (j < 0) {
       // internal constraints are scleronomic: psi = A_int q' (rows into the block storage)
       const BodySlot& sl = slotOf(*rb.body);
-      MatrixXd& Ab = ws.rowA_[r];
+      auto Ab = ws.block(ws.rowA_[r]);
       Ab.setZero();
       rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size),
                                        s.v.segment(sl.offset, sl.size), Ab,
                                        ws.b.segment(rb.row, rb.size));
-      storeRowNorms(Ab, ws.rowNorm_.data() + rb.row);  // the blocks and their norms stay one
+      storeRowNorms(ws.rowBlockRows(r), ws.rowNorm_.data() + rb.row);  // the blocks and their norms stay one
       psi.segment(rb.row, rb.size).noalias() = Ab * s.v.segment(sl.offset, sl.size);
       continue;
     }

@@ -53,7 +53,7 @@ void StructuredPath::validateBlocks(const SystemContext& ctx, const VectorXd& b)
   const SolverTolerances& tol = ctx.solver.tolerances();
   if (!ws.Q.allFinite() || !b.allFinite()) return;
   for (std::size_t i = 0; i < ctx.model.bodySlots().size(); ++i) {
-    const MatrixXd& Mb = ws.bodyMass(i);
+    const auto Mb = ws.bodyMass(i);
     if (Mb.size() == 0) continue;
     const double scale = std::max(1e-300, Mb.cwiseAbs().maxCoeff());
     if (!Mb.allFinite() || (Mb - Mb.transpose()).cwiseAbs().maxCoeff() > tol.symmetry * scale) return;
@@ -226,7 +226,7 @@ void StructuredPath::solveComponentsDense(const SystemContext& ctx, const State&
   for (std::size_t r = 0; r < blocks.size(); ++r) {
     const RowBlock& rb = blocks[r];
     if (rb.size == 0 || !chosen(kkt_.rowComponent(rb.row))) continue;
-    const MatrixXd& Ar = ctx.ws.rowBlockRows(r);
+    const auto Ar = ctx.ws.rowBlockRows(r);
     int col = 0;
     for (int bi : model.rowBlockBodies(r)) {
       if (bi < 0) continue;

@@ -78,16 +78,16 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
         if (jobB_) loadNodeRhs(nd);
         // only the lower triangle of a diagonal block is read: every entry of it is written,
         // no zero fill
-        const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
-        const MatrixXd* Ai = nd.internalBlock < 0 ? nullptr : &ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
+        const auto Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+        const double* ai =
+            nd.internalBlock < 0 ? nullptr : ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock)).data();
         const double* sci = rowScale_.data() + nd.rowOffset;
         // rigid3d (7 coordinates and 1 internal row) with both sizes fixed
-        if (nd.nq == 7 && nd.nr == 1 && Ai)
-          bodyDiagonal<7, 1>(T, Mb.data(), Ai->data(), sci, rho, delta);
+        if (nd.nq == 7 && nd.nr == 1 && ai)
+          bodyDiagonal<7, 1>(T, Mb.data(), ai, sci, rho, delta);
         else
           withCoords(nd.nq, [&](auto NQC) {
-            bodyDiagonal<decltype(NQC)::value, 0>(T, Mb.data(), Ai ? Ai->data() : nullptr, sci, rho, delta,
-                                                  nd.nq, Ai ? nd.nr : 0);
+            bodyDiagonal<decltype(NQC)::value, 0>(T, Mb.data(), ai, sci, rho, delta, nd.nq, ai ? nd.nr : 0);
           });
         break;
       }
@@ -106,7 +106,7 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
         const Node& rnd = nodes_[static_cast<std::size_t>(job.node)];
         const Node& bnd = nodes_[static_cast<std::size_t>(job.other)];
         const int sr = rnd.size(), sbRun = bnd.size();
-        const MatrixXd& Ar = ws.rowBlockRows(static_cast<std::size_t>(rnd.index));
+        const auto Ar = ws.rowBlockRows(static_cast<std::size_t>(rnd.index));
         const double* sc = rowScale_.data() + rnd.rowOffset;
         const auto ldA = static_cast<int>(Ar.rows());
         const double* a0 = Ar.data() + static_cast<std::ptrdiff_t>(job.col) * ldA;
@@ -169,7 +169,7 @@ void BlockKkt::addPenalizedRows(const ModelWorkspace& ws, double rho) {
     if (!penalized_[r] || rn < 0 || nodes_[static_cast<std::size_t>(rn)].body) continue;
     const Node& rnd = nodes_[static_cast<std::size_t>(rn)];
     const int sr = rnd.size();
-    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto Ar = ws.rowBlockRows(r);
     const auto& bodies = model.rowBlockBodies(r);
     int col = 0;
     for (std::size_t t = 0; t < bodies.size(); ++t) {
@@ -215,14 +215,14 @@ void BlockKkt::prefetchJobSources(const ModelWorkspace& ws, std::size_t p) const
     const AsmJob& job = jobs_[static_cast<std::size_t>(jb)];
     const Node& nd = nodes_[static_cast<std::size_t>(job.node)];
     if (job.kind == AsmJob::BodyDiagonal) {
-      const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+      const auto Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
       prefetchLines(Mb.data(), Mb.size());
       if (nd.internalBlock >= 0) {
-        const MatrixXd& Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
+        const auto Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
         prefetchLines(Ai.data(), Ai.size());
       }
     } else if (job.kind == AsmJob::RowBlockOfBody || job.kind == AsmJob::BodyBlockOfRow) {
-      const MatrixXd& Ar = ws.rowBlockRows(static_cast<std::size_t>(nd.index));
+      const auto Ar = ws.rowBlockRows(static_cast<std::size_t>(nd.index));
       prefetchLines(Ar.data(), Ar.size());
     }
   }

@@ -12,7 +12,8 @@
 namespace joinery::detail {
 /// How far ahead (blocks, or elimination positions) the passes over the workspace's blocks
 /// prefetch them. Those blocks were written a whole pass earlier and, on a large model, have
-/// left the cache; each is its own heap block, out of the hardware prefetcher's sight.
+/// left the cache; the passes that read them in elimination order jump between the bodies'
+/// and the joints' parts of the store, out of the hardware prefetcher's sight.
 inline constexpr std::size_t kPrefetchAhead = 4;
 /// Passes over fewer blocks than this do not prefetch: their blocks (about 3 MB for 1024, at a
 /// rigid3d chain's sizes) are still in the cache, and the hints would only cost instructions

@@ -123,7 +123,7 @@ void BlockKkt::markPenalizedRows(const ModelWorkspace& ws) {
     if (!nd.body) continue;
     MatrixXd Wb = ws.bodyMass(static_cast<std::size_t>(nd.index));
     if (nd.internalBlock >= 0) {
-      const MatrixXd& Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
+      const auto Ai = ws.rowBlockRows(static_cast<std::size_t>(nd.internalBlock));
       for (Eigen::Index i = 0; i < Ai.rows(); ++i) {
         const double nr = Ai.row(i).norm();
         if (nr > 0) Wb += rho * Ai.row(i).transpose() * Ai.row(i) / (nr * nr);
@@ -175,7 +175,7 @@ std::vector<std::vector<int>> BlockKkt::orderElimination(const ModelWorkspace& w
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int rn = rowNode_[r];
     if (rn < 0 || nodes_[static_cast<std::size_t>(rn)].body) continue;
-    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto Ar = ws.rowBlockRows(r);
     std::vector<int> bn;
     int col = 0;
     for (int bi : model.rowBlockBodies(r)) {

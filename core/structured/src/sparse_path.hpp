@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "joinery/core/model.hpp"
+#include "joinery/core/large_pages.hpp"
 #include "joinery/core/types.hpp"
 
 namespace joinery::detail {
@@ -214,9 +215,9 @@ class BlockKkt {
   std::vector<char> compFailed_;      // per component: the last factorization failed
   bool anyFailed_ = false;
   std::vector<double> compResidual_, compRhs_, compX_;
-  std::vector<double> val_;           // all blocks (diagonal ones packed lower)
+  LargePageVector<double> val_;       // all blocks (diagonal ones packed lower)
   std::vector<double> work_;          // scratch of the largest node's size (ldltDiagonal)
-  std::vector<double> dinv_, dpiv_;   // per variable (permuted): 1 / pivot, pivot
+  LargePageVector<double> dinv_, dpiv_;  // per variable (permuted): 1 / pivot, pivot
   VectorXd rowScale_, bs_, z_, y_, res_, mu_, rx_, xk_;
   long long fillBlocks_ = 0;
   int totalVars_ = 0;

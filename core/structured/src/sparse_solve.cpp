@@ -145,10 +145,10 @@ void BlockKkt::forEachRowProduct(const ModelWorkspace& ws, const VectorXd& x, St
   const std::size_t ahead = rows.size() >= kPrefetchMinBlocks ? rows.size() - kPrefetchAhead : 0;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     if (r < ahead) {
-      const MatrixXd& Ap = ws.rowBlockRows(r + kPrefetchAhead);
+      const auto Ap = ws.rowBlockRows(r + kPrefetchAhead);
       prefetchLines(Ap.data(), Ap.size());
     }
-    const MatrixXd& Ar = ws.rowBlockRows(r);
+    const auto Ar = ws.rowBlockRows(r);
     const int k = rows[r].size;
     const int row0 = rows[r].row;
     // column by column (the rows are column-major), the sums in locals for blocks of up to 3
@@ -218,7 +218,7 @@ void BlockKkt::residual(const ModelWorkspace& ws, const VectorXd* q) {
     if (q) rx_ = *q; else rx_.setZero();
     for (const Node& nd : nodes_) {
       if (!nd.body) continue;
-      const MatrixXd& Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
+      const auto Mb = ws.bodyMass(static_cast<std::size_t>(nd.index));
       for (int c = 0; c < nd.nq; ++c) {
         const double xc = xk_(nd.qOffset + c);
         if (xc == 0) continue;
@@ -226,7 +226,7 @@ void BlockKkt::residual(const ModelWorkspace& ws, const VectorXd* q) {
       }
     }
     for (std::size_t r = 0; r < rows.size(); ++r) {
-      const MatrixXd& Ar = ws.rowBlockRows(r);
+      const auto Ar = ws.rowBlockRows(r);
       const auto& bodies = model.rowBlockBodies(r);
       for (int i = 0; i < rows[r].size; ++i) {
         const int g = rows[r].row + i;

@@ -11,6 +11,7 @@
 
 #include "joinery/core/body.hpp"
 #include "joinery/core/constraint.hpp"
+#include "joinery/core/large_pages.hpp"
 #include "joinery/core/state.hpp"
 #include "joinery/core/types.hpp"
 
@@ -44,11 +45,14 @@ class ModelWorkspace {
   VectorXd b;  ///< m
   VectorXd C;  ///< n
 
+  /// A block of the block evaluation: column-major, a view into the workspace's one store.
+  using BlockView = Eigen::Map<const MatrixXd, Eigen::Aligned16>;
   /// Block evaluation (Model::calcBodyBlocks, Model::calcRowBlocks): the mass block of body i
   /// (Model::bodySlots() order, n_i x n_i) and the local rows of row block r (size x the
-  /// concatenated coordinates of Model::rowBlockBodies(r)).
-  const MatrixXd& bodyMass(std::size_t i) const { return bodyM_[i]; }
-  const MatrixXd& rowBlockRows(std::size_t r) const { return rowA_[r]; }
+  /// concatenated coordinates of Model::rowBlockBodies(r)). Views (valid as long as the
+  /// workspace): bind them by value or `auto`; a `const MatrixXd&` would copy.
+  BlockView bodyMass(std::size_t i) const { return view(bodyM_[i]); }
+  BlockView rowBlockRows(std::size_t r) const { return view(rowA_[r]); }
   /// The Euclidean norm of every constraint row (m) of the row blocks above, computed by the
   /// evaluation that wrote them (calcRowBlocks, calcBlocks, and calcVelocityErrors for the
   /// internal rows it rewrites) while they are in the cache: the structured solver scales the
@@ -70,9 +74,22 @@ class ModelWorkspace {
     MatrixXd jq, jv;     // local force Jacobians (addAnalyticForceJacobians)
   };
   std::vector<Local> constraints_, forces_;
-  std::vector<MatrixXd> bodyM_;
-  std::vector<VectorXd> bodyQ_;
-  std::vector<MatrixXd> rowA_;  // per row block (block evaluation)
+  /// Where a block sits in blocks_ (offset in doubles, a multiple of 8: each block starts on a
+  /// cache line).
+  struct Span {
+    std::size_t offset = 0;
+    int rows = 0, cols = 0;
+  };
+  BlockView view(const Span& b) const { return BlockView(blocks_.data() + b.offset, b.rows, b.cols); }
+  Eigen::Map<MatrixXd, Eigen::Aligned16> block(const Span& b) {
+    return Eigen::Map<MatrixXd, Eigen::Aligned16>(blocks_.data() + b.offset, b.rows, b.cols);
+  }
+  std::vector<Span> bodyM_;  // per body slot
+  std::vector<Span> rowA_;   // per row block (block evaluation)
+  /// Every block, one after another in the order Model::calcBlocks writes them (each body's
+  /// mass block, then its internal rows; then the joints' rows), on large pages when large:
+  /// an evaluation of a large model streams through them (large_pages.hpp).
+  detail::LargePageVector<double> blocks_;
   VectorXd rowNorm_;            // |row| of every row of rowA_ (m)
   double massDiagMax_ = 0;      // max |M_ii| of bodyM_
   MatrixXd jqBody_, jvBody_;    // a body's own force Jacobians (largest body), for the triplet form
