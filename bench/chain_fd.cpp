@@ -11,8 +11,10 @@
 //   chain_fd --N 64 [--model chain|tree|fourbar] [--depth 6] [--path structured|dense|densemetric]
 //            [--min_s 0.3] [--min_calls 20] [--crank_angle 1.5707963267948966] [--acc_out file]
 // Fields: engine, model, path, N (bodies for the tree; links or cells otherwise), n, m, fd_ns,
-// fd_calls, ns_per_body, heap_bytes_per_body (heap in use by the ModelSystem after its first
-// evaluation, over N), build_s, structured (1 when the structured path answered), tip_acc
+// fd_calls, ns_per_body, heap_bytes_per_body (malloc's heap in use by the ModelSystem after its
+// first evaluation, over N: without separate mappings, such as the large-page arrays of
+// large_pages.hpp or glibc's own for large blocks), rss_bytes_per_body (the process's resident
+// memory grown by the same, over N: every byte touched, mappings included), build_s, structured (1 when the structured path answered), tip_acc
 // (acceleration of the last body's centre, x y z; for the four-bar crank 0's centre).
 // --acc_out: every body's accelerations at the timed state, one line per body in scene order,
 // "ax ay az alpha_x alpha_y alpha_z" (rigid3d: the centre's acceleration in the world frame, the
@@ -20,6 +22,7 @@
 // derivative) or "ax ay alpha" (rigid2d), for the cross-check against Simbody
 // (bench/compare_fd_acc.py).
 #include <malloc.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -29,6 +32,16 @@
 #include "joinery/core/model_system.hpp"
 #include "sparse_path.hpp"
 #include "timing.hpp"
+
+namespace {
+/// The process's resident memory (bytes), from /proc/self/statm.
+long residentBytes() {
+  std::ifstream f("/proc/self/statm");
+  long pages = 0, resident = 0;
+  f >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace joinery;
@@ -72,6 +85,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const auto heap0 = mallinfo2().uordblks;
+  const long rss0 = residentBytes();
   ModelSystem sys(scene.model, opt);
   const State s0 = sys.initialState();
   State a = s0, b = s0;
@@ -83,6 +97,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const auto heap1 = mallinfo2().uordblks;
+  const long rss1 = residentBytes();
   const Eigen::Vector3d tip = fourBar ? Eigen::Vector3d(qdd.segment<3>(0))
                                       : Eigen::Vector3d(qdd.segment<3>(scene.model.bodySlots().back().offset));
   if (!accOut.empty()) {
@@ -116,9 +131,10 @@ int main(int argc, char** argv) {
       minSeconds, minCalls, calls, &cpuNs);
   std::printf(
       "{\"engine\": \"joinery\", \"model\": \"%s\", \"path\": \"%s\", \"N\": %d, \"n\": %d, \"m\": %d, \"fd_ns\": %.6g, \"fd_cpu_ns\": %.6g, "
-      "\"fd_calls\": %ld, \"ns_per_body\": %.6g, \"heap_bytes_per_body\": %.6g, \"build_s\": %.6g, "
+      "\"fd_calls\": %ld, \"ns_per_body\": %.6g, \"heap_bytes_per_body\": %.6g, \"rss_bytes_per_body\": %.6g, \"build_s\": %.6g, "
       "\"structured\": %d, \"tip_acc\": [%.15g, %.15g, %.15g]}\n",
       modelName.c_str(), pathName.c_str(), tree ? bodies : N, sys.numCoordinates(), sys.numConstraintRows(), ns, cpuNs,
-      calls, ns / bodies, static_cast<double>(heap1 - heap0) / bodies, build, structured ? 1 : 0, tip.x(), tip.y(), tip.z());
+      calls, ns / bodies, static_cast<double>(heap1 - heap0) / bodies,
+      static_cast<double>(rss1 - rss0) / bodies, build, structured ? 1 : 0, tip.x(), tip.y(), tip.z());
   return 0;
 }

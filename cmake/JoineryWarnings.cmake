@@ -17,6 +17,12 @@ function(joinery_configure_target tgt)
       target_compile_options(${tgt} PRIVATE -Wno-error=maybe-uninitialized)
     endif()
   endif()
+  # In a unity build GCC sees each combined .cpp as an included file and warns when a class
+  # defined in one holds a type from an anonymous namespace (-Wsubobject-linkage, meant for
+  # headers); the combined files are still one translation unit, so it is no fault there.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_UNITY_BUILD)
+    target_compile_options(${tgt} PRIVATE -Wno-subobject-linkage)
+  endif()
   if(JOINERY_WERROR)
     target_compile_options(${tgt} PRIVATE -Werror)
   endif()

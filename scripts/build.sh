@@ -12,6 +12,12 @@ if [ "${JOINERY_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR="$root"
 fi
+# JOINERY_UNITY=1: a unity build (CMake combines a target's files in batches), as CI's release
+# pass does to fit its time when nothing is in ccache; the default build compiles file by file
+unity=(-DCMAKE_UNITY_BUILD=OFF)
+if [ "${JOINERY_UNITY:-0}" = 1 ]; then
+  unity=(-DCMAKE_UNITY_BUILD=ON)
+fi
 # warnings are errors in every scripted and CI build (JOINERY_WERROR=OFF after it to override)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "${launcher[@]}" "$@" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "${launcher[@]}" "${unity[@]}" "$@" >/dev/null
 cmake --build "$build" -j "$jobs"
