@@ -64,14 +64,14 @@ struct LargePageAllocator {
 #endif
     return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kLineBytes}));
   }
-  void deallocate(T* p, std::size_t n) noexcept {
+  void deallocate(T* p, [[maybe_unused]] std::size_t n) noexcept {
 #if defined(__linux__) && !defined(JOINERY_LARGE_PAGES_OFF)
     if (n * sizeof(T) >= kLargePageBytes) {
       ::munmap(p, rounded(n * sizeof(T)));
       return;
     }
 #endif
-    ::operator delete(p, n * sizeof(T), std::align_val_t{kLineBytes});
+    ::operator delete(p, std::align_val_t{kLineBytes});  // unsized: clang leaves sized delete off
   }
   friend bool operator==(const LargePageAllocator&, const LargePageAllocator&) noexcept { return true; }
 
