@@ -18,6 +18,12 @@ unity=(-DCMAKE_UNITY_BUILD=OFF)
 if [ "${JOINERY_UNITY:-0}" = 1 ]; then
   unity=(-DCMAKE_UNITY_BUILD=ON)
 fi
+# JOINERY_BENCH=0: without the benchmark programs of bench/ (CI's release pass: they are not
+# tests, and with nothing in ccache they cost 1.6 of its minutes; docs/testing.md)
+bench=()
+if [ "${JOINERY_BENCH:-1}" = 0 ]; then
+  bench=(-DJOINERY_BUILD_BENCH=OFF)
+fi
 # warnings are errors in every scripted and CI build (JOINERY_WERROR=OFF after it to override)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "${launcher[@]}" "${unity[@]}" "$@" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "${launcher[@]}" "${unity[@]}" "${bench[@]}" "$@" >/dev/null
 cmake --build "$build" -j "$jobs"
