@@ -10,6 +10,7 @@
 #include "joinery/core/expression.hpp"
 #include "joinery/core/scene.hpp"
 #include "run_command.hpp"
+#include "temp_files.hpp"
 
 using joinery::test::runCommand;
 namespace fs = std::filesystem;
@@ -17,21 +18,18 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path tempDir() {
-  const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_hostile";
+  const fs::path d = joinery::test::tempFolder("joinery_test_hostile");
   fs::create_directories(d / "inner");
   return d;
 }
 
-std::string write(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-  return path.string();
-}
+using joinery::test::writeText;
 
 const char* kParticle = R"("bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1}])";
 }  // namespace
 
 TEST_CASE("hostile: a matrix problem with a duplicate key is invalid input, like a scene", "[hostile]") {
-  const auto file = write(tempDir() / "dup.json", R"({"joinery": 1, "joinery": 1, "coordinates": ["x"],
+  const auto file = writeText(tempDir() / "dup.json", R"({"joinery": 1, "joinery": 1, "coordinates": ["x"],
       "M": [[1]], "Q": [0]})");
   const auto r = runCommand(kExe + " solve " + file);
   CHECK(r.exitCode == 2);
@@ -42,7 +40,7 @@ TEST_CASE("hostile: a matrix problem with a duplicate key is invalid input, like
 TEST_CASE("hostile: a sample interval that would never end is refused before the run", "[hostile]") {
   for (const char* interval : {"1e-9", "5e-324"}) {
     INFO(interval);
-    const auto file = write(tempDir() / "interval.json", std::string(R"({"joinery": 1, )") + kParticle +
+    const auto file = writeText(tempDir() / "interval.json", std::string(R"({"joinery": 1, )") + kParticle +
                                                             R"(, "simulation": {"t_end": 1, "output_interval": )" +
                                                             interval + "}}");
     const fs::path out = tempDir() / "interval.csv";
@@ -56,13 +54,13 @@ TEST_CASE("hostile: a sample interval that would never end is refused before the
 TEST_CASE("hostile: includes are bounded, must be regular files, and are never quoted", "[hostile]") {
   const fs::path d = tempDir();
   // a device: reading /dev/zero never ends
-  auto scene = write(d / "dev.json", std::string(R"({"joinery": 1, "include": ["/dev/zero"], )") + kParticle + "}");
+  auto scene = writeText(d / "dev.json", std::string(R"({"joinery": 1, "include": ["/dev/zero"], )") + kParticle + "}");
   auto r = runCommand(kExe + " check " + scene);
   CHECK(r.exitCode == 2);
   CHECK(r.output.find("not a regular file") != std::string::npos);
   // a file that is not JSON: the error names the file and position, not what it holds
-  write(d / "secret.txt", "root:SECRET-PASSWORD-HASH:19000:0:99999:7:::\n");
-  scene = write(d / "secret.json", std::string(R"({"joinery": 1, "include": ["secret.txt"], )") + kParticle + "}");
+  writeText(d / "secret.txt", "root:SECRET-PASSWORD-HASH:19000:0:99999:7:::\n");
+  scene = writeText(d / "secret.json", std::string(R"({"joinery": 1, "include": ["secret.txt"], )") + kParticle + "}");
   r = runCommand(kExe + " check " + scene);
   CHECK(r.exitCode == 2);
   CHECK(r.output.find("secret.txt") != std::string::npos);
@@ -73,7 +71,7 @@ TEST_CASE("hostile: includes are bounded, must be regular files, and are never q
     std::ofstream big(d / "big.json", std::ios::binary);
     big << R"({"joinery": 1, "components": {}, "description": ")" << std::string(17u << 20, 'a') << "\"}";
   }
-  scene = write(d / "big_scene.json", std::string(R"({"joinery": 1, "include": ["big.json"], )") + kParticle + "}");
+  scene = writeText(d / "big_scene.json", std::string(R"({"joinery": 1, "include": ["big.json"], )") + kParticle + "}");
   r = runCommand(kExe + " check " + scene);
   CHECK(r.exitCode == 2);
   CHECK(r.output.find("the limit is 16777216 bytes") != std::string::npos);
@@ -82,7 +80,7 @@ TEST_CASE("hostile: includes are bounded, must be regular files, and are never q
 
 TEST_CASE("hostile: includes can be confined to the scene's folder", "[hostile]") {
   const fs::path d = tempDir();
-  write(d / "lib.json", R"({"joinery": 1, "components": {}})");
+  writeText(d / "lib.json", R"({"joinery": 1, "components": {}})");
   const auto scene = nlohmann::json::parse(std::string(R"({"joinery": 1, "include": ["../lib.json"], )") + kParticle + "}");
   const std::string file = (d / "inner" / "scene.json").string();
   CHECK_NOTHROW(joinery::sceneFromJson(scene, file));  // the format allows ../ by default
@@ -107,9 +105,9 @@ TEST_CASE("hostile: includes can be confined to the scene's folder", "[hostile]"
 
 TEST_CASE("hostile: the command line confines includes for every command", "[hostile]") {
   const fs::path d = tempDir();
-  write(d / "lib.json", R"({"joinery": 1, "components": {}})");
+  writeText(d / "lib.json", R"({"joinery": 1, "components": {}})");
   const std::string scene =
-      write(d / "inner" / "up.json", std::string(R"({"joinery": 1, "include": ["../lib.json"], )") + kParticle + "}");
+      writeText(d / "inner" / "up.json", std::string(R"({"joinery": 1, "include": ["../lib.json"], )") + kParticle + "}");
   CHECK(runCommand(kExe + " check " + scene).exitCode == 0);  // ../ is allowed by default
   const auto refused = runCommand(kExe + " --confine-includes check " + scene);
   CHECK(refused.exitCode == 2);
@@ -125,7 +123,7 @@ TEST_CASE("hostile: the command line confines includes for every command", "[hos
 }
 
 TEST_CASE("hostile: escape sequences in a scene never reach the terminal raw", "[hostile]") {
-  const auto scene = write(tempDir() / "escape.json", R"({"joinery": 1, "bodies": [{"name": "p", "type": "particle",
+  const auto scene = writeText(tempDir() / "escape.json", R"({"joinery": 1, "bodies": [{"name": "p", "type": "particle",
       "dim": 1, "mass": 1}], "joints": [{"name": "j", "type": "revolute2d", "body1": "\u001b[2J\u001b[31mevil",
       "point1": [0, 0], "body2": "p", "point2": [0, 0]}]})");
   const auto r = runCommand(kExe + " check " + scene);
@@ -142,7 +140,7 @@ TEST_CASE("hostile: a 26 000-character name in an expression is an error at its 
   for (const std::size_t length : {std::size_t{26000}, std::size_t{9000}}) {
     INFO(length);
     const std::string name(length, 'a');
-    const auto file = write(tempDir() / "long_name.json",
+    const auto file = writeText(tempDir() / "long_name.json",
                             std::string(R"({"joinery": 1, )") + kParticle +
                                 R"(, "forces": [{"name": "f", "type": "generalized", "coordinate": "p.x", "value": ")" +
                                 name + R"(.x"}]})");
@@ -163,7 +161,7 @@ TEST_CASE("hostile: a 26 000-character name in an expression is an error at its 
 TEST_CASE("hostile: the sample and step limits are settable from the command line", "[hostile]") {
   // issue 22: the limits were settable only through the C++ RunOptions; an adaptive run had no
   // step limit at all. 1 s at 0.01 s is 100 samples.
-  const auto file = write(tempDir() / "limits.json", std::string(R"({"joinery": 1, )") + kParticle +
+  const auto file = writeText(tempDir() / "limits.json", std::string(R"({"joinery": 1, )") + kParticle +
                                                         R"(, "simulation": {"t_end": 1, "output_interval": 0.01,
                                                            "integrator": "dopri5", "rtol": 1e-10, "atol": 1e-12}})");
   const fs::path out = tempDir() / "limits.csv";

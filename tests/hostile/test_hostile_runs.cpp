@@ -19,29 +19,14 @@
 #include <vector>
 
 #include "run_command.hpp"
+#include "temp_files.hpp"
 
 using joinery::test::runCommand;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path runsTempDir() {
-  const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_hostile_runs";
-  fs::create_directories(d);
-  return d;
-}
-
-std::string runsWrite(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-  return path.string();
-}
-
-std::string readAll(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+fs::path runsTempDir() { return joinery::test::tempFolder("joinery_test_hostile_runs"); }
 
 /// A pendulum (the bundled example's model) that runs for `tEnd` seconds of model time.
 std::string pendulum(double tEnd, double interval) {
@@ -99,7 +84,7 @@ std::size_t fields(const std::string& line) { return static_cast<std::size_t>(st
 /// Every row has the header's number of fields, all numbers, t strictly increasing, and the
 /// file ends with a newline (no torn last row). Returns the number of rows.
 std::size_t checkWellFormedCsv(const fs::path& path) {
-  const std::string text = readAll(path);
+  const std::string text = joinery::test::readText(path);
   REQUIRE(!text.empty());
   CHECK(text.back() == '\n');
   const auto ls = lines(text);
@@ -120,7 +105,7 @@ std::size_t checkWellFormedCsv(const fs::path& path) {
 }
 
 std::size_t countLines(const fs::path& path) {
-  const std::string text = readAll(path);
+  const std::string text = joinery::test::readText(path);
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 }  // namespace
@@ -128,7 +113,7 @@ std::size_t countLines(const fs::path& path) {
 TEST_CASE("hostile: SIGTERM or SIGINT stops a run cleanly; its CSV and summary are kept", "[hostile][signal]") {
   const fs::path d = runsTempDir();
   // about 2 000 000 samples of a tightly integrated pendulum: minutes, unless stopped
-  const std::string scene = runsWrite(d / "long.json", pendulum(1e5, 0.05));
+  const std::string scene = joinery::test::writeText(d / "long.json", pendulum(1e5, 0.05));
   for (const int sig : {SIGTERM, SIGINT}) {
     INFO("signal " << sig);
     const fs::path out = d / "long.csv", summary = d / "long_summary.json", err = d / "long.err";
@@ -143,7 +128,7 @@ TEST_CASE("hostile: SIGTERM or SIGINT stops a run cleanly; its CSV and summary a
     REQUIRE(countLines(partial) >= 51);
     ::kill(pid, sig);
     const int status = waitExit(pid, 30);
-    const std::string msg = readAll(err);
+    const std::string msg = joinery::test::readText(err);
     INFO(msg);
     CHECK(status == 128 + sig);  // the documented status: 143 for SIGTERM, 130 for SIGINT
     CHECK(msg.find(sig == SIGTERM ? "SIGTERM received" : "SIGINT received") != std::string::npos);
@@ -152,7 +137,7 @@ TEST_CASE("hostile: SIGTERM or SIGINT stops a run cleanly; its CSV and summary a
     CHECK_FALSE(fs::exists(partial));  // renamed into place
     const std::size_t rows = checkWellFormedCsv(out);
     CHECK(rows >= 50);
-    const auto j = nlohmann::json::parse(readAll(summary));
+    const auto j = nlohmann::json::parse(joinery::test::readText(summary));
     CHECK(j["outcome"] == "stopped");
     CHECK(j["samples"].get<std::size_t>() == rows);  // every sample counted is in the file
   }
@@ -161,8 +146,8 @@ TEST_CASE("hostile: SIGTERM or SIGINT stops a run cleanly; its CSV and summary a
 TEST_CASE("hostile: an output that is the input is refused before anything is written", "[hostile]") {
   const fs::path d = runsTempDir();
   fs::create_directories(d / "sub");
-  const std::string scene = runsWrite(d / "self.json", pendulum(0.1, 0.01));
-  const std::string before = readAll(scene);
+  const std::string scene = joinery::test::writeText(d / "self.json", pendulum(0.1, 0.01));
+  const std::string before = joinery::test::readText(scene);
   fs::remove(d / "link.json");
   fs::create_symlink(d / "self.json", d / "link.json");
   const std::vector<std::string> spellings = {scene, (d / "sub" / ".." / "self.json").string(), (d / "link.json").string()};
@@ -175,23 +160,23 @@ TEST_CASE("hostile: an output that is the input is refused before anything is wr
       const auto r = runCommand(kExe + cmd);
       CHECK(r.exitCode == 2);
       CHECK(r.output.find("is the input file") != std::string::npos);
-      CHECK(readAll(scene) == before);
+      CHECK(joinery::test::readText(scene) == before);
     }
   }
   // a study's table over the study file
-  const std::string study = runsWrite(d / "study.json", R"({"joinery": 1, "scene": "self.json",
+  const std::string study = joinery::test::writeText(d / "study.json", R"({"joinery": 1, "scene": "self.json",
       "design": {"type": "list", "cases": [{}]}, "collect": ["steps"]})");
-  const std::string studyBefore = readAll(study);
+  const std::string studyBefore = joinery::test::readText(study);
   const auto r = runCommand(kExe + " study " + study + " -o " + (d / "sub" / ".." / "study.json").string());
   CHECK(r.exitCode == 2);
   CHECK(r.output.find("is the input file") != std::string::npos);
-  CHECK(readAll(study) == studyBefore);
+  CHECK(joinery::test::readText(study) == studyBefore);
 }
 
 TEST_CASE("hostile: a full disk is a clear error and a non-zero exit, never success", "[hostile]") {
   if (!fs::exists("/dev/full")) return;  // Linux's always-full device
   const fs::path d = runsTempDir();
-  const std::string scene = runsWrite(d / "full.json", pendulum(0.5, 0.01));
+  const std::string scene = joinery::test::writeText(d / "full.json", pendulum(0.5, 0.01));
   auto r = runCommand(kExe + " simulate " + scene + " -o /dev/full");
   CHECK(r.exitCode == 5);
   CHECK(r.output.find("cannot write the CSV header to /dev/full: No space left on device") != std::string::npos);
@@ -207,13 +192,13 @@ TEST_CASE("hostile: a full disk is a clear error and a non-zero exit, never succ
 
 TEST_CASE("hostile: the disk filling up mid-run leaves whole rows only and fails the run", "[hostile]") {
   const fs::path d = runsTempDir();
-  const std::string scene = runsWrite(d / "fill.json", pendulum(20, 0.001));  // ~20 000 rows, ~2 MB
+  const std::string scene = joinery::test::writeText(d / "fill.json", pendulum(20, 0.001));  // ~20 000 rows, ~2 MB
   const fs::path out = d / "fill.csv", err = d / "fill.err";
   fs::remove(out);
   // every file the run writes is capped at 50 000 bytes: the CSV hits it after a few hundred rows
   const pid_t pid = spawn({kExe, "simulate", scene, "-o", out.string()}, err.string(), 50000);
   const int status = waitExit(pid, 60);
-  const std::string msg = readAll(err);
+  const std::string msg = joinery::test::readText(err);
   INFO(msg);
   CHECK(status == 5);
   CHECK(msg.find("cannot write a sample to " + out.string() + ".partial: File too large") != std::string::npos);
@@ -226,15 +211,15 @@ TEST_CASE("hostile: the disk filling up mid-run leaves whole rows only and fails
 TEST_CASE("hostile: a run that writes nothing leaves an existing output untouched", "[hostile]") {
   const fs::path d = runsTempDir();
   // a massless particle with no constraint: its acceleration is undetermined (ill posed)
-  const std::string scene = runsWrite(d / "ill.json", R"({"joinery": 1,
+  const std::string scene = joinery::test::writeText(d / "ill.json", R"({"joinery": 1,
     "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 0}],
     "simulation": {"t_end": 1, "output_interval": 0.1}})");
   const fs::path out = d / "previous.csv";
-  runsWrite(out, "t,p.x\n0,1\n");
+  joinery::test::writeText(out, "t,p.x\n0,1\n");
   const auto r = runCommand(kExe + " simulate " + scene + " -o " + out.string());
   CHECK(r.exitCode == 3);
   CHECK(r.output.find("no sample was written; " + out.string() + " was not touched") != std::string::npos);
-  CHECK(readAll(out) == "t,p.x\n0,1\n");
+  CHECK(joinery::test::readText(out) == "t,p.x\n0,1\n");
   CHECK_FALSE(fs::exists(out.string() + ".partial"));
   // an output folder that does not exist: an error before the run
   const auto r2 = runCommand(kExe + " simulate " + scene + " -o " + (d / "no" / "such" / "x.csv").string());
@@ -245,17 +230,17 @@ TEST_CASE("hostile: a run that writes nothing leaves an existing output untouche
 TEST_CASE("hostile: an output through a symbolic link replaces the file it points to, not the link",
           "[hostile]") {
   const fs::path d = runsTempDir();
-  const std::string scene = runsWrite(d / "short.json", pendulum(0.05, 0.01));
+  const std::string scene = joinery::test::writeText(d / "short.json", pendulum(0.05, 0.01));
   fs::create_directories(d / "results");
   const fs::path real = d / "results" / "run.csv";
-  runsWrite(real, "old\n");
+  joinery::test::writeText(real, "old\n");
   const fs::path link = d / "latest.csv";
   fs::remove(link);
   fs::create_symlink(fs::path("results") / "run.csv", link);  // relative, as users make them
   const auto r = runCommand(kExe + " simulate " + scene + " -o " + link.string());
   REQUIRE(r.exitCode == 0);
   CHECK(fs::is_symlink(fs::symlink_status(link)));  // still a link, not replaced by a file
-  const std::string text = readAll(real);
+  const std::string text = joinery::test::readText(real);
   CHECK(text.rfind("t,", 0) == 0);  // the run's CSV is in the file the link points to
   CHECK(countLines(real) == 7);     // header + samples at t = 0, 0.01, ..., 0.05
   CHECK_FALSE(fs::exists(real.string() + ".partial"));
@@ -264,9 +249,9 @@ TEST_CASE("hostile: an output through a symbolic link replaces the file it point
 
 TEST_CASE("hostile: SIGTERM stops a study; its table keeps the cases finished", "[hostile][signal]") {
   const fs::path d = runsTempDir();
-  runsWrite(d / "study_scene.json", pendulum(0.1, 0.05));
+  joinery::test::writeText(d / "study_scene.json", pendulum(0.1, 0.05));
   // two short cases, then two that would run for minutes
-  const std::string study = runsWrite(d / "long_study.json", R"({"joinery": 1, "scene": "study_scene.json",
+  const std::string study = joinery::test::writeText(d / "long_study.json", R"({"joinery": 1, "scene": "study_scene.json",
       "design": {"type": "list", "parameters": {"simulation.t_end": [0.1, 0.2, 1e5, 1e5]}},
       "collect": ["steps"]})");
   const fs::path table = d / "long_study.csv", err = d / "long_study.err";
@@ -278,11 +263,11 @@ TEST_CASE("hostile: SIGTERM stops a study; its table keeps the cases finished", 
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the third case is running
   ::kill(pid, SIGTERM);
   const int status = waitExit(pid, 30);
-  const std::string msg = readAll(err);
+  const std::string msg = joinery::test::readText(err);
   INFO(msg);
   CHECK(status == 143);
   CHECK(msg.find("SIGTERM received: stopped; the table keeps the 2 case(s) finished") != std::string::npos);
-  const auto ls = lines(readAll(table));
+  const auto ls = lines(joinery::test::readText(table));
   REQUIRE(ls.size() == 3);
   CHECK(ls[1].rfind("0,", 0) == 0);
   CHECK(ls[2].rfind("1,", 0) == 0);

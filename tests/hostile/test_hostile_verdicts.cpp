@@ -11,22 +11,17 @@
 
 #include "sanitizers.hpp"
 #include "run_command.hpp"
+#include "temp_files.hpp"
 
 using joinery::test::runCommand;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path verdictsTempDir() {
-  const fs::path d = fs::path(joinery_test_tmp_dir()) / "joinery_test_hostile_verdicts";
-  fs::create_directories(d);
-  return d;
-}
+fs::path verdictsTempDir() { return joinery::test::tempFolder("joinery_test_hostile_verdicts"); }
 
 std::string verdictsWrite(const std::string& name, const std::string& text) {
-  const fs::path p = verdictsTempDir() / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p.string();
+  return joinery::test::writeText(verdictsTempDir() / name, text);
 }
 
 const char* kSim = R"("simulation": {"t_end": 0.01, "output_interval": 0.005, "integrator": "dopri5"})";

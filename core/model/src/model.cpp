@@ -311,11 +311,8 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
     largest = std::max(largest, slots_[i].size);
     if (internal[i] >= 0) placeRows(static_cast<std::size_t>(internal[i]));
   }
-  std::vector<char> placed(rows_.size(), 0);
-  for (int r : internal)
-    if (r >= 0) placed[static_cast<std::size_t>(r)] = 1;
-  for (std::size_t r = 0; r < rows_.size(); ++r)
-    if (!placed[r]) placeRows(r);
+  // the joints' row blocks are the first jointBlocks (the bodies' internal ones follow them)
+  for (std::size_t r = 0; r < owned_->jointBlocks; ++r) placeRows(r);
   ws.blocks_.assign(end, 0.0);
   ws.jqBody_ = MatrixXd::Zero(largest, largest);
   ws.jvBody_ = ws.jqBody_;
