@@ -11,6 +11,7 @@
 #include "joinery/core/errors.hpp"
 #include "joinery/core/expression.hpp"
 #include "joinery/core/scene.hpp"
+#include "sanitizers.hpp"
 
 using joinery::Expression;
 using joinery::ExpressionError;
@@ -142,16 +143,22 @@ TEST_CASE("hostile: a nest of atan2 is refused before GiNaC builds its second de
 TEST_CASE("hostile: 100 000 chained parameters load in linear time", "[hostile]") {
   // p_i = p_(i-1) + 1: the quadratic look-ups made this run for hours
   nlohmann::json params = nlohmann::json::object();
+  // under AddressSanitizer 20 000 (100 000 took 28 s there; the quadratic regression would
+  // still take far more than the limit below at 20 000)
+#ifdef JOINERY_TEST_ASAN
+  const int n = 20000;
+#else
   const int n = 100000;
+#endif
   params["p0"] = 1;
   for (int i = 1; i < n; ++i) params["p" + std::to_string(i)] = "p" + std::to_string(i - 1) + " + 1";
   nlohmann::json scene = {{"joinery", 1},
                           {"parameters", params},
-                          {"bodies", {{{"name", "b"}, {"type", "particle"}, {"dim", 1}, {"mass", "p99999"}}}}};
+                          {"bodies", {{{"name", "b"}, {"type", "particle"}, {"dim", 1}, {"mass", "p" + std::to_string(n - 1)}}}}};
   const auto start = std::chrono::steady_clock::now();
   const joinery::Scene s = joinery::sceneFromJson(scene, "chain.json");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK(s.resolved()["bodies"][0]["mass"].get<double>() == Approx(100000.0));
+  CHECK(s.resolved()["bodies"][0]["mass"].get<double>() == Approx(static_cast<double>(n)));
   // not a timing test: a guard against the quadratic regression (hours), generous for sanitizers
   CHECK(seconds < 60);
 }

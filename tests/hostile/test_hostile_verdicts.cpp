@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "sanitizers.hpp"
 #include "run_command.hpp"
@@ -65,9 +66,16 @@ std::vector<Case> cases() {
 TEST_CASE("hostile: check, solve and simulate give the same verdict at every unit scale", "[hostile][verdict]") {
   for (const Case& c : cases()) {
     const std::string file = verdictsWrite("verdict.json", c.json);
-    // the range the issue names (1e-100 to 1e150) in both units, and ordinary ones between
-    for (const double L : {1e-100, 1e-3, 1.0, 1e3, 1e150}) {
-      for (const double m : {1e-100, 1.0, 1e150}) {
+    // the range the issue names (1e-100 to 1e150) in both units, and ordinary ones between;
+    // under AddressSanitizer (each of the 180 processes about ten times slower: 48 s) the
+    // corners of that range and the unit scale, the same code paths
+#ifdef JOINERY_TEST_ASAN
+    const std::vector<double> lengths = {1e-100, 1.0, 1e150}, masses = {1e-100, 1e150};
+#else
+    const std::vector<double> lengths = {1e-100, 1e-3, 1.0, 1e3, 1e150}, masses = {1e-100, 1.0, 1e150};
+#endif
+    for (const double L : lengths) {
+      for (const double m : masses) {
         INFO(c.name << ", L = " << L << ", m = " << m);
         std::ostringstream set;
         set << " --set L=" << L << " --set m=" << m;
