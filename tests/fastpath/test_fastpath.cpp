@@ -63,11 +63,7 @@ std::vector<State> statesOf(const Scene& scene) {
   SimulationSettings set = parseSimulationSettings(scene.simulation);
   // the states of the first 0.2 s; under AddressSanitizer of the first 0.05 s (the dense run of
   // the 40-loop four-bar alone took a minute there; the code paths are the same)
-#ifdef JOINERY_TEST_ASAN
-  set.tEnd = std::min(set.tEnd, 0.05);
-#else
-  set.tEnd = std::min(set.tEnd, 0.2);
-#endif
+  set.tEnd = std::min(set.tEnd, joinery::test::sizeForSanitizers(0.2, 0.05));
   set.outputInterval = set.tEnd / 4;
   MemoryRecorder rec;
   try {
@@ -430,11 +426,7 @@ TEST_CASE("A chain hanging at rest is answered through the structure (b = 0)", "
   // is round-off itself and every such state went to the dense solver (a 1024-link chain hanging
   // still took minutes per evaluation). The free accelerations Q / rho now set the scale.
   // (24 links under AddressSanitizer, where the dense reference of 64 took 28 s)
-#ifdef JOINERY_TEST_ASAN
-  const Scene scene = hangingChain(24);
-#else
-  const Scene scene = hangingChain(64);
-#endif
+  const Scene scene = hangingChain(joinery::test::sizeForSanitizers(64, 24));
   ModelSystem sys(scene.model), dense(scene.model, withPath(EvaluationPath::Dense));
   const State s = sys.initialState();
   VectorXd qdd(sys.numCoordinates()), qref(sys.numCoordinates());

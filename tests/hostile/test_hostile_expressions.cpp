@@ -145,11 +145,7 @@ TEST_CASE("hostile: 100 000 chained parameters load in linear time", "[hostile]"
   nlohmann::json params = nlohmann::json::object();
   // under AddressSanitizer 20 000 (100 000 took 28 s there; the quadratic regression would
   // still take far more than the limit below at 20 000)
-#ifdef JOINERY_TEST_ASAN
-  const int n = 20000;
-#else
-  const int n = 100000;
-#endif
+  const int n = joinery::test::sizeForSanitizers(100000, 20000);
   params["p0"] = 1;
   for (int i = 1; i < n; ++i) params["p" + std::to_string(i)] = "p" + std::to_string(i - 1) + " + 1";
   nlohmann::json scene = {{"joinery", 1},

@@ -69,11 +69,9 @@ TEST_CASE("hostile: check, solve and simulate give the same verdict at every uni
     // the range the issue names (1e-100 to 1e150) in both units, and ordinary ones between;
     // under AddressSanitizer (each of the 180 processes about ten times slower: 48 s) the
     // corners of that range and the unit scale, the same code paths
-#ifdef JOINERY_TEST_ASAN
-    const std::vector<double> lengths = {1e-100, 1.0, 1e150}, masses = {1e-100, 1e150};
-#else
-    const std::vector<double> lengths = {1e-100, 1e-3, 1.0, 1e3, 1e150}, masses = {1e-100, 1.0, 1e150};
-#endif
+    using Values = std::vector<double>;
+    const Values lengths = joinery::test::sizeForSanitizers(Values{1e-100, 1e-3, 1.0, 1e3, 1e150}, Values{1e-100, 1.0, 1e150});
+    const Values masses = joinery::test::sizeForSanitizers(Values{1e-100, 1.0, 1e150}, Values{1e-100, 1e150});
     for (const double L : lengths) {
       for (const double m : masses) {
         INFO(c.name << ", L = " << L << ", m = " << m);

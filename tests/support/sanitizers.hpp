@@ -8,3 +8,17 @@
 #define JOINERY_TEST_ASAN 1
 #endif
 #endif
+
+namespace joinery::test {
+/// The size of a long case's instance: `full` normally, `underAsan` under AddressSanitizer,
+/// where each process and each dense solve is about ten times slower (docs/testing.md: the
+/// release pass runs the full instance; the smaller one goes through the same code paths).
+template <class T>
+T sizeForSanitizers([[maybe_unused]] T full, [[maybe_unused]] T underAsan) {
+#ifdef JOINERY_TEST_ASAN
+  return underAsan;
+#else
+  return full;
+#endif
+}
+}  // namespace joinery::test
