@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
+#include "steady_cli.hpp"
 #include "joinery/analyses/analyses.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/scene.hpp"
@@ -38,7 +39,12 @@ const char* kModesHelp =
     "modal damping ratios and mode shapes by coordinate. Massless directions are condensed\n"
     "out and counted.\n\n"
     "exit status: 0 done, 2 invalid input, 3 massless directions without stiffness (ill posed),\n"
-    "             5 no equilibrium to linearise about (try --at initial)\n\noptions:\n";
+    "             5 no equilibrium to linearise about (try --at initial)\n\n"
+    "--at steady [--sweep NAME=a:b:n]: the initial state taken as a steady motion (a wheel rolling\n"
+    "straight on, a rotor spinning, a bicycle at constant speed), rolling constraints included: the\n"
+    "eigenvalues [1/s] of the linearisation on the constraints, the symmetry directions eliminated\n"
+    "(exact zeros); --sweep repeats it over a scene parameter and prints the stability boundaries\n"
+    "(-o TABLE.csv: one row per value). Exit 5: the state is not a steady motion.\n\noptions:\n";
 
 std::string requireScene(const Args& args, const char* cmd) {
   if (args.positional.size() != 1)
@@ -165,8 +171,9 @@ int runEquilibrium(const std::vector<std::string>& argv) {
 
 int runModes(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
-  specs.push_back({"--at", "", true, "equilibrium (default) or initial: the state to linearise about"});
+  specs.push_back({"--at", "", true, "equilibrium (default), initial or steady: the state to linearise about"});
   specs.push_back({"--count", "-n", true, "report the K lowest modes (default: all)"});
+  specs.push_back({"--sweep", "", true, "with --at steady: NAME=a:b:n, n values of scene parameter NAME from a to b"});
   const Args args = parseAnalysisArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kModesHelp << formatOptions(specs);
@@ -174,7 +181,9 @@ int runModes(const std::vector<std::string>& argv) {
   }
   applyLogLevel(args);
   const std::string at = args.get("--at").value_or("equilibrium");
-  if (at != "equilibrium" && at != "initial") throw UsageError{"--at '" + at + "': expected initial or equilibrium"};
+  if (at == "steady") return runSteadyModes(requireScene(args, "modes"), args);
+  if (args.has("--sweep")) throw UsageError{"--sweep needs --at steady"};
+  if (at != "equilibrium" && at != "initial") throw UsageError{"--at '" + at + "': expected initial, equilibrium or steady"};
   ModesOptions mo;
   if (auto k = args.get("--count")) {
     try {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -25,6 +26,7 @@
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "report.hpp"
+#include "joinery/analyses/steady.hpp"
 
 namespace joinery::cli {
 
@@ -41,7 +43,8 @@ const char* kValidateHelp =
 /// What a check compares (the manifest's `kind`, docs/validation.md).
 enum class CheckKind {
   Value, EnergyDrift, PositionResidual, VelocityResidual,  // from a run
-  MobilityRank, MobilityCount, Redundant, WellPosed        // structural, at the initial state
+  MobilityRank, MobilityCount, Redundant, WellPosed,       // structural, at the initial state
+  SteadyEigenvalues, StabilityBoundary                     // about the steady motion of the initial state
 };
 
 const std::vector<std::pair<CheckKind, std::string>> kCheckKinds{
@@ -52,7 +55,9 @@ const std::vector<std::pair<CheckKind, std::string>> kCheckKinds{
     {CheckKind::MobilityRank, "mobility_rank"},
     {CheckKind::MobilityCount, "mobility_count"},
     {CheckKind::Redundant, "redundant"},
-    {CheckKind::WellPosed, "well_posed"}};
+    {CheckKind::WellPosed, "well_posed"},
+    {CheckKind::SteadyEigenvalues, "steady_eigenvalues"},
+    {CheckKind::StabilityBoundary, "stability_boundary"}};
 
 const std::string& nameOf(CheckKind k) {
   for (const auto& [kind, name] : kCheckKinds)
@@ -77,6 +82,12 @@ struct Check {
   bool relative = false; ///< error relative to |reference| (value) or to max(1, |E0|) (energy)
   std::string why;       ///< the reason for the tolerance
   std::string label;     ///< what the table shows
+  /// steady_eigenvalues: parameter overrides and the expected eigenvalues (zeros left out);
+  /// stability_boundary: the sweep NAME=a:b:n and the direction of the change
+  std::vector<Override> set;
+  std::vector<std::complex<double>> eigenvalues;
+  std::string sweep;
+  bool becomesStable = false;
 };
 
 struct Case {
@@ -115,7 +126,8 @@ Check readCheck(const JsonCursor& c) {
   }
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
     c.at("kind").fail("one of value, energy_drift, position_residual, velocity_residual, "
-                      "mobility_rank, mobility_count, redundant, well_posed" +
+                      "mobility_rank, mobility_count, redundant, well_posed, steady_eigenvalues, "
+                      "stability_boundary" +
                       didYouMean(kind, kinds));
   if (c.has("why")) k.why = c.at("why").string();
   if (c.has("relative")) {
@@ -134,6 +146,37 @@ Check readCheck(const JsonCursor& c) {
     k.tolerance = c.at("tolerance").number();
     k.label = k.kind == CheckKind::EnergyDrift ? (k.relative ? "max |E-E0|/max(1,|E0|)" : "max |E-E0|")
                                                : "max " + nameOf(k.kind);
+  } else if (k.kind == CheckKind::SteadyEigenvalues) {
+    c.rejectUnknownKeys({"kind", "set", "reference", "tolerance", "why"});
+    std::string at;
+    if (c.has("set")) {
+      c.at("set").requireObject();
+      for (const auto& [name, value] : c.at("set").value().items()) {
+        k.set.push_back(Override{name, value});
+        at += (at.empty() ? " at " : ", ") + name + "=" + value.dump();
+      }
+    }
+    const JsonCursor ref = c.at("reference");
+    ref.requireArray();
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      const JsonCursor z = ref.at(i);
+      z.requireArray();
+      if (z.size() != 2) z.fail("[re, im]");
+      k.eigenvalues.emplace_back(z.at(0).number(), z.at(1).number());
+    }
+    k.tolerance = c.at("tolerance").number();
+    if (!(k.tolerance > 0)) c.at("tolerance").fail("a tolerance > 0");
+    k.label = "steady eigenvalues" + at;
+  } else if (k.kind == CheckKind::StabilityBoundary) {
+    c.rejectUnknownKeys({"kind", "sweep", "becomes", "reference", "tolerance", "why"});
+    k.sweep = c.at("sweep").string();
+    const std::string becomes = c.at("becomes").string();
+    if (becomes != "stable" && becomes != "unstable") c.at("becomes").fail("stable or unstable");
+    k.becomesStable = becomes == "stable";
+    k.reference = c.at("reference").number();
+    k.tolerance = c.at("tolerance").number();
+    if (!(k.tolerance > 0)) c.at("tolerance").fail("a tolerance > 0");
+    k.label = "boundary (" + becomes + " above), sweep " + k.sweep;
   } else if (k.kind == CheckKind::WellPosed) {
     c.rejectUnknownKeys({"kind", "expected", "why"});
     if (!c.at("expected").value().is_boolean()) c.at("expected").fail("true or false");
@@ -362,6 +405,60 @@ void checkRun(const Scene& scene, const SimulationSettings& settings, const std:
   }
 }
 
+/// The checks about the steady motion of the initial state (steady.hpp): the eigenvalues
+/// other than the eliminated zeros against the reference (largest distance from one to the
+/// nearest of the other, both ways), and the stability boundaries found on a sweep.
+void checkSteady(const std::string& scenePath, CaseReport& out) {
+  const auto at = [&](const std::vector<Override>& set) {
+    SceneOptions options;
+    options.overrides = set;
+    const Scene scene = loadSceneForCommand(scenePath, options).scene;
+    return computeSteadyModes(scene.model, scene.model.initialState());
+  };
+  for (const Check& k : out.c.checks) {
+    if (k.kind == CheckKind::SteadyEigenvalues) {
+      std::vector<std::complex<double>> got;
+      for (const auto& z : at(k.set).eigenvalues)
+        if (z != std::complex<double>(0, 0)) got.push_back(z);
+      double err = got.size() == k.eigenvalues.size() ? 0 : INFINITY;
+      for (int pass = 0; pass < 2; ++pass)
+        for (const auto& a : pass ? got : k.eigenvalues) {
+          double best = INFINITY;
+          for (const auto& b : pass ? k.eigenvalues : got) best = std::min(best, std::abs(a - b));
+          err = std::max(err, best);
+        }
+      std::ostringstream val;
+      val << got.size() << " non-zero, max real part ";
+      double mr = -INFINITY;
+      for (const auto& z : got) mr = std::max(mr, z.real());
+      val << fmt(mr, 12);
+      out.add(&k, std::to_string(k.eigenvalues.size()) + " listed", val.str(), fmtErr(err), fmtErr(k.tolerance),
+              err <= k.tolerance ? "pass" : "FAIL");
+    } else if (k.kind == CheckKind::StabilityBoundary) {
+      const auto eq = k.sweep.find('=');
+      const auto c1 = k.sweep.find(':'), c2 = k.sweep.rfind(':');
+      if (eq == std::string::npos || c1 == std::string::npos || c2 == c1)
+        throw InputError("case " + out.c.id + ": sweep '" + k.sweep + "': expected NAME=a:b:n", scenePath);
+      const std::string name = k.sweep.substr(0, eq);
+      const double a = std::stod(k.sweep.substr(eq + 1, c1 - eq - 1)), b = std::stod(k.sweep.substr(c1 + 1, c2 - c1 - 1));
+      const int n = std::stoi(k.sweep.substr(c2 + 1));
+      std::vector<double> values;
+      std::vector<SteadyModesResult> rows;
+      const auto eval = [&](double p) { return at({Override{name, p}}); };
+      for (int i = 0; i < n; ++i) {
+        values.push_back(n == 1 ? a : a + (b - a) * i / (n - 1));
+        rows.push_back(eval(values.back()));
+      }
+      double best = NAN, err = INFINITY;
+      for (const auto& bd : findStabilityBoundaries(values, rows, eval, 1e-11 * std::max({1.0, std::abs(a), std::abs(b)})))
+        if (bd.becomesStable == k.becomesStable && std::abs(bd.value - k.reference) < err)
+          best = bd.value, err = std::abs(bd.value - k.reference);
+      out.add(&k, fmt(k.reference, 12), std::isfinite(best) ? fmt(best, 12) : "none found", fmtErr(err),
+              fmtErr(k.tolerance), err <= k.tolerance ? "pass" : "FAIL");
+    }
+  }
+}
+
 /// Runs one case and appends its rows. Returns false if a check failed.
 bool runCase(const Case& c, const std::filesystem::path& dir, bool quick, std::vector<Row>& rows,
              nlohmann::json& jcase) {
@@ -373,6 +470,7 @@ bool runCase(const Case& c, const std::filesystem::path& dir, bool quick, std::v
   if (quick && c.quickTEnd) settings.tEnd = std::min(settings.tEnd, *c.quickTEnd);
   CaseReport out{c, rows, jcase};
   checkStructure(loaded.scene, out);
+  checkSteady(scenePath, out);
   checkRun(loaded.scene, settings, scenePath, out);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   jcase["id"] = c.id;
