@@ -33,7 +33,8 @@ const char* kEquilibriumHelp =
     "at rest in equilibrium. Written only when an equilibrium was found.\n\n"
     "exit status: 0 equilibrium found, 2 invalid input, 5 no equilibrium found\n\noptions:\n";
 const char* kModesHelp =
-    "usage: joinery modes SCENE [--at initial|equilibrium] [-n K] [--json] [-o OUT.json]\n\n"
+    "usage: joinery modes SCENE [--at initial|equilibrium|steady] [-n K] [--sweep NAME=a:b:n] [--json]\n"
+    "                    [-o OUT.json|TABLE.csv]\n\n"
     "Linearises the model on its constraints about the static equilibrium (default) or the\n"
     "initial state and prints the natural frequencies (Hz, ascending; rigid-body modes 0),\n"
     "modal damping ratios and mode shapes by coordinate. Massless directions are condensed\n"

@@ -96,11 +96,12 @@ std::vector<Candidate> candidates(const Model& model) {
   return out;
 }
 
-/// x' = F(x) = (q', q''(q, q')) by the dense reference solver (no regularization).
+/// x' = F(x) = (q', q''(q, q')) as simulate evaluates it (the fast path, whose regularized
+/// multipliers enforce the rows to round-off away from singular positions; the dense
+/// reference solver wherever a check fails).
 class Flow {
  public:
-  explicit Flow(const Model& model, double t)
-      : n_(model.numCoordinates()), sys_(model, ModelSystemOptions{.path = EvaluationPath::Dense}) {
+  explicit Flow(const Model& model, double t) : n_(model.numCoordinates()), sys_(model) {
     s_.t = t;
     qdd_ = VectorXd::Zero(n_);
   }
@@ -226,12 +227,11 @@ MatrixXd manifoldRows(const Model& model, const State& s) {
 /// Orthonormal basis of the null space (columns) and of the range of a matrix's columns.
 MatrixXd nullBasis(const MatrixXd& C, int cols) {
   if (C.rows() == 0) return MatrixXd::Identity(cols, cols);
-  Eigen::JacobiSVD<MatrixXd> svd(C, Eigen::ComputeFullV);
-  const auto& sv = svd.singularValues();
-  int rank = 0;
-  for (Eigen::Index i = 0; i < sv.size(); ++i)
-    if (sv(i) > 1e-8 * sv(0)) ++rank;
-  return svd.matrixV().rightCols(cols - rank);
+  // C^T P = Q R: the first rank columns of Q span the rows of C, the others its null space
+  Eigen::ColPivHouseholderQR<MatrixXd> qr(C.transpose());
+  qr.setThreshold(1e-8);
+  const MatrixXd Q = qr.householderQ();
+  return Q.rightCols(cols - static_cast<int>(qr.rank()));
 }
 
 MatrixXd rangeBasis(const MatrixXd& W) {
