@@ -18,46 +18,6 @@ namespace joinery::cli {
 
 namespace {
 
-struct Sweep {
-  std::string name;
-  double from = 0, to = 0;
-  int count = 0;
-  std::vector<double> values() const {
-    std::vector<double> v;
-    for (int i = 0; i < count; ++i) v.push_back(count == 1 ? from : from + (to - from) * i / (count - 1));
-    return v;
-  }
-};
-
-Sweep parseSweep(const std::string& text) {
-  const auto fail = [&](const std::string& why) {
-    throw UsageError{"--sweep '" + text + "': " + why + " (expected NAME=a:b:n, e.g. v=0:10:101)"};
-  };
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) fail("no NAME=");
-  Sweep s;
-  s.name = text.substr(0, eq);
-  std::vector<std::string> parts;
-  std::stringstream ss(text.substr(eq + 1));
-  for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
-  if (parts.size() != 3) fail("expected three fields a:b:n after '='");
-  try {
-    std::size_t pos = 0;
-    s.from = std::stod(parts[0], &pos);
-    if (pos != parts[0].size()) fail("a is not a number");
-    s.to = std::stod(parts[1], &pos);
-    if (pos != parts[1].size()) fail("b is not a number");
-    s.count = std::stoi(parts[2], &pos);
-    if (pos != parts[2].size()) fail("n is not an integer");
-  } catch (const std::logic_error&) {
-    fail("a and b must be numbers and n an integer");
-  }
-  if (!std::isfinite(s.from) || !std::isfinite(s.to)) fail("a and b must be finite");
-  if (s.count < 1 || s.count > 100000) fail("n must be between 1 and 100000");
-  if (s.count > 1 && !(s.to > s.from)) fail("b must be greater than a");
-  return s;
-}
-
 nlohmann::json eigenJson(const SteadyModesResult& r) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& z : r.eigenvalues) a.push_back({z.real(), z.imag()});
@@ -104,6 +64,41 @@ void printEigenvalues(const SteadyModesResult& r) {
 }
 
 }  // namespace
+
+std::vector<double> Sweep::values() const {
+  std::vector<double> v;
+  for (int i = 0; i < count; ++i) v.push_back(count == 1 ? from : from + (to - from) * i / (count - 1));
+  return v;
+}
+
+Sweep parseSweep(const std::string& text) {
+  const auto fail = [&](const std::string& why) {
+    throw UsageError{"--sweep '" + text + "': " + why + " (expected NAME=a:b:n, e.g. v=0:10:101)"};
+  };
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) fail("no NAME=");
+  Sweep s;
+  s.name = text.substr(0, eq);
+  std::vector<std::string> parts;
+  std::stringstream ss(text.substr(eq + 1));
+  for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
+  if (parts.size() != 3) fail("expected three fields a:b:n after '='");
+  try {
+    std::size_t pos = 0;
+    s.from = std::stod(parts[0], &pos);
+    if (pos != parts[0].size()) fail("a is not a number");
+    s.to = std::stod(parts[1], &pos);
+    if (pos != parts[1].size()) fail("b is not a number");
+    s.count = std::stoi(parts[2], &pos);
+    if (pos != parts[2].size()) fail("n is not an integer");
+  } catch (const std::logic_error&) {
+    fail("a and b must be numbers and n an integer");
+  }
+  if (!std::isfinite(s.from) || !std::isfinite(s.to)) fail("a and b must be finite");
+  if (s.count < 1 || s.count > 100000) fail("n must be between 1 and 100000");
+  if (s.count > 1 && !(s.to > s.from)) fail("b must be greater than a");
+  return s;
+}
 
 int runSteadyModes(const std::string& file, const Args& args) {
   if (auto out = args.get("--output")) refuseOutputOverInput(*out, "-o", {file});

@@ -26,6 +26,7 @@
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "report.hpp"
+#include "steady_cli.hpp"
 #include "joinery/analyses/steady.hpp"
 
 namespace joinery::cli {
@@ -170,6 +171,11 @@ Check readCheck(const JsonCursor& c) {
   } else if (k.kind == CheckKind::StabilityBoundary) {
     c.rejectUnknownKeys({"kind", "sweep", "becomes", "reference", "tolerance", "why"});
     k.sweep = c.at("sweep").string();
+    try {
+      parseSweep(k.sweep);
+    } catch (const UsageError& e) {
+      c.at("sweep").fail("NAME=a:b:n, e.g. v=3:7:9 (" + e.message + ")");
+    }
     const std::string becomes = c.at("becomes").string();
     if (becomes != "stable" && becomes != "unstable") c.at("becomes").fail("stable or unstable");
     k.becomesStable = becomes == "stable";
@@ -435,20 +441,17 @@ void checkSteady(const std::string& scenePath, CaseReport& out) {
       out.add(&k, std::to_string(k.eigenvalues.size()) + " listed", val.str(), fmtErr(err), fmtErr(k.tolerance),
               err <= k.tolerance ? "pass" : "FAIL");
     } else if (k.kind == CheckKind::StabilityBoundary) {
-      const auto eq = k.sweep.find('=');
-      const auto c1 = k.sweep.find(':'), c2 = k.sweep.rfind(':');
-      if (eq == std::string::npos || c1 == std::string::npos || c2 == c1)
-        throw InputError("case " + out.c.id + ": sweep '" + k.sweep + "': expected NAME=a:b:n", scenePath);
-      const std::string name = k.sweep.substr(0, eq);
-      const double a = std::stod(k.sweep.substr(eq + 1, c1 - eq - 1)), b = std::stod(k.sweep.substr(c1 + 1, c2 - c1 - 1));
-      const int n = std::stoi(k.sweep.substr(c2 + 1));
-      std::vector<double> values;
-      std::vector<SteadyModesResult> rows;
-      const auto eval = [&](double p) { return at({Override{name, p}}); };
-      for (int i = 0; i < n; ++i) {
-        values.push_back(n == 1 ? a : a + (b - a) * i / (n - 1));
-        rows.push_back(eval(values.back()));
+      Sweep sw;
+      try {
+        sw = parseSweep(k.sweep);
+      } catch (const UsageError& e) {
+        throw InputError("case " + out.c.id + ": " + e.message, scenePath);
       }
+      std::vector<double> values = sw.values();
+      std::vector<SteadyModesResult> rows;
+      const auto eval = [&](double p) { return at({Override{sw.name, p}}); };
+      for (double v : values) rows.push_back(eval(v));
+      const double a = sw.from, b = sw.to;
       double best = NAN, err = INFINITY;
       for (const auto& bd : findStabilityBoundaries(values, rows, eval, 1e-11 * std::max({1.0, std::abs(a), std::abs(b)})))
         if (bd.becomesStable == k.becomesStable && std::abs(bd.value - k.reference) < err)
