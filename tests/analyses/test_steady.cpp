@@ -224,6 +224,28 @@ TEST_CASE("sleeping top: eigenvalues and the threshold (I3 w)^2 = 4 I1 m g l", "
   CHECK(std::abs(b[0].value - wc) < 1e-6 * wc);
 }
 
+TEST_CASE("the steady turn of a tilted disk: rolling_disk and the same contact as expression rows agree", "[steady]") {
+  // examples/scenes: the seeds' rolling thin disk (tilt 0.2 rad, precession 1 rad/s) once with
+  // the rolling_disk joint (its contact height taken from the joint's normal row) and once
+  // with the contact written as an expression position row and two velocity rows
+  auto load = [](const std::string& name) {
+    std::ifstream in(std::string(JOINERY_SOURCE_DIR) + "/examples/scenes/" + name);
+    REQUIRE(in.good());
+    return steadyOf(nlohmann::json::parse(in));
+  };
+  const SteadyModesResult a = load("spatial_rolling_disk.json"), b = load("nh_rolling_disk.json");
+  CHECK(a.stateDimension == 8);
+  CHECK(b.stateDimension == 8);
+  CHECK(a.eliminated == 4);  // x, y, the turn about the vertical, the spin; not the speed
+  CHECK(!a.speedHeld);       // a tilted disk turning faster is not steady at the same tilt
+  REQUIRE(a.eigenvalues.size() == b.eigenvalues.size());
+  CHECK(matchError(nonZero(a), nonZero(b)) < 1e-8);
+  double wobble = 0;
+  for (const cd& z : a.eigenvalues) wobble = std::max(wobble, z.imag());
+  CHECK(wobble > 1);  // the wobble of the steady turn, 1.75928671 rad/s
+  WARN("steady turn: wobble " << std::setprecision(10) << wobble << " rad/s");
+}
+
 TEST_CASE("a state that is not a steady motion is refused with the residual named", "[steady]") {
   nlohmann::json doc = diskDoc(3.0, true);
   doc["bodies"][0]["orientation"] = {0.7, -0.7141428428542850, 0, 0};  // tilted: it falls
