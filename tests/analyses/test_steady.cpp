@@ -8,6 +8,8 @@
 //  - the same disk on a frictionless plane (the no-slip rows removed, only the holonomic
 //    contact height kept): w^2 = 4 (Omega^2 - g / r) (the holonomic answer, derived apart):
 //    fails if the nonholonomic rows were not in the linearisation, or were wrong;
+//  - Watt's flyball governor spinning freely at its operating point (arms' swing frequencies
+//    with the angular momentum conserved);
 //  - a sleeping top on a ball joint: I1 lambda^2 -+ i I3 w lambda - m g l = 0 about the tip,
 //    stable for (I3 w)^2 > 4 I1 m g l.
 // Tolerances: the finite differences of the flow are fourth order; the eigenvalues agree to
@@ -244,6 +246,45 @@ TEST_CASE("the steady turn of a tilted disk: rolling_disk and the same contact a
   for (const cd& z : a.eigenvalues) wobble = std::max(wobble, z.imag());
   CHECK(wobble > 1);  // the wobble of the steady turn, 1.75928671 rad/s
   WARN("steady turn: wobble " << std::setprecision(10) << wobble << " rad/s");
+}
+
+TEST_CASE("Watt's flyball governor at its operating point: cos theta = g / (w^2 L), the two swing frequencies", "[steady]") {
+  // A shaft (mass 1 kg, Js about its axis) on a revolute3d about the vertical, two arms hinged
+  // at its top (revolute3d about the arm's own horizontal axis), each a point mass m at
+  // distance L (a rigid3d of zero inertia: a singular mass block), spinning freely at w with
+  // the arms at theta from the vertical, cos theta = g / (w^2 L). Per arm
+  // m L^2 theta'' = m L^2 (sin cos phi'^2 - (g / L) sin), the angular momentum
+  // (Js + 2 m L^2 sin^2) phi' conserved: antisymmetric swing w sin theta, symmetric
+  // w sqrt(sin^2 + 8 m L^2 sin^2 cos^2 / I), I = Js + 2 m L^2 sin^2; and a zero (the momentum).
+  const double m = 5, L = 0.5, g = 9.81, Js = 0.2, H = 1;
+  for (double theta : {0.6, 1.1}) {
+    const double w = std::sqrt(g / (L * std::cos(theta))), sn = std::sin(theta), cs = std::cos(theta);
+    nlohmann::json doc = {{"joinery", 1}, {"name", "governor"}, {"gravity", {0, 0, -g}}};
+    doc["bodies"] = nlohmann::json::array();
+    doc["bodies"].push_back({{"name", "shaft"}, {"type", "rigid3d"}, {"mass", 1}, {"inertia", {0.1, 0.1, Js}},
+                             {"position", {0, 0, H / 2}}, {"orientation", {1, 0, 0, 0}}, {"velocity", {0, 0, 0}},
+                             {"angular_velocity", {0, 0, w}}});
+    doc["joints"] = nlohmann::json::array();
+    doc["joints"].push_back({{"name", "bearing"}, {"type", "revolute3d"}, {"body1", "ground"}, {"point1", {0, 0, 0}},
+                             {"axis1", {0, 0, 1}}, {"body2", "shaft"}, {"point2", {0, 0, -H / 2}}, {"axis2", {0, 0, 1}}});
+    for (int side : {1, -1}) {
+      const std::string name = side > 0 ? "arm_right" : "arm_left";
+      doc["bodies"].push_back({{"name", name}, {"type", "rigid3d"}, {"mass", m}, {"inertia", {0, 0, 0}},
+                               {"position", {side * L * sn, 0, H - L * cs}}, {"orientation", {1, 0, 0, 0}},
+                               {"velocity", {0, side * w * L * sn, 0}}, {"angular_velocity", {0, 0, w}}});
+      doc["joints"].push_back({{"name", name + "_hinge"}, {"type", "revolute3d"}, {"body1", "shaft"},
+                               {"point1", {0, 0, H / 2}}, {"axis1", {0, 1, 0}}, {"body2", name},
+                               {"point2", {-side * L * sn, 0, L * cs}}, {"axis2", {0, 1, 0}}});
+    }
+    const SteadyModesResult r = steadyOf(doc);
+    INFO("theta = " << theta);
+    CHECK(r.stateDimension == 6);
+    CHECK(r.eliminated == 1);  // the turn about the vertical; the speed is not held
+    const double I = Js + 2 * m * L * L * sn * sn;
+    const double wa = w * sn, ws = w * std::sqrt(sn * sn + 8 * m * L * L * sn * sn * cs * cs / I);
+    CHECK(matchError(nonZero(r), {cd(0, wa), cd(0, -wa), cd(0, ws), cd(0, -ws), cd(0, 0)}) < 1e-7 * ws);
+    CHECK(r.stable);
+  }
 }
 
 TEST_CASE("a state that is not a steady motion is refused with the residual named", "[steady]") {
