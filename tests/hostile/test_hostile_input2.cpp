@@ -32,7 +32,7 @@ using joinery::test::runCommand;
 using joinery::test::writeText;
 namespace fs = std::filesystem;
 
-namespace {
+namespace hostile2 {  // named: the unity build puts this file beside test_hostile_runs.cpp
 
 fs::path dir() { return joinery::test::tempFolder("joinery_test_hostile_input2"); }
 
@@ -112,7 +112,12 @@ void checkWholeRows(const fs::path& p) {
   while (std::getline(in, line)) REQUIRE(std::count(line.begin(), line.end(), ',') == n);
 }
 
-}  // namespace
+}  // namespace hostile2
+
+using hostile2::checkWholeRows;
+using hostile2::dir;
+using hostile2::rod;
+using hostile2::startingWith;
 
 TEST_CASE("hostile 2: a joint over tolerance with no single row over it is reported, not a crash", "[hostile]") {
   // the pivot is off by 0.8 nm: the norm of the two rows passes the tolerance, neither row does
@@ -191,7 +196,7 @@ TEST_CASE("hostile 2: no output replaces an input or another output", "[hostile]
   }
   // a study's table or JSON lines over the study's scene, or over its library
   const std::string study = writeText(d / "st.json", R"({"joinery": 1, "scene": "p.json",
-      "design": {"type": "list", "cases": [{}]}, "collect": ["steps"]})");
+      "design": {"type": "list", "parameters": {"simulation.t_end": [0.01]}}, "collect": ["steps"]})");
   for (const std::string& args : {" study " + study + " -o " + scene, " study " + study + " -o " + x + " --jsonl " + scene,
                                   " study " + study + " -o " + lib, " study " + study + " -o " + x + " --jsonl " + x}) {
     INFO(args);
@@ -209,7 +214,7 @@ TEST_CASE("hostile 2: no output replaces an input or another output", "[hostile]
 
 TEST_CASE("hostile 2: the temporary file is a new file of its own, never a planted link", "[hostile]") {
   const fs::path d = dir();
-  const std::string scene = writeText(d / "short.json", pendulum(0.05, 0.01));
+  const std::string scene = writeText(d / "short.json", hostile2::pendulum(0.05, 0.01));
   const fs::path out = d / "o.csv";
   fs::remove(out);
   const std::string keep = writeText(d / "keep.txt", "keep me\n");
@@ -219,7 +224,7 @@ TEST_CASE("hostile 2: the temporary file is a new file of its own, never a plant
   INFO(r.output);
   REQUIRE(r.exitCode == 0);
   CHECK(readText(keep) == "keep me\n");
-  CHECK(countLines(out) == 7);
+  CHECK(hostile2::countLines(out) == 7);
   CHECK(fs::is_symlink(fs::symlink_status(d / "o.csv.partial")));  // left alone
   CHECK(startingWith(d, "o.csv.partial.").empty());                // its own temporary file renamed away
   // the new file has the mode a new file gets (not mkstemp's 0600)
@@ -230,51 +235,51 @@ TEST_CASE("hostile 2: the temporary file is a new file of its own, never a plant
 
 TEST_CASE("hostile 2: two runs with the same output do not share a temporary file", "[hostile][signal]") {
   const fs::path d = dir();
-  const std::string scene = writeText(d / "two.json", pendulum(4, 0.001));  // 4 001 rows
+  const std::string scene = writeText(d / "two.json", hostile2::pendulum(4, 0.001));  // 4 001 rows
   const fs::path out = d / "two.csv";
   fs::remove(out);
-  const pid_t a = spawn({kExe, "simulate", scene, "-o", out.string()}, (d / "a.log").string());
-  const pid_t b = spawn({kExe, "simulate", scene, "-o", out.string()}, (d / "b.log").string());
-  CHECK(waitExit(a, 120) == 0);
-  CHECK(waitExit(b, 120) == 0);
+  const pid_t a = hostile2::spawn({kExe, "simulate", scene, "-o", out.string()}, (d / "a.log").string());
+  const pid_t b = hostile2::spawn({kExe, "simulate", scene, "-o", out.string()}, (d / "b.log").string());
+  CHECK(hostile2::waitExit(a, 120) == 0);
+  CHECK(hostile2::waitExit(b, 120) == 0);
   checkWholeRows(out);
-  CHECK(countLines(out) == 4002);  // one whole run's table, header included: no NUL bytes, no mix
+  CHECK(hostile2::countLines(out) == 4002);  // one whole run's table, header included: no NUL bytes, no mix
   CHECK(readText(out).find('\0') == std::string::npos);
   CHECK(startingWith(d, "two.csv.partial").empty());
 }
 
 TEST_CASE("hostile 2: a repeated SIGTERM (GNU timeout) still stops cleanly with the outputs in place", "[hostile][signal]") {
   const fs::path d = dir();
-  const std::string scene = writeText(d / "long.json", pendulum(1e5, 0.05));
+  const std::string scene = writeText(d / "long.json", hostile2::pendulum(1e5, 0.05));
   const fs::path out = d / "to.csv", summary = d / "s.json", log = d / "to.log";
   fs::remove(out);
   fs::remove(summary);
-  const pid_t pid = spawn({kExe, "simulate", scene, "-o", out.string(), "--summary", summary.string()}, log.string());
+  const pid_t pid = hostile2::spawn({kExe, "simulate", scene, "-o", out.string(), "--summary", summary.string()}, log.string());
   for (int i = 0; i < 3000; ++i) {
     const auto partial = startingWith(d, "to.csv.partial.");
-    if (!partial.empty() && countLines(partial.front()) >= 51) break;
+    if (!partial.empty() && hostile2::countLines(partial.front()) >= 51) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(pid, SIGTERM);
   ::kill(pid, SIGTERM);  // as timeout does: to the child, then to the process group
-  const int status = waitExit(pid, 30);
+  const int status = hostile2::waitExit(pid, 30);
   const std::string msg = readText(log);
   INFO(msg);
   CHECK(status == 143);
   CHECK(msg.find("SIGTERM received") != std::string::npos);
   checkWholeRows(out);
-  CHECK(countLines(out) >= 51);
+  CHECK(hostile2::countLines(out) >= 51);
   CHECK(nlohmann::json::parse(readText(summary))["outcome"] == "stopped");
   CHECK(startingWith(d, "to.csv.partial").empty());
 }
 
 TEST_CASE("hostile 2: a file size limit is exit 5 with whole rows, without the test ignoring SIGXFSZ", "[hostile][signal]") {
   const fs::path d = dir();
-  const std::string scene = writeText(d / "fill.json", pendulum(20, 0.001));
+  const std::string scene = writeText(d / "fill.json", hostile2::pendulum(20, 0.001));
   const fs::path out = d / "fill.csv", log = d / "fill.log";
   fs::remove(out);
-  const pid_t pid = spawn({kExe, "simulate", scene, "-o", out.string()}, log.string(), 100000);
-  const int status = waitExit(pid, 60);
+  const pid_t pid = hostile2::spawn({kExe, "simulate", scene, "-o", out.string()}, log.string(), 100000);
+  const int status = hostile2::waitExit(pid, 60);
   const std::string msg = readText(log);
   INFO(msg);
   CHECK(status == 5);  // not killed by SIGXFSZ (-1 - 25)
@@ -286,12 +291,12 @@ TEST_CASE("hostile 2: a file size limit is exit 5 with whole rows, without the t
 TEST_CASE("hostile 2: a summary that cannot be written fails the run (exit 5)", "[hostile]") {
   if (!fs::exists("/dev/full")) return;
   const fs::path d = dir();
-  const std::string scene = writeText(d / "sum.json", pendulum(0.05, 0.01));
+  const std::string scene = writeText(d / "sum.json", hostile2::pendulum(0.05, 0.01));
   const auto r = runCommand(kExe + " simulate " + scene + " -o " + (d / "sum.csv").string() + " --summary /dev/full");
   INFO(r.output);
   CHECK(r.exitCode == 5);
   CHECK(r.output.find("No space left on device") != std::string::npos);
-  CHECK(countLines(d / "sum.csv") == 7);  // the table is kept
+  CHECK(hostile2::countLines(d / "sum.csv") == 7);  // the table is kept
 }
 
 TEST_CASE("hostile 2: an inertia no body can have is refused with the body and the rule", "[hostile]") {
@@ -341,7 +346,7 @@ TEST_CASE("hostile 2: a scene's name cannot drive the terminal (C0, ESC and C1 c
   CHECK(joinery::sanitizeForTerminal("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
   CHECK(joinery::sanitizeMessage("x\xc2\x9by") == "x\\u009by");  // error messages too
   const fs::path d = dir();
-  nlohmann::json j = nlohmann::json::parse(pendulum(0.1, 0.01));
+  nlohmann::json j = nlohmann::json::parse(hostile2::pendulum(0.1, 0.01));
   j["name"] = "title\x1b]0;pwned\x07\x1b[2J csi\xc2\x9b" "2J";
   const std::string scene = writeText(d / "esc.json", j.dump());
   for (const char* cmd : {" check ", " solve "}) {
@@ -382,7 +387,7 @@ TEST_CASE("hostile 2: --confine-includes allows the shipped libraries and is an 
   // the environment variable of the last release no longer confines (nor can be planted)
   fs::create_directories(d / "inner");
   writeText(d / "outer_lib.json", R"({"joinery": 1, "components": {}})");
-  const std::string inner = writeText(d / "inner" / "s.json", R"({"joinery": 1, "include": ["../outer_lib.json"], "bodies": []})");
+  const std::string inner = writeText(d / "inner" / "s.json", R"({"joinery": 1, "include": ["../outer_lib.json"], "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1}]})");
   CHECK(runCommand("JOINERY_CONFINE_INCLUDES=1 " + kExe + " check " + inner).exitCode == 0);
   CHECK(runCommand(kExe + " --confine-includes check " + inner).exitCode == 2);
 }
@@ -415,7 +420,7 @@ TEST_CASE("hostile 2: a scene owned by another user is confined to its folder by
   const fs::path d = dir() / "other";
   fs::create_directories(d / "inner");
   writeText(d / "outside.json", R"({"joinery": 1, "components": {}})");
-  const std::string scene = writeText(d / "inner" / "s.json", R"({"joinery": 1, "include": ["../outside.json"], "bodies": []})");
+  const std::string scene = writeText(d / "inner" / "s.json", R"({"joinery": 1, "include": ["../outside.json"], "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1}]})");
   REQUIRE(::chown(scene.c_str(), 65534, 65534) == 0);  // nobody
   const auto r = runCommand(kExe + " check " + scene);
   INFO(r.output);
@@ -423,14 +428,13 @@ TEST_CASE("hostile 2: a scene owned by another user is confined to its folder by
   CHECK(r.output.find("outside") != std::string::npos);
   CHECK(runCommand(kExe + " --trust-includes check " + scene).exitCode == 0);
   // a study owned by another user: its cases confined too
-  writeText(d / "inner" / "st.json", R"({"joinery": 1, "scene": "s.json", "design": {"type": "list", "cases": [{}]},
+  writeText(d / "inner" / "st.json", R"({"joinery": 1, "scene": "s.json", "design": {"type": "list", "parameters": {"simulation.t_end": [0.01]}},
       "collect": ["steps"]})");
   REQUIRE(::chown((d / "inner" / "st.json").c_str(), 65534, 65534) == 0);
   const auto st = runCommand(kExe + " study " + (d / "inner" / "st.json").string() + " -o " + (d / "t.csv").string());
   INFO(st.output);
-  CHECK(st.exitCode != 0);
-  const std::string table = fs::exists(d / "t.csv") ? readText(d / "t.csv") : "";
-  CHECK(table.find(",0,") == std::string::npos);  // no case ran with the outside library
+  CHECK(st.exitCode == 0);  // the table is written; its case failed
+  CHECK(readText(d / "t.csv").find("outside") != std::string::npos);  // refused, not run with the outside library
 }
 
 TEST_CASE("hostile 2: a confined include is checked as opened: a FIFO does not hang the loader", "[hostile]") {

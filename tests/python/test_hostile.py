@@ -3,6 +3,7 @@ never a dead interpreter. The reproductions first (a dict that contains itself, 
 100 000 deep, a NUL in a file name, a pivot off by 0.8 nm), then a seeded random pass over
 nested objects and mutated scenes (atheris is not packaged here; the seed makes a failure
 repeatable: JOINERY_PY_FUZZ_SEED and JOINERY_PY_FUZZ_CASES override it)."""
+import copy
 import json
 import math
 import os
@@ -43,7 +44,7 @@ def test_a_list_nested_100000_deep_is_a_value_error():
 
 def test_a_nul_in_a_file_name_is_refused_like_open_does(tmp_path):
     scene = tmp_path / "p.json"
-    scene.write_text(json.dumps({"joinery": 1, "bodies": []}))
+    scene.write_text(json.dumps({"joinery": 1, "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1}]}))
     joinery.load(str(scene))  # the name itself loads
     with pytest.raises(ValueError):
         open(str(scene) + "\0junk")  # Python's own rule
@@ -110,30 +111,42 @@ def seed_scenes():
     return out
 
 
-def mutate(rng, doc, depth=0):
-    """A copy of `doc` with a few values replaced by random ones, keys dropped or added,
-    containers made to contain themselves or nested deeply."""
-    if isinstance(doc, dict):
-        out = {}
-        for k, v in doc.items():
-            c = rng.random()
-            if c < 0.05:
-                continue
-            out[k] = random_value(rng) if c < 0.12 else mutate(rng, v, depth + 1)
-        if rng.random() < 0.05:
-            out[rng.choice(KEYS)] = random_value(rng)
-        if rng.random() < 0.01:
-            out["loop"] = out
-        return out
-    if isinstance(doc, list):
-        out = [random_value(rng) if rng.random() < 0.08 else mutate(rng, v, depth + 1) for v in doc]
-        if rng.random() < 0.02:
-            deep = out
+def paths_of(doc, path=(), seen=None):
+    """The paths of `doc`, each container visited once (a mutated document may contain itself)."""
+    seen = set() if seen is None else seen
+    yield path
+    if isinstance(doc, (dict, list)) and id(doc) not in seen and len(path) < 40:
+        seen.add(id(doc))
+        items = doc.items() if isinstance(doc, dict) else enumerate(doc)
+        for k, v in list(items):
+            yield from paths_of(v, path + (k,), seen)
+
+
+def mutate(rng, seed):
+    """A copy of `seed` with one to three point mutations: a value replaced by a random one, a
+    key dropped, a container made to contain itself, a value nested thousands deep."""
+    doc = copy.deepcopy(seed)
+    for _ in range(rng.randint(1, 3)):
+        paths = [p for p in paths_of(doc) if p]
+        if not paths:
+            break
+        path = rng.choice(paths)
+        parent = doc
+        for k in path[:-1]:
+            parent = parent[k]
+        r = rng.random()
+        if r < 0.7:
+            parent[path[-1]] = random_value(rng)
+        elif r < 0.85 and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif r < 0.92:
+            parent[path[-1]] = parent  # contains itself
+        else:
+            deep = parent[path[-1]]
             for _ in range(rng.choice([300, 5000])):
                 deep = [deep]
-            return deep
-        return out
-    return random_value(rng) if rng.random() < 0.05 else doc
+            parent[path[-1]] = deep
+    return doc
 
 
 def exercise(model):

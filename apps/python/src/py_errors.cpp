@@ -31,6 +31,17 @@ py::object toPython(const nlohmann::json& j) {
   }
 }
 
+namespace {
+/// A Python str as UTF-8; one that has none (a lone surrogate such as "\ud800") raises
+/// Python's UnicodeEncodeError (a ValueError), not pybind11's generic cast error.
+std::string utf8(py::handle s) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
+  if (data == nullptr) throw py::error_already_set();
+  return std::string(data, static_cast<std::size_t>(size));
+}
+}  // namespace
+
 nlohmann::json toJson(py::handle h, int depth) {
   if (depth > detail::kMaxJsonDepth)
     throw std::invalid_argument("the scene is nested more than " + std::to_string(detail::kMaxJsonDepth) +
@@ -52,14 +63,14 @@ nlohmann::json toJson(py::handle h, int depth) {
     return d;
   }
   if (py::isinstance<py::float_>(h)) return h.cast<double>();
-  if (py::isinstance<py::str>(h)) return h.cast<std::string>();
+  if (py::isinstance<py::str>(h)) return utf8(h);
   if (py::isinstance<py::dict>(h)) {
     nlohmann::json o = nlohmann::json::object();
     for (auto kv : h.cast<py::dict>()) {
       if (!py::isinstance<py::str>(kv.first))
         throw std::invalid_argument("scene dictionaries need string keys, got " +
                                     py::repr(kv.first).cast<std::string>());
-      o[kv.first.cast<std::string>()] = toJson(kv.second, depth + 1);
+      o[utf8(kv.first)] = toJson(kv.second, depth + 1);
     }
     return o;
   }
