@@ -500,3 +500,15 @@ TEST_CASE("hostile 2: a symbolic link flipped during a confined load never leaks
   CHECK(leaked == 0);
   CHECK(loaded + refused == 400);
 }
+
+TEST_CASE("hostile 2: a matrix problem's coordinate names are sanitized in solve's table", "[hostile]") {
+  // found by scripts/mutation_campaign.py: a name "\u009b2J" (C1 CSI) reached the terminal raw
+  const std::string file = writeText(dir() / "names.json", R"({"joinery": 1, "coordinates": ["\u009b2J", "\u001b[31mq"],
+      "M": [[1, 0], [0, 1]], "Q": [1, 2]})");
+  const auto r = runCommand(kExe + " solve " + file);
+  INFO(r.output);
+  CHECK(r.exitCode == 0);
+  CHECK(r.output.find('\x1b') == std::string::npos);
+  CHECK(r.output.find("\xc2\x9b") == std::string::npos);
+  CHECK(r.output.find("\\u009b2J") != std::string::npos);
+}
