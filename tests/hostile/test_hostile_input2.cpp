@@ -24,6 +24,7 @@
 #include "joinery/core/scene.hpp"
 #include "joinery/core/terminal_text.hpp"
 #include "run_command.hpp"
+#include "spawn.hpp"
 #include "temp_files.hpp"
 #include "test_paths.hpp"
 
@@ -44,15 +45,7 @@ std::string rod(const std::string& cx, const std::string& cy, const std::string&
                 "body2": "rod", "point2": [-0.5, 0]}]})";
 }
 
-/// A pendulum whose run lasts about `tEnd` s of model time (many samples: slow to finish).
-std::string pendulum(double tEnd, double interval) {
-  return R"({"joinery": 1, "gravity": [0, -9.81, 0],
-    "bodies": [{"name": "bob", "type": "particle", "dim": 2, "mass": 1, "position": [-1, 0]}],
-    "joints": [{"name": "rod", "type": "distance", "body1": "ground", "point1": [0, 0],
-                "body2": "bob", "point2": [0, 0], "length": 1}],
-    "simulation": {"t_end": )" + std::to_string(tEnd) + R"(, "integrator": "dopri5", "rtol": 1e-10,
-                   "atol": 1e-12, "output_interval": )" + std::to_string(interval) + "}}";
-}
+std::string pendulum(double tEnd, double interval) { return joinery::test::pendulumScene(tEnd, interval); }
 
 /// Files of `folder` whose name starts with `prefix`.
 std::vector<fs::path> startingWith(const fs::path& folder, const std::string& prefix) {
@@ -62,25 +55,9 @@ std::vector<fs::path> startingWith(const fs::path& folder, const std::string& pr
   return out;
 }
 
-/// Forks `args` with its output to `log`; `fsize` > 0 sets RLIMIT_FSIZE, SIGXFSZ left at its
-/// default (the program must ignore it itself).
+/// SIGXFSZ left at its default in the child: the program must ignore it itself (spawn.hpp).
 pid_t spawn(const std::vector<std::string>& args, const std::string& log, rlim_t fsize = 0) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (std::FILE* f = std::freopen(log.c_str(), "w", stderr)) (void)f;
-    ::dup2(STDERR_FILENO, STDOUT_FILENO);
-    ::signal(SIGXFSZ, SIG_DFL);
-    if (fsize > 0) {
-      const rlimit lim{fsize, fsize};
-      ::setrlimit(RLIMIT_FSIZE, &lim);
-    }
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  return joinery::test::spawn(args, log, fsize, false);
 }
 
 /// The exit status (-1 - signal when a signal ended it; -1000 still running after `seconds`).

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "run_command.hpp"
+#include "spawn.hpp"
 #include "temp_files.hpp"
 
 using joinery::test::runCommand;
@@ -28,36 +29,11 @@ namespace {
 
 fs::path runsTempDir() { return joinery::test::tempFolder("joinery_test_hostile_runs"); }
 
-/// A pendulum (the bundled example's model) that runs for `tEnd` seconds of model time.
-std::string pendulum(double tEnd, double interval) {
-  return R"({"joinery": 1, "gravity": [0, -9.81, 0],
-    "bodies": [{"name": "bob", "type": "particle", "dim": 2, "mass": 1, "position": [-1, 0]}],
-    "joints": [{"name": "rod", "type": "distance", "body1": "ground", "point1": [0, 0],
-                "body2": "bob", "point2": [0, 0], "length": 1}],
-    "simulation": {"t_end": )" + std::to_string(tEnd) + R"(, "integrator": "dopri5", "rtol": 1e-10,
-                   "atol": 1e-12, "output_interval": )" + std::to_string(interval) + "}}";
-}
+std::string pendulum(double tEnd, double interval) { return joinery::test::pendulumScene(tEnd, interval); }
 
-/// Starts `args` with stdout and stderr to `errFile`; `fileSizeLimit` > 0 caps the size of any
-/// file the child writes (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails with EFBIG,
-/// as on a full disk).
+/// The child's SIGXFSZ ignored, as before the program ignored it itself (spawn.hpp).
 pid_t spawn(const std::vector<std::string>& args, const std::string& errFile, rlim_t fileSizeLimit = 0) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (std::FILE* f = std::freopen(errFile.c_str(), "w", stderr)) (void)f;
-    ::dup2(STDERR_FILENO, STDOUT_FILENO);
-    if (fileSizeLimit > 0) {
-      ::signal(SIGXFSZ, SIG_IGN);
-      const rlimit lim{fileSizeLimit, fileSizeLimit};
-      ::setrlimit(RLIMIT_FSIZE, &lim);
-    }
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  return joinery::test::spawn(args, errFile, fileSizeLimit, true);
 }
 
 /// The exit status of `pid` (-1: ended by a signal; -2: still running after `seconds`, killed).
