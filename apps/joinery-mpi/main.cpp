@@ -18,6 +18,7 @@
 #include "cli.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/study/study.hpp"
+#include "scene_files.hpp"
 #include "study_cli.hpp"
 
 namespace {
@@ -115,7 +116,11 @@ void runWorker(const study::Study& s, const StudyCommand& cmd) {
 }
 
 /// Runs on every rank; returns the exit status.
-int run(int rank, int size, const std::vector<std::string>& args) {
+int run(int rank, int size, std::vector<std::string> args) {
+  if (const std::string bad = takeConfineIncludes(args); !bad.empty()) {  // as joinery's: before `study`
+    if (rank == 0) std::cerr << "joinery-mpi: " << bad << "\n";
+    return kInvalidInput;
+  }
   if (args.empty() || args[0] != "study") {
     if (rank == 0) std::cerr << "usage: joinery-mpi study STUDY.json -o TABLE.csv [options] (see --help)\n";
     return kInvalidInput;
@@ -132,7 +137,8 @@ int run(int rank, int size, const std::vector<std::string>& args) {
     }
     return kOk;
   }
-  const study::Study s = study::loadStudy(cmd.studyFile);  // every rank reads the study
+  const study::Study s = study::loadStudy(cmd.studyFile, withCommandConfinement({}, cmd.studyFile));  // every rank reads the study
+  refuseStudyOutputs(cmd, s);  // the table over the study, its scene or an include (nothing written)
   if (size == 1) {
     cmd.run.jobs = 1;
     StudyProgress progress;

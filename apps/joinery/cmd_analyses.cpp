@@ -12,6 +12,7 @@
 #include "run_files.hpp"
 #include "steady_cli.hpp"
 #include "joinery/analyses/analyses.hpp"
+#include "joinery/core/check.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/scene.hpp"
 
@@ -125,6 +126,20 @@ void writeJson(const std::string& path, const nlohmann::json& j) {
   writeFileAtomically(path, j.dump(2) + "\n", "output file");  // run_files.hpp (issue 22)
 }
 
+/// Equilibrium and modes work on dense n x n matrices (Jacobians, the eigenproblem): refused
+/// before any allocation past the limit `check` applies to its dense diagnosis
+/// (CheckOptions::maxDenseBytes, with its estimate of about eight (n + m) x n matrices).
+void refuseDenseAnalysisPastLimit(const Model& model, const char* command) {
+  const double n = model.numCoordinates(), m = model.numConstraintRows();
+  const double bytes = 8.0 * 8.0 * (n + m) * n, limit = CheckOptions{}.maxDenseBytes;
+  if (bytes > limit)
+    throw ModelError(std::string(command) + ": the model has " + std::to_string(model.numCoordinates()) +
+                     " coordinates and " + std::to_string(model.numConstraintRows()) +
+                     " constraint rows; its dense matrices would need about " +
+                     std::to_string(static_cast<long long>(bytes / 1e6)) + " MB, over the limit of " +
+                     std::to_string(static_cast<long long>(limit / 1e6)) + " MB (nothing was computed)");
+}
+
 /// The scene with the command's `--set` overrides, loaded and checked as every scene command
 /// loads it (settings validated: bad input is exit 2 before anything runs).
 Scene loadSceneWithOverrides(const std::string& file, const Args& args) {
@@ -153,6 +168,8 @@ int runEquilibrium(const std::vector<std::string>& argv) {
   const std::string file = requireScene(args, "equilibrium");
   if (auto out = args.get("--output")) refuseOutputOverInput(*out, "-o", {file});
   const Scene scene = loadSceneWithOverrides(file, args);
+  if (auto out = args.get("--output")) refuseOutputOverInput(*out, "-o", scene.filesRead);  // an include
+  refuseDenseAnalysisPastLimit(scene.model, "equilibrium");
   const EquilibriumResult r = findEquilibrium(scene.model, scene.model.initialState());
   const nlohmann::json j = equilibriumJson(scene.model, r);
   if (auto out = args.get("--output"); out && r.converged) writeJson(*out, sceneAtRest(scene, r.state));
@@ -198,6 +215,8 @@ int runModes(const std::vector<std::string>& argv) {
   const std::string file = requireScene(args, "modes");
   if (auto out = args.get("--output")) refuseOutputOverInput(*out, "-o", {file});
   const Scene scene = loadSceneWithOverrides(file, args);
+  if (auto out = args.get("--output")) refuseOutputOverInput(*out, "-o", scene.filesRead);  // an include
+  refuseDenseAnalysisPastLimit(scene.model, "modes");
   State s = scene.model.initialState();
   if (at == "equilibrium") {
     const EquilibriumResult eq = findEquilibrium(scene.model, s);

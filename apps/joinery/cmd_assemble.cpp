@@ -11,6 +11,7 @@
 #include "joinery/core/findings.hpp"
 #include "joinery/core/format.hpp"
 #include "report.hpp"
+#include "run_files.hpp"
 
 namespace joinery::cli {
 
@@ -25,11 +26,7 @@ const char* kAssembleHelp =
     "exit status: 0 written, 2 invalid input, 4 cannot be assembled\n\noptions:\n";
 
 void writeScene(const std::string& path, const nlohmann::json& j) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot open the output file for writing", path);
-  f << j.dump(2) << "\n";
-  f.close();
-  if (!f) throw InputError("could not write the output file", path);
+  writeFileAtomically(path, j.dump(2) + "\n", "output file");  // a temporary file renamed into place
 }
 }  // namespace
 
@@ -50,10 +47,12 @@ int runAssemble(const std::vector<std::string>& argv) {
   const std::string file = args.positional[0];
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"assemble needs -o OUT.json"};
+  refuseOutputOverInput(*out, "-o", {file});
   SceneOptions options;
   options.completeMassless = args.has("--complete-massless");
   options.overrides = overridesFrom(args);
   const LoadedScene loaded = loadSceneForCommand(file, options);
+  refuseOutputOverInput(*out, "-o", loaded.scene.filesRead);  // an included library
   const Model& model = loaded.scene.model;
   const AssemblyReport a = assembleInitialState(model);
   Culprits conflict;

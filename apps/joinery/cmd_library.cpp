@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/terminal_text.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/library.hpp"
 
@@ -40,7 +41,8 @@ Json readLibrary(const std::filesystem::path& file) {
 }
 
 /// A JSON value as the library writes it: numbers plainly, expressions as text.
-std::string text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+/// A library's string for the terminal (sanitizeForTerminal: no control character reaches it).
+std::string text(const Json& v) { return sanitizeForTerminal(v.is_string() ? v.get<std::string>() : v.dump()); }
 
 std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
@@ -60,7 +62,7 @@ std::string madeOf(const Json& c) {
 }
 
 void printPart(std::ostream& os, const std::string& name, const Json& c) {
-  os << "\n" << name << "\n";
+  os << "\n" << sanitizeForTerminal(name) << "\n";
   if (c.contains("description")) os << "  " << text(c["description"]) << "\n";
   if (const std::string parts = madeOf(c); !parts.empty()) os << "  made of: " << parts << "\n";
   const Json none = Json::object();
@@ -70,7 +72,7 @@ void printPart(std::ostream& os, const std::string& name, const Json& c) {
   os << "  parameters (name, default, unit, meaning):\n";
   for (auto it = params.begin(); it != params.end(); ++it) {
     const std::string unit = units.contains(it.key()) ? text(units[it.key()]) : "-";
-    os << "    " << pad(it.key(), 10) << pad(text(it.value()), 18) << pad(unit, 8)
+    os << "    " << pad(sanitizeForTerminal(it.key()), 10) << pad(text(it.value()), 18) << pad(unit, 8)
        << (notes.contains(it.key()) ? text(notes[it.key()]) : "") << "\n";
   }
   os << "  ports (name, body, point in the body frame):\n";
@@ -83,7 +85,7 @@ void printPart(std::ostream& os, const std::string& name, const Json& c) {
       for (std::size_t i = 0; i < p["point"].size(); ++i) where += (i ? ", " : "") + text(p["point"][i]);
       where += ")";
     }
-    os << "    " << pad(it.key(), 10) << where << "\n";
+    os << "    " << pad(sanitizeForTerminal(it.key()), 10) << where << "\n";
   }
 }
 

@@ -141,6 +141,7 @@ int runGraph(const std::vector<std::string>& argv) {
   sceneOptions.overrides = overridesFrom(args);
   const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
   const Scene& scene = loaded.scene;
+  refuseOutputOverInput(*out, "-o", scene.filesRead);  // an included library
   const GraphAnalysis g = analyzeGraph(scene.model);
   const std::string dot = toGraphvizDot(scene.model, g);
   writeFileAtomically(*out, dot, "output file");
@@ -218,7 +219,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   specs.push_back({"--accelerations", "", false, "also write the accelerations body.coord_ddot"});
   specs.push_back({"--format", "", true, "csv or npy (default: npy for a .npy file, else csv)"});
   specs.push_back({"--max-samples", "", true, "most samples the run may write (default 10000000; more is refused before the run)"});
-  specs.push_back({"--max-steps", "", true, "most steps the run may take (default: 100000000 fixed rk4 steps, adaptive unlimited)"});
+  specs.push_back({"--max-steps", "", true, "most steps the run may take (default 100000000, every integrator: a run that would take more fails, exit 5)"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
@@ -234,7 +235,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   const auto summaryPath = args.get("--summary");
   if (summaryPath && summaryPath->empty()) throw UsageError{"--summary needs a file name"};
   refuseOutputOverInput(*out, "-o", {file});
-  if (summaryPath) refuseOutputOverInput(*summaryPath, "--summary", {file, *out});
+  if (summaryPath) refuseOutputOverInput(*summaryPath, "--summary", {file});
+  if (summaryPath) refuseSharedOutputs({{"-o", *out}, {"--summary", *summaryPath}});
   const bool toStdout = *out == "-";
   std::ostream& report = toStdout ? std::cerr : std::cout;
   SceneOptions sceneOptions;
@@ -242,6 +244,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   sceneOptions.overrides = overridesFrom(args);
   const LoadedScene loaded = loadSceneForCommand(file, sceneOptions);
   const Scene& scene = loaded.scene;
+  refuseOutputOverInput(*out, "-o", scene.filesRead);  // an included library
+  if (summaryPath) refuseOutputOverInput(*summaryPath, "--summary", scene.filesRead);
   if (scene.completeMassless && scene.completion.completable())
     for (const auto& b : scene.completion.balances)
       std::cerr << "note: complete_massless added the force balance joint '" << b.joint["name"].get<std::string>()
@@ -255,6 +259,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (args.has("--strict")) options.initialConditions = InitialConditionMode::Strict;
   if (auto v = args.get("--max-samples")) options.maxSamples = countOption("--max-samples", *v);
   if (auto v = args.get("--max-steps")) options.maxFixedSteps = options.maxSteps = countOption("--max-steps", *v);
+  else options.maxSteps = options.maxFixedSteps;  // a default work bound for adaptive runs too (t_end 1e308)
   installInterruptHandlers();
   options.interrupt = interruptFlag();
 
@@ -301,7 +306,13 @@ int runSimulate(const std::vector<std::string>& argv) {
                                 {"position_correction", r.initial.positionCorrection},
                                 {"velocity_correction", r.initial.velocityCorrection},
                                 {"locked", locked}};  // issue 19
-    writeSummaryFile(*summaryPath, sj);
+    try {
+      writeSummaryFile(*summaryPath, sj);
+    } catch (const InputError& e) {  // a full disk, a size limit: the run's output failed (exit 5)
+      (void)endOfRun(r, kept);
+      std::cerr << "joinery simulate: run failed: " << e.what() << "\n";
+      return kRunFailed;
+    }
     report << "  summary: " << *summaryPath << "\n";
   }
   return endOfRun(r, kept);

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "run_files.hpp"
+#include "scene_files.hpp"
 #include "study_cli.hpp"
 
 namespace joinery::cli {
@@ -22,7 +23,8 @@ int runStudyCommand(const std::vector<std::string>& argv) {
   }
   refuseOutputOverInput(cmd.run.table, "-o", {cmd.studyFile});
   refuseOutputOverInput(cmd.run.jsonLines, "--jsonl", {cmd.studyFile, cmd.run.table});
-  const study::Study s = study::loadStudy(cmd.studyFile);
+  const study::Study s = study::loadStudy(cmd.studyFile, withCommandConfinement({}, cmd.studyFile));  // --confine-includes
+  refuseStudyOutputs(cmd, s);  // also the study's scene and its includes
   installInterruptHandlers();  // SIGTERM/SIGINT: finish the table with the rows so far
   cmd.run.interrupt = interruptFlag();
   StudyProgress progress;

@@ -454,6 +454,7 @@ int runView(const std::vector<std::string>& argv) {
   SceneOptions sceneOptions;
   sceneOptions.overrides = overridesFrom(args);  // --set
   const Scene scene = loadSceneForCommand(file, sceneOptions).scene;
+  refuseOutputOverInput(*out, "-o", scene.filesRead);  // an included library
   const auto results = args.get("--results");
   Samples samples;
   nlohmann::json check = nlohmann::json::object(), modeInfo;

@@ -1,7 +1,6 @@
 // joinery — command-line front end. Subcommands: check, solve, simulate, graph, validate.
 #include <cstdlib>
 #include <exception>
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,6 +9,8 @@
 #include "commands.hpp"
 #include "program_allocator.hpp"
 #include "joinery/core/errors.hpp"
+#include "run_files.hpp"
+#include "scene_files.hpp"
 
 namespace {
 const char* kUsage =
@@ -31,7 +32,8 @@ const char* kUsage =
     "Run 'joinery <command> --help' for the options of a command;\n"
     "'joinery --version' prints the version and the memory allocator in use.\n"
     "before the command: --confine-includes[=DIR]   refuse included files outside the scene's\n"
-    "                                   folder (or DIR), symbolic links followed\n"
+    "                                   folder (or DIR), symbolic links followed; the default for\n"
+    "                                   a scene owned by another user (--trust-includes: not)\n"
     "exit status: 0 ok, 2 invalid input, 3 ill posed, 4 inconsistent, 5 run failed,\n"
     "             6 validation check failed, 143/130 stopped by SIGTERM/SIGINT (simulate, study)\n";
 }
@@ -39,6 +41,7 @@ const char* kUsage =
 int main(int argc, char** argv) {
   using namespace joinery::cli;
   configureProgramAllocator();
+  ignoreFileSizeSignal();  // past `ulimit -f` a write fails (exit 5, whole rows) instead of SIGXFSZ killing
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
@@ -49,22 +52,9 @@ int main(int argc, char** argv) {
     return kOk;
   }
   // options before the command, for every scene the command loads (docs/scene-format.md, "Limits")
-  while (!args.empty() && args[0].rfind("--confine-includes", 0) == 0) {
-    const std::string& a = args[0];
-    if (a != "--confine-includes" && a.rfind("--confine-includes=", 0) != 0) break;
-    std::string root = "1";  // the scene's own folder
-    if (a.size() > 18) {
-      std::error_code ec;
-      const std::filesystem::path dir(a.substr(19));
-      if (dir.empty() || !std::filesystem::is_directory(dir, ec)) {
-        std::cerr << "joinery: " << a << ": '" << dir.string() << "' is not a folder; expected --confine-includes or "
-                  << "--confine-includes=DIR with an existing folder\n";
-        return kInvalidInput;
-      }
-      root = std::filesystem::absolute(dir, ec).string();
-    }
-    ::setenv("JOINERY_CONFINE_INCLUDES", root.c_str(), 1);  // read by the scene loader
-    args.erase(args.begin());
+  if (const std::string bad = takeConfineIncludes(args); !bad.empty()) {
+    std::cerr << "joinery: " << bad << "\n";
+    return kInvalidInput;
   }
   if (args.empty()) {
     std::cerr << kUsage;

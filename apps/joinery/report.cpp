@@ -7,16 +7,18 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "scene_files.hpp"
 #include "joinery/core/format.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene_completion.hpp"
+#include "joinery/core/terminal_text.hpp"
 #include "joinery/core/forward_dynamics.hpp"
 
 namespace joinery::cli {
 
 LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& options) {
-  LoadedScene out{completeMasslessPoints(loadScene(file, options)), {}};
+  LoadedScene out{completeMasslessPoints(loadScene(file, withCommandConfinement(options, file))), {}};
   out.settings = parseSimulationSettings(out.scene.simulation);
   return out;
 }
@@ -172,7 +174,7 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
     os << "\n";
   }
   os << "scene: " << r.file;
-  if (!r.sceneName.empty()) os << "  (" << r.sceneName << ")";
+  if (!r.sceneName.empty()) os << "  (" << sanitizeForTerminal(r.sceneName) << ")";
   os << "\n\nbodies (" << model.bodySlots().size() << "):\n";
   for (const auto& sl : model.bodySlots())
     os << "  " << sl.body->name() << "  " << sl.body->typeName() << "  ["

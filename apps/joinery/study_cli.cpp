@@ -8,6 +8,10 @@
 #include <iostream>
 #include <thread>
 
+#include "joinery/core/json_input.hpp"
+#include "joinery/core/scene.hpp"
+#include "run_files.hpp"
+
 namespace joinery::cli {
 
 namespace {
@@ -125,6 +129,21 @@ int reportStudy(const StudyCommand& cmd, const study::Outcome& o, double seconds
   std::cout << ": " << o.ran << " run, " << o.skipped << " kept from the table, " << o.failed << " failed (exit != 0)"
             << ", " << seconds << " s\n";
   return kOk;
+}
+
+void refuseStudyOutputs(const StudyCommand& cmd, const study::Study& s) {
+  std::vector<std::string> inputs{cmd.studyFile, s.sceneFile};
+  try {  // the scene's includes, from a load of the base scene (its own errors are the study's to report)
+    SceneOptions confined;  // as the cases will load it
+    confined.confineIncludes = s.confineIncludes;
+    confined.includeRoot = s.includeRoot;
+    const Scene base = sceneFromJson(s.scene, s.sceneFile, confined);
+    inputs.insert(inputs.end(), base.filesRead.begin(), base.filesRead.end());
+  } catch (const Error&) {
+  }
+  refuseOutputOverInput(cmd.run.table, "-o", inputs);
+  refuseOutputOverInput(cmd.run.jsonLines, "--jsonl", inputs);
+  refuseSharedOutputs({{"-o", cmd.run.table}, {"--jsonl", cmd.run.jsonLines}});
 }
 
 }  // namespace joinery::cli

@@ -35,6 +35,10 @@ class StudyProgress {
   bool shown_ = false;
 };
 
+/// Refuses (UsageError, before anything is written) a table or --jsonl file that is the study
+/// file, the study's scene or one of the files that scene includes, or one file for both.
+void refuseStudyOutputs(const StudyCommand& cmd, const study::Study& s);
+
 /// The closing lines on standard output; returns the exit status (0: every case ran).
 int reportStudy(const StudyCommand& cmd, const study::Outcome& o, double seconds);
 

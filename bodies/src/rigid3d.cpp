@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "body_input.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/bodies/quaternion.hpp"
 #include "joinery/core/orientation.hpp"
 #include "joinery/core/registry.hpp"
@@ -279,7 +280,21 @@ nlohmann::json Rigid3d::toJson() const {
 
 namespace {
 
-Matrix3d readInertia(const JsonCursor& c, const FactoryContext& ctx) {
+/// The principal moments of a mass distribution obey the triangle inequality: each is at most
+/// the sum of the other two (I_x + I_y = integral of (x^2 + y^2 + 2 z^2) dm >= I_z), with
+/// equality for a flat body. A relative 1e-9 allows for rounding.
+void checkTriangleInequality(const JsonCursor& c, const Matrix3d& J, const std::string& body) {
+  Eigen::SelfAdjointEigenSolver<Matrix3d> es(0.5 * (J + J.transpose()), Eigen::EigenvaluesOnly);
+  const Eigen::Vector3d m = es.eigenvalues();  // ascending
+  if (m(2) > (m(0) + m(1)) * (1 + 1e-9))
+    c.failWith("the inertia of body '" + body + "' has principal moments " + formatNumber(m(0)) + ", " +
+               formatNumber(m(1)) + ", " + formatNumber(m(2)) + ", and " + formatNumber(m(2)) + " > " +
+               formatNumber(m(0)) + " + " + formatNumber(m(1)) +
+               ": no body has these; expected each principal moment at most the sum of the other two "
+               "(the triangle inequality; equal for a flat body)");
+}
+
+Matrix3d readInertia(const JsonCursor& c, const FactoryContext& ctx, const std::string& body) {
   constexpr const char* expectation =
       "[Ixx, Iyy, Izz] or a 3x3 matrix (kg m^2, body frame, about the centre of mass)";
   if (!c.value().is_array() || c.size() != 3) c.fail(expectation);
@@ -291,10 +306,12 @@ Matrix3d readInertia(const JsonCursor& c, const FactoryContext& ctx) {
       J(static_cast<int>(i), static_cast<int>(i)) =
           detail::readNonNegative(ctx, ci, "a principal moment of inertia >= 0");
     }
+    checkTriangleInequality(c, J, body);
     return J;
   }
   const Matrix3d J = ctx.matrix(c, 3);
   detail::checkSymmetricPsd(c, J, "inertia");
+  checkTriangleInequality(c, J, body);
   return J;
 }
 
@@ -303,7 +320,7 @@ std::unique_ptr<Body> makeRigid3d(const JsonCursor& c, const FactoryContext& ctx
                        "angular_velocity"});
   const std::string name = detail::readBodyName(c);
   const double mass = detail::readNonNegative(ctx, c.at("mass"), "a mass >= 0");
-  const Matrix3d J = readInertia(c.at("inertia"), ctx);
+  const Matrix3d J = readInertia(c.at("inertia"), ctx, name);
   const Vector3d x = detail::readVectorOr(ctx, c, "position", 3, "x, y, z of the centre of mass");
   Eigen::Vector4d e(1.0, 0.0, 0.0, 0.0);
   if (c.has("orientation")) {

@@ -22,7 +22,15 @@ namespace py = pybind11;
 py::object toPython(const nlohmann::json& j);
 /// Python object -> JSON: dicts (str keys), lists, tuples, NumPy arrays and scalars, numbers,
 /// strings, bools, None. @throws std::invalid_argument (Python ValueError) for anything else.
-nlohmann::json toJson(py::handle h);
+/// Nesting deeper than detail::kMaxJsonDepth (a dict or list that contains itself included) is
+/// refused before the conversion recurses further: ValueError, the interpreter survives.
+nlohmann::json toJson(py::handle h, int depth = 0);
+/// A file name given to the module (str or os.PathLike) as os.fspath gives it.
+/// @throws std::invalid_argument (ValueError) for an embedded NUL, as Python's own open() does
+/// (the C library would silently read the name up to the NUL).
+std::string fileName(py::handle source);
+/// The same check for a name already converted.
+const std::string& checkedFileName(const std::string& name);
 
 /// A loaded model: the scene (shared with every result that names its coordinates) and a
 /// cached evaluation workspace. Immutable after loading, so usable from many threads: the

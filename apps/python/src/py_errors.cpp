@@ -4,6 +4,7 @@
 #include <string>
 
 #include "joinery/core/errors.hpp"
+#include "joinery/core/json_input.hpp"
 #include "py_common.hpp"
 
 namespace joinery::python {
@@ -30,31 +31,71 @@ py::object toPython(const nlohmann::json& j) {
   }
 }
 
-nlohmann::json toJson(py::handle h) {
+namespace {
+/// A Python str as UTF-8; one that has none (a lone surrogate such as "\ud800") raises
+/// Python's UnicodeEncodeError (a ValueError), not pybind11's generic cast error.
+std::string utf8(py::handle s) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_AsUTF8AndSize(s.ptr(), &size);
+  if (data == nullptr) throw py::error_already_set();
+  return std::string(data, static_cast<std::size_t>(size));
+}
+}  // namespace
+
+nlohmann::json toJson(py::handle h, int depth) {
+  if (depth > detail::kMaxJsonDepth)
+    throw std::invalid_argument("the scene is nested more than " + std::to_string(detail::kMaxJsonDepth) +
+                                " levels deep (a dict or list that contains itself?); expected a scene of "
+                                "plain, finitely nested dicts and lists");
   if (h.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(h)) return h.cast<bool>();
-  if (py::isinstance<py::int_>(h)) return h.cast<long long>();
+  if (py::isinstance<py::int_>(h)) {  // past 64 bits a double, as the JSON reader makes of a long integer
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    if (overflow == 0) return v;
+    if (overflow > 0) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(h.ptr());
+      if (!PyErr_Occurred()) return u;
+      PyErr_Clear();
+    }
+    const double d = PyLong_AsDouble(h.ptr());  // OverflowError past 1.8e308
+    if (PyErr_Occurred()) throw py::error_already_set();
+    return d;
+  }
   if (py::isinstance<py::float_>(h)) return h.cast<double>();
-  if (py::isinstance<py::str>(h)) return h.cast<std::string>();
+  if (py::isinstance<py::str>(h)) return utf8(h);
   if (py::isinstance<py::dict>(h)) {
     nlohmann::json o = nlohmann::json::object();
     for (auto kv : h.cast<py::dict>()) {
       if (!py::isinstance<py::str>(kv.first))
         throw std::invalid_argument("scene dictionaries need string keys, got " +
                                     py::repr(kv.first).cast<std::string>());
-      o[kv.first.cast<std::string>()] = toJson(kv.second);
+      o[utf8(kv.first)] = toJson(kv.second, depth + 1);
     }
     return o;
   }
   if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
     nlohmann::json a = nlohmann::json::array();
-    for (auto x : h) a.push_back(toJson(x));
+    for (auto x : h) a.push_back(toJson(x, depth + 1));
     return a;
   }
   // NumPy arrays and scalars (and anything else with tolist()/item(), e.g. numpy.float64)
-  if (py::hasattr(h, "tolist")) return toJson(h.attr("tolist")());
+  if (py::hasattr(h, "tolist")) return toJson(h.attr("tolist")(), depth + 1);
   throw std::invalid_argument("cannot put a " + py::str(py::type::handle_of(h)).cast<std::string>() +
                               " into a scene (expected dict, list, str, number, bool or None)");
+}
+
+const std::string& checkedFileName(const std::string& name) {
+  if (name.find('\0') != std::string::npos)
+    throw std::invalid_argument("embedded null byte in the file name '" + name.substr(0, name.find('\0')) +
+                                "\\0...'; expected a name without NUL characters");
+  return name;
+}
+
+std::string fileName(py::handle source) {
+  std::string name = py::str(py::module_::import("os").attr("fspath")(source));
+  checkedFileName(name);
+  return name;
 }
 
 namespace {

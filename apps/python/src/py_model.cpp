@@ -68,7 +68,7 @@ std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::
     doc = toJson(source);
     file = name;
   } else {
-    file = py::str(py::module_::import("os").attr("fspath")(source));
+    file = fileName(source);
     doc = readJsonFile(file);
   }
   if (parameters) options.overrides = overridesOf(*parameters);

@@ -224,7 +224,7 @@ PySolution solveProblem(const py::object& source, const std::optional<Eigen::Mat
     if (py::isinstance<py::dict>(source))
       p = matrixProblemFromJson(toJson(source), "<dict>");
     else
-      p = loadMatrixProblem(py::str(py::module_::import("os").attr("fspath")(source)));
+      p = loadMatrixProblem(fileName(source));
   } else {
     if (!M || !Q) throw std::invalid_argument("solve_problem needs M and Q (or a source)");
     p.M = *M;

@@ -16,7 +16,8 @@ py::dict runStudyFile(const std::string& path, const std::string& table, int job
   if (jobs < 1) throw std::invalid_argument("jobs must be >= 1, got " + std::to_string(jobs));
   if (timeLimit && !(*timeLimit >= 0)) throw std::invalid_argument("time_limit must be >= 0 (s)");
   // GIL held while reading the study: it loads the base scene (GiNaC is not thread-safe)
-  const study::Study st = study::loadStudy(path);
+  checkedFileName(table);
+  const study::Study st = study::loadStudy(checkedFileName(path));
   study::RunOptions o;
   o.table = table;
   o.jobs = jobs;

@@ -90,6 +90,8 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
     testFault(c.index);
     SceneOptions sceneOptions;
     sceneOptions.overrides = caseOverrides(study, c);
+    sceneOptions.confineIncludes = study.confineIncludes;  // --confine-includes
+    sceneOptions.includeRoot = study.includeRoot;
     const Scene scene = sceneFromJson(study.scene, study.sceneFile, sceneOptions);
     ModelSystem system(scene.model);
     const SimulationSettings settings = parseSimulationSettings(scene.simulation);

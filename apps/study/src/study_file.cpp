@@ -238,6 +238,8 @@ void checkAgainstScene(const Study& s) {
   if (s.cases.empty()) return;
   SceneOptions options;
   options.overrides = overridesOf(s, s.cases.front());
+  options.confineIncludes = s.confineIncludes;
+  options.includeRoot = s.includeRoot;
   std::vector<std::string> columns;
   try {
     const Scene scene = sceneFromJson(s.scene, s.sceneFile, options);
@@ -266,7 +268,9 @@ void checkAgainstScene(const Study& s) {
 
 std::vector<Override> caseOverrides(const Study& s, const Case& c) { return overridesOf(s, c); }
 
-Study loadStudy(const std::string& path) {
+Study loadStudy(const std::string& path) { return loadStudy(path, SceneOptions{}); }
+
+Study loadStudy(const std::string& path, const SceneOptions& sceneOptions) {
   const nlohmann::json doc = readJsonFile(path, JsonReadOptions{true});
   ojson odoc;
   {
@@ -285,6 +289,18 @@ Study loadStudy(const std::string& path) {
   const std::string scene = root.at("scene").string();
   namespace fs = std::filesystem;
   s.sceneFile = (fs::path(path).parent_path() / scene).lexically_normal().string();
+  if (sceneOptions.confineIncludes) {  // the scene, then its includes (each case), inside the folder
+    std::error_code ec;
+    const fs::path folder = fs::weakly_canonical(
+        sceneOptions.includeRoot.empty() ? fs::absolute(path, ec).parent_path() : fs::path(sceneOptions.includeRoot), ec);
+    const fs::path at = fs::weakly_canonical(fs::absolute(s.sceneFile, ec), ec);
+    const fs::path rel = at.lexically_relative(folder);
+    if (rel.empty() || *rel.begin() == "..")
+      root.at("scene").failWith("the study's scene '" + scene + "' resolves to '" + at.string() + "', outside '" +
+                                folder.string() + "'; scenes and includes are confined to that folder (--confine-includes)");
+    s.confineIncludes = true;
+    s.includeRoot = folder.string();
+  }
   try {
     s.scene = readJsonFile(s.sceneFile, JsonReadOptions{true});
   } catch (const InputError& e) {

@@ -2,6 +2,13 @@
 
 #include "json_strict.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -577,28 +584,46 @@ void JsonCursor::rejectUnknownKeys(std::initializer_list<std::string_view> allow
 // long: the file checks (kind, size, empty), then parsing with the error of each failure where
 // it is found (nesting depth, syntax, numbers out of range, the JSON path of a strict read).
 nlohmann::json readJsonFile(const std::string& path, const JsonReadOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError("is a directory; expected a JSON file", path);
-  if (!std::filesystem::exists(path, ec)) throw InputError("cannot open file for reading: file not found", path);
-  if (!std::filesystem::is_regular_file(path, ec))
+  // opened once, then the opened file is checked (fstat): a name swapped between a check and
+  // the open (a FIFO that would block, a directory) cannot pass; O_NONBLOCK keeps the open of
+  // a FIFO from waiting for a writer, and a regular file reads the same with it
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) throw InputError("cannot open file for reading: file not found", path);
+    throw InputError(std::string("cannot open file for reading: ") + std::strerror(err), path);
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError("cannot read the file", path);
+  if (S_ISDIR(st.st_mode)) throw InputError("is a directory; expected a JSON file", path);
+  if (!S_ISREG(st.st_mode))
     throw InputError("is not a regular file (a device, pipe or socket); expected a JSON file", path);
-  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
-  if (!ec && bytes > options.maxBytes)
+  const auto bytes = static_cast<std::uintmax_t>(st.st_size);
+  if (bytes > options.maxBytes)
     throw InputError("file is " + std::to_string(bytes) + " bytes; the limit is " + std::to_string(options.maxBytes) +
                          " bytes",
                      path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open file for reading", path);
   std::string text;  // read in blocks straight into the text (the size may have changed)
-  for (std::size_t block = ec ? std::size_t{1} << 16 : static_cast<std::size_t>(bytes) + 1;; block = std::size_t{1} << 20) {
+  for (std::size_t block = static_cast<std::size_t>(bytes) + 1;; block = std::size_t{1} << 20) {
     const std::size_t have = text.size();
     text.resize(have + block);
-    in.read(text.data() + have, static_cast<std::streamsize>(block));
-    text.resize(have + static_cast<std::size_t>(in.gcount()));
-    if (!in) break;
+    const ssize_t got = ::read(fd, text.data() + have, block);
+    if (got < 0 && errno == EINTR) {
+      text.resize(have);
+      continue;
+    }
+    if (got < 0) throw InputError(std::string("cannot read the file: ") + std::strerror(errno), path);
+    text.resize(have + static_cast<std::size_t>(got));
+    if (got == 0) break;
+    if (text.size() > options.maxBytes)  // grew while read
+      throw InputError("file is more than " + std::to_string(options.maxBytes) + " bytes; the limit is " +
+                           std::to_string(options.maxBytes) + " bytes",
+                       path);
   }
-  if (in.bad()) throw InputError("cannot read the file", path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError("file is empty; expected a JSON object", path);
   // a valid text read by the fast reader passes the nesting check below (its depth is the

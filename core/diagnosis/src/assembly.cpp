@@ -98,6 +98,12 @@ std::vector<JointResidual> jointResiduals(const Model& model, const State& s, bo
     for (int k = 0; k < rb.size; ++k)
       if (!(std::abs(seg(k)) <= tolerance))
         jr.rows.push_back({rb.row + k, model.rowNames()[static_cast<std::size_t>(rb.row + k)], seg(k)});
+    if (jr.rows.empty()) {  // the norm is over the tolerance but no single row is (or the tolerance is infinite)
+      Eigen::Index k = 0;
+      seg.cwiseAbs().maxCoeff(&k);
+      const int row = rb.row + static_cast<int>(k);
+      jr.rows.push_back({row, model.rowNames()[static_cast<std::size_t>(row)], seg(k)});
+    }
     jr.unit = rowUnit(model, ws, bi, jr.rows.front().row - rb.row);
     if (velocities) jr.unit = jr.unit.empty() ? "(per s)" : jr.unit + "/s";
     out.push_back(std::move(jr));

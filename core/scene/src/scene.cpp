@@ -142,6 +142,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   scene.simulation = std::move(simulation);
   scene.completeMassless = completeMassless;
   scene.outputs = std::move(all.outputs);
+  scene.filesRead.assign(included_.begin(), included_.end());
   return scene;
 }
 

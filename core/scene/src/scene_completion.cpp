@@ -29,6 +29,7 @@ Scene completeMasslessPoints(Scene scene) {
     }
   }();
   out.completeMassless = true;
+  out.filesRead = scene.filesRead;
   out.completion = std::move(analysis);
   scene_detail::SceneAccess::setOverrides(out, scene_detail::SceneAccess::overrides(scene));  // --set
   return out;

@@ -1,8 +1,10 @@
 // The scene loader's expansion (scene_loader.hpp): component libraries (includes), component
 // definitions, and instances expanded into bodies, joints and forces with qualified names and
 // placements.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdlib>
 #include <system_error>
 
 #include "scene_loader.hpp"
@@ -23,20 +25,39 @@ bool isInside(const fs::path& p, const fs::path& root) {
   return true;
 }
 
+/// Reads an included file. Confined (`root` not empty), it is opened once and the file opened
+/// is checked, not its name again: where /proc/self/fd/N says the open file is must lie inside
+/// `root`, and the text is read through that descriptor, so a symbolic link or a FIFO swapped in
+/// after the check of the name can neither leak an outside file nor block the loader.
+nlohmann::json readIncluded(const std::string& display, const fs::path& root, const JsonCursor& entry,
+                            const std::string& given) {
+  if (root.empty()) return detail::readIncludedFile(display);
+  const int fd = ::open(display.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return detail::readIncludedFile(display);  // its own error message
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  std::error_code ec;
+  const fs::path opened = fs::read_symlink(self, ec);
+  if (ec) return detail::readIncludedFile(display);  // no /proc: the check of the name stands
+  if (!isInside(opened, root))
+    entry.failWith("included file '" + given + "' opened as '" + opened.string() + "', outside '" + root.string() +
+                   "' (it changed after it was checked); includes are confined to that folder");
+  try {
+    return detail::readIncludedFile(self);
+  } catch (const InputError& e) {  // named as the scene names it
+    throw InputError(e.detail(), display, e.jsonPath());
+  }
+}
+
 }  // namespace
 
-/// The folder includes are confined to (empty: not confined). Besides the options, the
-/// environment variable JOINERY_CONFINE_INCLUDES confines them for every scene a process
-/// loads (what `joinery --confine-includes[=DIR]` sets): "1" to the scene's folder, a path to
-/// that folder, "0" or empty not at all.
+/// The folder includes are confined to (empty: not confined), from the options.
 fs::path includeRootFor(const SceneOptions& options, const std::string& file) {
-  std::string given = options.includeRoot;
-  if (!options.confineIncludes) {
-    const char* env = std::getenv("JOINERY_CONFINE_INCLUDES");
-    const std::string value = env ? env : "";
-    if (value.empty() || value == "0") return {};
-    given = value == "1" ? std::string() : value;
-  }
+  if (!options.confineIncludes) return {};
+  const std::string& given = options.includeRoot;
   std::error_code ec;
   fs::path root = given.empty() ? fs::absolute(file, ec).parent_path() : fs::path(given);
   fs::path canonical = fs::weakly_canonical(root, ec);
@@ -81,9 +102,10 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
       entry.failWith("included path '" + given + "' ('" + display + "') is not a regular file; expected a JSON component library");
     std::string key = fs::weakly_canonical(path, ec).string();
     if (ec) key = fs::absolute(path, ec).string();
-    if (!includeRoot_.empty() && !isInside(fs::path(key), includeRoot_))
+    const bool shipped = given.rfind(kShippedLibraryPrefix, 0) == 0;  // joinery:NAME, installed with the program
+    if (!includeRoot_.empty() && !shipped && !isInside(fs::path(key), includeRoot_))
       entry.failWith("included file '" + given + "' resolves to '" + key + "', outside '" + includeRoot_.string() +
-                     "'; includes are confined to that folder (SceneOptions::confineIncludes, joinery --confine-includes, JOINERY_CONFINE_INCLUDES)");
+                     "'; includes are confined to that folder (SceneOptions::confineIncludes, joinery --confine-includes)");
     const auto cyc = std::find_if(stack.begin(), stack.end(), [&](const IncludeFrame& f) { return f.key == key; });
     if (cyc != stack.end()) {
       std::string chain;
@@ -96,8 +118,16 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     const std::string context = " (included from " + where(entry) + ")";
     stack.push_back({key, display});
     try {
-      documents_.push_back(detail::readIncludedFile(display));
+      documents_.push_back(readIncluded(display, shipped ? fs::path() : includeRoot_, entry, given));
       const JsonCursor lib(documents_.back(), display);
+      // never quote what an included file holds (it may be any file the scene names): say what
+      // kind of value it is and what was expected
+      if (!lib.value().is_object())
+        lib.failWith(std::string("the included file holds a JSON ") + lib.value().type_name() +
+                     ", not a component library; expected an object with \"joinery\": 1 (its content is not shown)");
+      if (lib.has("joinery") && lib.at("joinery").value() != 1)
+        lib.at("joinery").failWith("the included file's format version is not 1; expected \"joinery\": 1 in a "
+                                   "component library (the value is not shown)");
       checkVersion(lib, "a component library");
       lib.rejectUnknownKeys(kLibraryKeys);
       if (lib.has("name")) (void)lib.at("name").string();
@@ -403,3 +433,4 @@ BodyPtr Loader::placeBody(BodyPtr body, const Planned& p, SceneContext& ctx) con
 }
 
 }  // namespace joinery::scene_detail
+

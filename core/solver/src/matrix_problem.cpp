@@ -6,6 +6,7 @@
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
+#include "joinery/core/terminal_text.hpp"
 
 namespace joinery {
 
@@ -157,15 +158,17 @@ std::string solutionToText(const Solution& s, const std::vector<std::string>& na
   os << "status: " << verdict << "\n";
   os << "coordinates n = " << d.n << ", constraint rows m = " << d.m << ", rank A = " << d.rankA
      << ", rank [M; A] = " << d.rankMA << ", redundant rows = " << d.redundant << "\n";
+  std::vector<std::string> shown;  // a problem's names, made safe for a terminal
+  for (const auto& nme : names) shown.push_back(sanitizeForTerminal(nme));
   std::size_t w = 4;
-  for (const auto& nme : names) w = std::max(w, nme.size());
+  for (const auto& nme : shown) w = std::max(w, nme.size());
   os << "\n" << std::string(w, ' ') << "  " << "q''" << std::string(17, ' ') << "ideal force"
      << std::string(9, ' ') << "non-ideal force\n";
   for (int i = 0; i < d.n; ++i) {
     std::ostringstream line;
     line.precision(10);
-    line << names.at(static_cast<std::size_t>(i))
-         << std::string(w - names[static_cast<std::size_t>(i)].size(), ' ') << "  ";
+    line << shown.at(static_cast<std::size_t>(i))
+         << std::string(w - shown[static_cast<std::size_t>(i)].size(), ' ') << "  ";
     auto cell = [&](double v) {
       std::ostringstream c;
       c.precision(10);

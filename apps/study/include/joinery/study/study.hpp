@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "joinery/core/scene.hpp"
+
 namespace joinery::study {
 
 /// One collected item, `COLUMN:STAT` (`pin.fx:max`), or a run figure (`steps`).
@@ -41,12 +43,19 @@ struct Study {
   std::vector<Case> cases;
   std::vector<Collect> collect;
   double timeLimit = 0;                 ///< per-case wall-clock limit (s); 0: none (`"time_limit"`)
+  /// The scene's includes confined (SceneOptions::confineIncludes, includeRoot) for the check
+  /// at load and for every case; the scene file itself must then lie in that folder too.
+  bool confineIncludes = false;
+  std::string includeRoot;
 };
 
 /// Reads a study file, expands its design and checks it against the scene (parameter names,
 /// collected columns) by loading the scene with the first case's values.
 /// @throws InputError (file, JSON path) for an invalid study: exit status 2.
 Study loadStudy(const std::string& path);
+/// The same with the files the scene may read confined as `sceneOptions` says (its
+/// confineIncludes and includeRoot; an empty root is the study file's folder).
+Study loadStudy(const std::string& path, const SceneOptions& sceneOptions);
 
 /// A row of the table.
 struct Row {

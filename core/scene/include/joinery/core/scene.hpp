@@ -49,6 +49,9 @@ struct Scene {
   /// declaration order (instance names qualify component channels: `l1.tip`); checked against
   /// the model at load. Compile with OutputChannels(scene.model, scene.outputs).
   std::vector<OutputSpec> outputs;
+  /// Every file the loading read: the scene file and its included libraries (canonical paths),
+  /// so that a program can refuse to write an output over any of them.
+  std::vector<std::string> filesRead;
 
   /// The flattened scene: every instance expanded, names qualified (`l1.rod`), ports replaced
   /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
@@ -73,7 +76,8 @@ struct SceneOptions {
   /// true does); completeMasslessPoints() then adds the balances (docs/completion.md).
   bool completeMassless = false;
   /// Confine included libraries to a folder: every include must resolve, symbolic links
-  /// followed, inside `includeRoot` (when empty: the folder of the scene file). Off by default,
+  /// followed, inside `includeRoot` (when empty: the folder of the scene file); the shipped
+  /// `joinery:` libraries are allowed. Off by default,
   /// because the format allows relative paths such as `../lib/links.json`; included files are
   /// always limited in size and never quoted in errors (docs/scene-format.md, "Limits").
   bool confineIncludes = false;
