@@ -35,6 +35,7 @@ packages=(
   # the Python module (apps/python, docs/python.md), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
   libhdf5-dev                    # simulate -o RUN.h5 and joinery plot RUN.h5 (HDF5's C++ API; optional at build time)
+  libcairo2-dev                  # joinery plot: one drawing code for its SVG and PNG surfaces (optional at build time)
 )
 # joinery view: node and npm bundle the web viewer at build time (apps/viewer/web). A node
 # that is already on PATH with its npm (e.g. from NodeSource, which conflicts with Debian's
