@@ -45,3 +45,37 @@ def test_bodies_may_be_left_out_when_instances_supply_them(tmp_path):
     without, with_key = joinery.load(path), joinery.load(src)
     assert without.coordinates == with_key.coordinates and without.bodies == with_key.bodies
     assert len(without.bodies) > 0
+
+
+def test_a_failed_study_case_collects_over_its_samples(cli, scenes, tmp_path):
+    # a channel that turns NaN at t = 0.38 (L = 1) or 0.38 * 2 (L = 2) fails each case after
+    # some samples: the row collects over those samples, says it is partial, keeps exit 5
+    import csv
+    import json
+    import subprocess
+    doc = json.loads((scenes / "pendulum.json").read_text())
+    doc["outputs"] = [{"name": "bad", "value": "sqrt(0.38 * L - t)"}]
+    (tmp_path / "scene.json").write_text(json.dumps(doc))
+    (tmp_path / "study.json").write_text(json.dumps({
+        "joinery": 1, "scene": "scene.json",
+        "design": {"type": "grid", "parameters": {"L": [1, 2]}},
+        "collect": ["bob.y:min", "bob.x:max", "t"]}))
+    table = tmp_path / "table.csv"
+    subprocess.run([cli, "study", str(tmp_path / "study.json"), "-o", str(table), "-j", "1"], check=True,
+                   capture_output=True)
+    rows = list(csv.DictReader(table.open()))
+    assert len(rows) == 2
+    for row in rows:
+        L = float(row["L"])
+        assert row["exit"] == "5" and row["message"].startswith("partial: collected over the "), row
+        # the same run alone, to CSV: the collected minimum is the minimum over its samples
+        run_csv = tmp_path / f"run_{row['case']}.csv"
+        p = subprocess.run([cli, "simulate", str(tmp_path / "scene.json"), "--set", f"L={L:g}", "-o", str(run_csv)],
+                           capture_output=True, text=True)
+        assert p.returncode == 5
+        lines = run_csv.read_text().strip().split("\n")
+        names = lines[0].split(",")
+        ys = [float(l.split(",")[names.index("bob.y")]) for l in lines[1:]]
+        assert float(row["bob.y:min"]) == min(ys)
+        assert f"{len(ys)} sample(s)" in row["message"]
+        assert 0.3 * L < float(row["t"]) < 0.39 * L
