@@ -307,7 +307,7 @@ export class FlatView {
       }
       ctx.stroke();
     }
-    const L = 0.15 * Math.pow(10, Math.ceil(Math.log10(this.extent * 2)));
+    const L = Math.min(0.15 * Math.pow(10, Math.ceil(Math.log10(this.extent * 2))), 0.4 * this.extent);
     ['#d62728', '#2ca02c', '#1f77b4'].forEach((c, k) => {
       const e = [0, 0, 0]; e[k] = L;
       const [a, b] = [this.toScreen([0, 0, 0]), this.toScreen(e)];
