@@ -85,7 +85,7 @@ void checkJointKind(const OutputSpec& s, const Constraint& j) {
   const bool axisDriver = type == "revolute_driver" || type == "prismatic_driver";  // efforts too
   if (s.kind == OutputKind::Effort && k != JointResultKind::Effort && !axisDriver)
     fail(s, "/effort", "joint '" + s.target + "' is a " + type +
-                            joint; expected a driver: a coupling, a coordinate driver (such as theta = omega t), a "
+                           " joint; expected a driver: a coupling, a coordinate driver (such as theta = omega t), a "
                            "revolute_driver or a prismatic_driver");
 }
 

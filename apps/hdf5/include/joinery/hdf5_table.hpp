@@ -1,7 +1,7 @@
 #pragma once
 // A run's table as an HDF5 file: one float64 dataset per column, named exactly as the CSV
-// column (`t`, `bob.x`, ...), in the root group in CSV order (link creation order is tracked,
-// and the attribute `columns` lists the names in that order), with the attributes `scene` (the
+// column (`t`, `bob.x`, ...), in the root group (h5py lists them by name; the attribute
+// `columns` lists them in CSV order, and the group tracks their creation order), with the attributes `scene` (the
 // scene's name), `scene_file`, `joinery_version`, `samples` and, for a run, `outcome`.
 // Read with h5py: f = h5py.File("run.h5"); f["bob.x"][:]; f.attrs["scene"].
 #include <cstddef>
