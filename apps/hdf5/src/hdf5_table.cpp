@@ -45,7 +45,13 @@ void countAttribute(H5::H5Object& where, const char* name, long long value) {
 H5::H5File createFile(const std::string& path, const std::vector<std::string>& names, const Hdf5TableInfo& info) {
   H5::FileCreatPropList fcpl;
   H5Pset_link_creation_order(fcpl.getId(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-  H5::H5File file(path, H5F_ACC_TRUNC, fcpl);
+  // the attribute `columns` of a large model (14 340 names: 230 kB of string references) is
+  // over the 64 kB an object header holds: attributes in dense storage, which needs the file
+  // format of HDF5 1.8 and later (every h5py reads it)
+  H5Pset_attr_phase_change(fcpl.getId(), 0, 0);
+  H5::FileAccPropList fapl;
+  fapl.setLibverBounds(H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+  H5::H5File file(path, H5F_ACC_TRUNC, fcpl, fapl);
   textAttribute(file, "scene", info.scene);
   textAttribute(file, "scene_file", info.sceneFile);
   textAttribute(file, "joinery_version", info.version);
