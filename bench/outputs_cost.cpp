@@ -11,11 +11,12 @@
 //     acceleration.
 //   outputs_cost formats [--N 1024] [--rows 200] [--dir /tmp] [--repeat 3]
 //     Writes `rows` samples of the N-link chain (every coordinate and velocity perturbed, so that
-//     the numbers have all their digits) as CSV and as npy. One JSON line: the columns, the
-//     smallest write time and the size of each file.
+//     the numbers have all their digits) as CSV, as npy and (when built with HDF5) as HDF5.
+//     One JSON line: the columns, the smallest write time and the size of each file.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@
 #include "joinery/core/outputs.hpp"
 #include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"
+#ifdef JOINERY_HAVE_HDF5
+#include "joinery/hdf5_table.hpp"
+#endif
 #include "timing.hpp"
 
 using namespace joinery;
@@ -147,14 +151,16 @@ int channelsMode(int argc, char** argv) {
   return 0;
 }
 
-template <class R>
-double writeTable(const std::string& path, const std::vector<std::string>& names, const std::vector<State>& states) {
+/// The time to write the states through the recorder `make()` returns (opening and closing
+/// the file included).
+template <class Make>
+double writeTable(Make make, const std::vector<std::string>& names, const std::vector<State>& states) {
   const double w0 = benchtiming::nowSeconds();
   {
-    R rec(path, TableLayout{});
-    rec.begin(names);
-    for (const State& s : states) rec.record(Sample{s, 1.0, ConstraintResiduals{}});
-    rec.end(SimulationResult{});
+    auto rec = make();
+    rec->begin(names);
+    for (const State& s : states) rec->record(Sample{s, 1.0, ConstraintResiduals{}});
+    rec->end(SimulationResult{});
   }
   return benchtiming::nowSeconds() - w0;
 }
@@ -177,20 +183,29 @@ int formatsMode(int argc, char** argv) {
       s.v(i) = d(rng) * 1e3;
     }
   }
-  const std::string csv = dir + "/outputs_cost.csv", npy = dir + "/outputs_cost.npy";
-  double tc = 1e300, tn = 1e300;
+  const std::string csv = dir + "/outputs_cost.csv", npy = dir + "/outputs_cost.npy", h5 = dir + "/outputs_cost.h5";
+  const auto& names = scene.model.coordinateNames();
+  double tc = 1e300, tn = 1e300, th = 1e300;
   for (int k = 0; k < repeat; ++k) {
-    tc = std::min(tc, writeTable<CsvRecorder>(csv, scene.model.coordinateNames(), states));
-    tn = std::min(tn, writeTable<NpyRecorder>(npy, scene.model.coordinateNames(), states));
+    tc = std::min(tc, writeTable([&] { return std::make_unique<CsvRecorder>(csv, TableLayout{}); }, names, states));
+    tn = std::min(tn, writeTable([&] { return std::make_unique<NpyRecorder>(npy, TableLayout{}); }, names, states));
+#ifdef JOINERY_HAVE_HDF5
+    th = std::min(th, writeTable([&] { return std::make_unique<Hdf5Recorder>(h5, TableLayout{}, Hdf5TableInfo{"chain", "", "bench"}); },
+                                 names, states));
+#endif
   }
   const auto sc = std::filesystem::file_size(csv), sn = std::filesystem::file_size(npy);
+  const std::uintmax_t sh = std::filesystem::exists(h5) ? std::filesystem::file_size(h5) : 0;
   std::printf("{\"mode\": \"formats\", \"N\": %d, \"rows\": %d, \"columns\": %zu, \"csv_write_s\": %.4f, "
-              "\"npy_write_s\": %.4f, \"csv_bytes\": %ju, \"npy_bytes\": %ju, \"time_ratio\": %.3f, \"size_ratio\": %.3f}\n",
-              N, rows, tableColumns(scene.model.coordinateNames(), TableLayout{}).size(), tc, tn,
+              "\"npy_write_s\": %.4f, \"csv_bytes\": %ju, \"npy_bytes\": %ju, \"time_ratio\": %.3f, \"size_ratio\": %.3f, "
+              "\"h5_write_s\": %.4f, \"h5_bytes\": %ju, \"h5_time_ratio\": %.3f, \"h5_size_ratio\": %.3f}\n",
+              N, rows, tableColumns(names, TableLayout{}).size(), tc, tn,
               static_cast<std::uintmax_t>(sc), static_cast<std::uintmax_t>(sn), tn / tc,
-              static_cast<double>(sn) / static_cast<double>(sc));
+              static_cast<double>(sn) / static_cast<double>(sc), sh ? th : 0.0, sh, sh ? th / tc : 0.0,
+              static_cast<double>(sh) / static_cast<double>(sc));
   std::filesystem::remove(csv);
   std::filesystem::remove(npy);
+  std::filesystem::remove(h5);
   return 0;
 }
 

@@ -26,4 +26,7 @@ if [ "${JOINERY_BENCH:-1}" = 0 ]; then
 fi
 # warnings are errors in every scripted and CI build (JOINERY_WERROR=OFF after it to override)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${JOINERY_BUILD_TYPE:-Release} -DJOINERY_WERROR=ON "${launcher[@]}" "${unity[@]}" "${bench[@]}" "$@" >/dev/null
-cmake --build "$build" -j "$jobs"
+# JOINERY_TARGETS="a b": only these targets (and what they need), not everything
+targets=()
+for t in ${JOINERY_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" -j "$jobs" "${targets[@]}"

@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# Installs, with apt-get, every Debian package joinery needs that is not installed yet.
+# Installs, with apt-get, the Debian packages joinery needs that are not installed yet.
 # Idempotent: when everything is present it does nothing (and needs no network).
+#   install-deps.sh          what the joinery program, its viewer and the Python module need
+#                            to build and run (the README's first command, scripts/run-example.sh)
+#   install-deps.sh --tests  that and everything the tests and benchmarks need: test framework,
+#                            peer engines, browser, MPI, clang for the fuzzers (scripts/run-tests.sh)
+# Every package below is installed by both, except those named in test_only further down.
 set -euo pipefail
+with_tests=0
+case "${1:-}" in
+  --tests) with_tests=1 ;;
+  "") ;;
+  *) echo "usage: install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
 
 packages=(
   build-essential cmake          # compiler and build system
@@ -23,12 +34,37 @@ packages=(
   libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines (issue 15)
   # the Python module (apps/python, docs/python.md), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
+  libhdf5-dev                    # simulate -o RUN.h5 and joinery plot RUN.h5 (HDF5's C++ API; optional at build time)
+  libcairo2-dev                  # joinery plot: one drawing code for its SVG and PNG surfaces (optional at build time)
 )
 # joinery view: node and npm bundle the web viewer at build time (apps/viewer/web). A node
 # that is already on PATH with its npm (e.g. from NodeSource, which conflicts with Debian's
 # npm package) is used as it is.
 if ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
   packages+=(nodejs npm)
+fi
+
+# Only the tests and benchmarks need these (about three quarters of the download: chromium,
+# clang, Simbody, DART and Open MPI are the big ones); without --tests they are left out.
+test_only=(
+  catch2 libbenchmark-dev graphviz
+  libsimbody-dev libdart-dev
+  clang libclang-rt-14-dev
+  chromium
+  libopenmpi-dev openmpi-bin
+  python3-pytest python3-matplotlib
+  python3-h5py                   # the tests read `simulate -o RUN.h5` back with h5py
+)
+if [ "$with_tests" = 0 ]; then
+  kept=()
+  for p in "${packages[@]}"; do
+    [[ " ${test_only[*]} " == *" $p "* ]] || kept+=("$p")
+  done
+  packages=("${kept[@]}")
+else
+  for p in "${test_only[@]}"; do
+    [[ " ${packages[*]} " == *" $p "* ]] || packages+=("$p")
+  done
 fi
 
 missing=()

@@ -20,6 +20,7 @@
 #include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "exit_status.hpp"
+#include "hdf5_output.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
 
@@ -95,7 +96,8 @@ const char* kSimulateHelp =
     "(header t, every coordinate body.coord, every velocity body.coord_dot, with --accelerations\n"
     "every body.coord_ddot, then energy, position_residual, velocity_residual, then the scene's\n"
     "output channels). '-o -' writes the CSV to standard output (the report goes to stderr);\n"
-    "'-o OUT.npy' (or --format npy) writes a NumPy structured array instead. A failed run keeps\n"
+    "'-o OUT.npy' (or --format npy) writes a NumPy structured array instead, '-o OUT.h5' (or\n"
+    "--format hdf5) an HDF5 file, a dataset per column. A failed run keeps\n"
     "every sample written so far. See docs/outputs.md.\n\n"
     "exit status: 0 done, 2 invalid input, 3 ill posed, 4 inconsistent,\n"
     "             5 failed during the run\n\noptions:\n";
@@ -154,7 +156,11 @@ namespace {
 
 /// Where `simulate` writes its table: CSV to a file or to stdout, or npy.
 std::unique_ptr<Recorder> makeTableRecorder(const std::string& out, const std::string& format,
-                                            const TableLayout& layout) {
+                                            const TableLayout& layout, const Scene& scene) {
+  if (format == "hdf5") {
+    if (out == "-") throw UsageError{"HDF5 output cannot go to standard output; give -o FILE.h5"};
+    return makeHdf5Recorder(out, layout, scene);
+  }
   if (format == "npy") {
     if (out == "-") throw UsageError{"npy output cannot go to standard output; give -o FILE.npy"};
     return std::make_unique<NpyRecorder>(out, layout);
@@ -165,9 +171,10 @@ std::unique_ptr<Recorder> makeTableRecorder(const std::string& out, const std::s
 
 std::string tableFormat(const Args& args, const std::string& out) {
   if (auto f = args.get("--format")) {
-    if (*f != "csv" && *f != "npy") throw UsageError{"--format '" + *f + "': expected csv or npy"};
+    if (*f != "csv" && *f != "npy" && *f != "hdf5") throw UsageError{"--format '" + *f + "': expected csv, npy or hdf5"};
     return *f;
   }
+  if (isHdf5Path(out)) return "hdf5";
   const bool npy = out.size() > 4 && out.compare(out.size() - 4, 4, ".npy") == 0;
   return npy ? "npy" : "csv";
 }
@@ -212,12 +219,12 @@ long long countOption(const std::string& option, const std::string& text) {
 
 int runSimulate(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
-  specs.push_back({"--output", "-o", true, "the CSV (or .npy) file to write (required); '-' for standard output"});
+  specs.push_back({"--output", "-o", true, "the CSV (or .npy, .h5) file to write (required); '-' for standard output"});
   specs.push_back({"--t-end", "", true, "end time, overriding the scene's simulation.t_end"});
   specs.push_back({"--strict", "", false, "reject inconsistent initial conditions instead of projecting them"});
   specs.push_back({"--summary", "", true, "write the run summary (per-column min/max/final/rms, energy) as JSON"});
   specs.push_back({"--accelerations", "", false, "also write the accelerations body.coord_ddot"});
-  specs.push_back({"--format", "", true, "csv or npy (default: npy for a .npy file, else csv)"});
+  specs.push_back({"--format", "", true, "csv, npy or hdf5 (default: npy for a .npy file, hdf5 for .h5 or .hdf5, else csv)"});
   specs.push_back({"--max-samples", "", true, "most samples the run may write (default 10000000; more is refused before the run)"});
   specs.push_back({"--max-steps", "", true, "most steps the run may take (default 100000000, every integrator: a run that would take more fails, exit 5)"});
   specs.push_back(completeMasslessOption());
@@ -268,7 +275,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   const TableLayout layout{args.has("--accelerations"), channels.columns()};
   std::optional<OutputFile> tableFile;
   if (!toStdout) tableFile.emplace(*out);
-  std::unique_ptr<Recorder> table = makeTableRecorder(toStdout ? *out : tableFile->writePath(), format, layout);
+  std::unique_ptr<Recorder> table = makeTableRecorder(toStdout ? *out : tableFile->writePath(), format, layout, scene);
   SummaryRecorder summary(layout);
   TeeRecorder both({table.get(), &summary});
   ChannelRecorder recorder(system, channels, layout.accelerations, both);

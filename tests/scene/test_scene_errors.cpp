@@ -132,7 +132,7 @@ TEST_CASE("the top level: version, keys, names and required fields", "[scene][er
       inlineJson("version as a string", R"({"joinery": "1", "bodies": []})", "/joinery", "the format version 1"),
       inlineJson("unknown top-level key", R"({"joinery": 1, "bodys": []})", "/bodys", "did you mean 'bodies'"),
       inlineJson("top-level ports", pendulumWith(R"("ports": {})"), "/ports", "unknown key 'ports'"),
-      inlineJson("missing bodies", R"({"joinery": 1, "joints": []})", "/", "missing required field 'bodies'"),
+      inlineJson("missing bodies, no instances", R"({"joinery": 1, "joints": []})", "/", "the scene has no bodies"),
       inlineJson("bodies is an object", R"({"joinery": 1, "bodies": {}})", "/bodies", "expected an array"),
       inlineJson("no bodies at all", R"({"joinery": 1, "bodies": []})", "/bodies", "no bodies"),
       inlineJson("name is a number", R"({"joinery": 1, "name": 7, "bodies": []})", "/name", "expected a string"),

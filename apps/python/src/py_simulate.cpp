@@ -3,10 +3,14 @@
 // the run summary of `simulate --summary` (SummaryRecorder), an optional per-sample Python
 // callback that may stop the run.
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
 #include "exit_status.hpp"
+#ifdef JOINERY_HAVE_HDF5
+#include "joinery/hdf5_table.hpp"
+#endif
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/integrators/recorder.hpp"
@@ -85,6 +89,7 @@ struct PySimulationResult {
   SimulationResult run;
   SimulationSettings settings;
   nlohmann::json summary;  // SummaryRecorder::toJson(): the JSON of `simulate --summary`
+  std::string sceneName, sceneFile;  // the HDF5 file's attributes (to_hdf5)
 };
 
 py::dict statsOf(const SimulationResult& r) {
@@ -156,6 +161,8 @@ PySimulationResult simulate(const PyModel& pm, std::optional<double> tEnd, const
                     : runSimulation(system, s, rec, {}, options);
   }
   res.summary = summary.toJson();
+  res.sceneName = pm.scene().name.empty() ? std::filesystem::path(pm.scene().file).stem().string() : pm.scene().name;
+  res.sceneFile = pm.scene().file;
   recorder.rethrow();
   res.columns = recorder.columns();
   for (std::size_t c = 0; c < res.columns.size(); ++c) {
@@ -186,6 +193,24 @@ result.columns; plus how the run ended (outcome, message, exit_code) and its sta
       .def_property_readonly("t", [](const PySimulationResult& x) { return x.arrays["t"]; }, "Sample times.")
       .def("to_dict", [](const PySimulationResult& x) { return py::dict(x.arrays); },
            "{column: array} (the same arrays, e.g. for pandas.DataFrame).")
+      .def("to_hdf5", [](const PySimulationResult& x, const std::string& path) {
+#ifdef JOINERY_HAVE_HDF5
+            std::vector<py::array_t<double>> keep;
+            std::vector<const double*> data;
+            for (const auto& c : x.columns) {
+              keep.push_back(py::array_t<double, py::array::c_style | py::array::forcecast>(x.arrays[py::str(c)]));
+              data.push_back(keep.back().data());
+            }
+            const std::size_t rows = keep.empty() ? 0 : static_cast<std::size_t>(keep.front().size());
+            writeHdf5Table(path, x.columns, data, rows, {x.sceneName, x.sceneFile, JOINERY_VERSION}, toString(x.run.outcome));
+#else
+            (void)x, (void)path;
+            throw std::runtime_error("this joinery module was built without HDF5 (Debian: libhdf5-dev)");
+#endif
+          }, py::arg("path"),
+           "Writes the run as HDF5, as `joinery simulate -o RUN.h5` does: one float64 dataset per\n"
+           "column named as the CSV column, attributes scene, scene_file, joinery_version, samples,\n"
+           "outcome and columns (the names in CSV order).")
       .def("to_array", [](const PySimulationResult& x) {
             py::list cols;
             for (const auto& c : x.columns) cols.append(x.arrays[py::str(c)]);

@@ -86,6 +86,7 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
   Row row;
   row.caseIndex = c.index;
   row.values = c.values;
+  bool partial = false;  // a failed run's values, collected over the samples it wrote
   try {
     testFault(c.index);
     SceneOptions sceneOptions;
@@ -106,9 +107,17 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
     const SimulationResult r = runSimulation(system, settings, rec);
     row.exit = cli::exitCode(r.outcome);
     row.message = r.message;
-    if (r.completed()) {
+    // a run that failed after writing samples: collected over the samples that exist, and
+    // its row says so (the exit status stays the run's)
+    if (r.completed() || r.stats.samples > 0) {
       const nlohmann::json j = summary.toJson();
       for (const auto& item : study.collect) row.collected.push_back(collectedValue(item, j, r));
+    }
+    if (!r.completed() && r.stats.samples > 0) {
+      std::ostringstream note;
+      note << "partial: collected over the " << r.stats.samples << " sample(s) up to t = " << r.t << "; " << r.message;
+      row.message = note.str();
+      partial = true;
     }
   } catch (const InputError& e) {
     row.exit = cli::kInvalidInput;
@@ -126,7 +135,7 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
     row.exit = cli::kInternal;
     row.message = "internal error: an unknown exception";
   }
-  if (row.exit != 0) row.collected.clear();
+  if (row.exit != 0 && !partial) row.collected.clear();
   return row;
 }
 

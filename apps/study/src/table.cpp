@@ -197,7 +197,8 @@ Table::Table(const Study& study, const RunOptions& options) : study_(study), opt
       for (std::size_t k = 0; k < nc; ++k) r.collected.push_back(parseNumber(f[1 + np + k]));
       r.exit = static_cast<int>(parseNumber(f[1 + np + nc]).value_or(1));
       r.message = f[2 + np + nc];
-      if (r.exit != 0) r.collected.clear(), r.collected.resize(nc);
+      // a failed case keeps what its row collected (a partial run's values)
+      if (r.exit != 0 && r.message.rfind("partial:", 0) != 0) r.collected.clear(), r.collected.resize(nc);
       rows_.push_back(std::move(r));
       wanted.erase(it);
     }

@@ -65,9 +65,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   if (root.has("include")) addIncludes(root.at("include"), base, includeStack);
   if (root.has("components")) addComponents(root.at("components"));
 
-  if (!root.has("bodies"))
-    root.failWith("missing required field 'bodies'; expected an array of bodies (it may be empty "
-                  "when instances provide the bodies)");
+  // "bodies" may be left out when instances provide every body (checked after the expansion)
 
   ModelBuilder builder;
   SceneContext ctx(builder);
@@ -85,7 +83,8 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   Expansion all = expandScope(root, "", global, std::make_shared<const PlacementInfo>(), componentStack, "the scene", false);
   releaseClaims();  // names are claimed during the expansion only: the memory is reused below
   if (all.bodies.empty())
-    root.at("bodies").failWith("the scene has no bodies; expected at least one body (in 'bodies' or from instances)");
+    (root.has("bodies") ? root.at("bodies") : root)
+        .failWith("the scene has no bodies; expected at least one body (in 'bodies' or from instances)");
 
   auto flat = std::make_shared<Flattening>();
   flat->bodies.reserve(all.bodies.size());

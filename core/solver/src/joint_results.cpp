@@ -317,7 +317,11 @@ void calcJointResults(const Model& model, const State& s, const JointMultipliers
       for (int k = 0; k < v.n; ++k) r.power += j.gTotal(off + k) * v.v[k];
       off += v.n;
     }
-    r.effort = r.kind == JointResultKind::Effort && rows == 1 ? lamTotal(0) : 0.0;
+    // the effort of a one-row driver: of a coupling or coordinate driver (Effort kind), and of
+    // a revolute_driver or prismatic_driver, whose one row theta - value(t) (s - value(t))
+    // makes its multiplier the torque about (the force along) the driven axis
+    const bool axisDriver = r.type == "revolute_driver" || r.type == "prismatic_driver";
+    r.effort = (r.kind == JointResultKind::Effort || axisDriver) && rows == 1 ? lamTotal(0) : 0.0;
     r.tension = 0;
     if (r.kind != JointResultKind::Points && r.kind != JointResultKind::Tension) continue;
     const int n0 = j.views.empty() ? 0 : j.views[0].n;

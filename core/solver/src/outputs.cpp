@@ -82,9 +82,11 @@ void checkJointKind(const OutputSpec& s, const Constraint& j) {
                              " joint without body points (no force and torque at a point); expected "
                              "a joint between body points" +
                              (k == JointResultKind::Effort ? " (use \"effort\" for a driver)" : ""));
-  if (s.kind == OutputKind::Effort && k != JointResultKind::Effort)
+  const bool axisDriver = type == "revolute_driver" || type == "prismatic_driver";  // efforts too
+  if (s.kind == OutputKind::Effort && k != JointResultKind::Effort && !axisDriver)
     fail(s, "/effort", "joint '" + s.target + "' is a " + type +
-                           " joint; expected a coupling or a coordinate driver (such as theta = omega t)");
+                           " joint; expected a driver: a coupling, a coordinate driver (such as theta = omega t), a "
+                           "revolute_driver or a prismatic_driver");
 }
 
 }  // namespace

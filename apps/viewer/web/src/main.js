@@ -5,6 +5,7 @@ import pageCss from './page.css';
 import { loadPageData, frameAt } from './data.js';
 import { MechanismView } from './scene3d.js';
 import { Plots } from './plots.js';
+import { FlatView, PROJECTIONS } from './view2d.js';
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -83,8 +84,19 @@ function start() {
   const span = () => (modes ? [modes[mode].start, modes[mode].end] : [times[0], times[data.frames - 1]]);
   const messages = pageMessages(scene);
 
-  // ---- views
-  const view = new MechanismView(viewBox, data);
+  // ---- views (without WebGL: a 2-D drawing, view2d.js, and a note saying why)
+  const { view, fallback } = makeView(viewBox, data);
+  if (fallback) {
+    const note = { cls: 'bad', text: fallback };
+    messages.push(note);
+    document.querySelector('.notes').append(el('span', { class: note.cls, id: 'no-webgl' }, note.text));
+    if (!scene.planar) {
+      const proj = el('select', { id: 'projection', title: 'projection of the 2-D drawing' });
+      for (const [k, p] of Object.entries(PROJECTIONS)) proj.append(el('option', { value: k }, p.label));
+      proj.addEventListener('change', () => view.setProjection(proj.value));
+      document.querySelector('.controls').insertBefore(proj, pngBtn);
+    }
+  }
   let frame = 0, time = times[0], playing = false, last = null, rafCount = 0;
   const plots = new Plots(plotBox, data, (t) => setTime(t));
 
@@ -162,6 +174,32 @@ function start() {
   return api;
 }
 
+/// Whether this browser gives a WebGL context (a remote desktop, a VM or a locked-down
+/// browser may not): null when it does, else the reason.
+function webglMissing() {
+  try {
+    const c = document.createElement('canvas');
+    if (c.getContext('webgl2') || c.getContext('webgl')) return null;
+    return typeof WebGLRenderingContext === 'undefined' ? 'this browser has no WebGL' : 'this browser refused a WebGL context (no GPU, or WebGL turned off)';
+  } catch (e) {
+    return `WebGL failed: ${e.message}`;
+  }
+}
+
+/// The 3-D view, or the 2-D drawing when WebGL is missing or fails: { view, fallback } with
+/// fallback the note to show (null with WebGL).
+function makeView(viewBox, data) {
+  let why = webglMissing();
+  if (!why) {
+    try { return { view: new MechanismView(viewBox, data), fallback: null }; } catch (e) {
+      why = `WebGL failed: ${e.message}`;
+      viewBox.replaceChildren();
+    }
+  }
+  const how = data.scene.planar ? 'the planar model drawn in its plane' : 'the 3-D model drawn in a projection (chosen beside the time slider)';
+  return { view: new FlatView(viewBox, data, why), fallback: `no 3-D view: ${why}; a 2-D drawing instead, ${how}` };
+}
+
 /// window.joineryView: the page's state for scripts and tests.
 function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, deform, messages }) {
   const times = data.columns.t, scene = data.scene;
@@ -184,6 +222,10 @@ function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying,
     setPlotColumns(names) { choosePlot(names); return plots.columns.slice(); },
     plotColumns() { return plots.columns.slice(); },
     plotPointCount() { return plots.pointCount(); },
+    /// The plot's y axes, by unit ('' for columns whose unit is not known), and the values
+    /// its legend shows (at the animation time while the cursor is off the plot).
+    plotAxes() { return (plots.units || []).slice(); },
+    plotLegend() { return plots.legendValues(); },
     /// Bodies drawn in the highlight colour (undetermined by `check`).
     highlighted() { return view.highlighted.slice(); },
     play() { setPlaying(true); },
@@ -203,6 +245,12 @@ function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying,
     },
     png() { return view.toPNG(); },
     messages() { return messages.map((m) => m.text); },
+    /// Each slider's guide as drawn: { joint, from, to } (world points of its ends).
+    sliderGuides() { return view.guides(); },
+    /// 'webgl', or 'canvas2d' when the page fell back to the 2-D drawing (no WebGL).
+    renderer() { return view instanceof FlatView ? 'canvas2d' : 'webgl'; },
+    /// The 2-D drawing's projection (3-D models without WebGL): oblique, top, front or side.
+    setProjection(key) { if (!(view instanceof FlatView)) return null; const k = view.setProjection(key); const s = document.getElementById('projection'); if (s) s.value = k; return k; },
     scene,
   };
 }

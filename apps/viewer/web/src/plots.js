@@ -1,5 +1,7 @@
 // uPlot chart of the columns the user picks against t, with a cursor line at the animation time.
 import uPlot from 'uplot';
+import { columnUnit } from './units.js';
+import { frameAt } from './data.js';
 
 const COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#76b7b2', '#edc948', '#9c755f'];
 
@@ -17,17 +19,27 @@ export class Plots {
     this.columns = names.filter((n) => n !== 't' && this.data.columns[n]);
     if (this.chart) { this.chart.destroy(); this.chart = null; }
     if (this.columns.length === 0) return;
-    const series = [{ label: 't' }, ...this.columns.map((n, k) => ({ label: n, stroke: COLORS[k % COLORS.length], width: 1.5 }))];
+    // one y axis per unit (force and torque never share one): the first on the left, the
+    // others on the right; columns without a known unit share an unlabelled axis
+    const units = [...new Set(this.columns.map(columnUnit))];
+    const scaleOf = (n) => `y${units.indexOf(columnUnit(n))}`;
+    const series = [{ label: 't' }, ...this.columns.map((n, k) => ({ label: columnUnit(n) ? `${n} (${columnUnit(n)})` : n, stroke: COLORS[k % COLORS.length], width: 1.5, scale: scaleOf(n) }))];
+    const yAxes = units.map((u, k) => ({ scale: `y${k}`, label: u || '', side: k === 0 ? 3 : 1, grid: { show: k === 0 } }));
+    const scales = { x: { time: false } };
+    units.forEach((u, k) => { scales[`y${k}`] = { auto: true }; });
+    this.units = units;
     const plotData = [this.data.columns.t, ...this.columns.map((n) => this.data.columns[n])];
     const self = this;
     const opts = {
       width: this.container.clientWidth || 600,
       height: Math.max(160, (this.container.clientHeight || 280) - 56),
       series,
-      scales: { x: { time: false } },
-      axes: [{ label: 't (s)' }, {}],
+      scales,
+      axes: [{ label: 't (s)' }, ...yAxes],
       cursor: { drag: { x: true, y: false } },
       hooks: {
+        // the legend gives the values at the animation time while the cursor is off the plot
+        setCursor: [(u) => { if (u.cursor.idx == null) u.setLegend({ idx: self.timeIndex() }, false); }],
         draw: [(u) => {  // the animation time as a vertical line
           const x = u.valToPos(self.time, 'x', true);
           const ctx = u.ctx;
@@ -43,6 +55,7 @@ export class Plots {
       },
     };
     this.chart = new uPlot(opts, plotData, this.container);
+    this.chart.setLegend({ idx: this.timeIndex() }, false);
     this.chart.over.addEventListener('click', (ev) => {
       const rect = this.chart.over.getBoundingClientRect();
       this.onPick(this.chart.posToVal(ev.clientX - rect.left, 'x'));
@@ -51,7 +64,18 @@ export class Plots {
 
   setTime(t) {
     this.time = t;
-    if (this.chart) this.chart.redraw(false, false);
+    if (!this.chart) return;
+    this.chart.redraw(false, false);
+    if (this.chart.cursor.idx == null) this.chart.setLegend({ idx: this.timeIndex() }, false);
+  }
+
+  /// The sample shown at the animation time.
+  timeIndex() { return frameAt(this.data.columns.t, this.time); }
+
+  /// The values the legend shows now, one string per plotted column.
+  legendValues() {
+    if (!this.chart) return [];
+    return [...this.container.querySelectorAll('.u-legend .u-series')].slice(1).map((r) => r.querySelector('.u-value').textContent);
   }
 
   resize() {

@@ -4,6 +4,7 @@ import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { mergeGeometries } from 'three/examples/jsm/utils/BufferGeometryUtils.js';
 import { curvePointAt, point3, poseAt, transformPoint } from './data.js';
+import { sliderTravel } from './view2d.js';
 
 const PALETTE = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xb07aa1, 0x76b7b2, 0xedc948, 0xff9da7, 0x9c755f];
 const HIGHLIGHT = 0xe8112d;
@@ -247,6 +248,7 @@ export class MechanismView {
       this.markers.push({ el: f, mesh, stretch: true });
     }
     this.addGround();
+    this.travel = sliderTravel(this.data, this.bodies);  // each slider's guide spans its travel
   }
 
   addJointMarker(j, mat, groundMat) {
@@ -384,10 +386,13 @@ export class MechanismView {
         m.mesh.scale.set(1, Math.max(len, 1e-9), 1);
         if (m.el.type === 'spring') m.mesh.position.copy(a);
       } else if (m.track) {
+        // from the least to the largest offset of the slider over the run, plus the half
+        // length of its block (2.5 r) and a little
         const dir = axis || new THREE.Vector3(1, 0, 0);
-        m.mesh.position.copy(a);
+        const [lo, hi] = this.travel.get(m.el) || [-0.6 * this.extent, 0.6 * this.extent], margin = 3 * this.r;
+        m.mesh.position.copy(a.clone().addScaledVector(dir, 0.5 * (lo + hi)));
         m.mesh.quaternion.setFromUnitVectors(up, dir);
-        m.mesh.scale.set(1, 1.2 * this.extent, 1);
+        m.mesh.scale.set(1, hi - lo + 2 * margin, 1);
       } else {
         const o = m.index === undefined ? m.mesh : scratch;
         o.position.copy(b);
@@ -415,6 +420,15 @@ export class MechanismView {
       pts.push([2 * m.x - a.x, 2 * m.y - a.y, 2 * m.z - a.z]);
     }
     return pts;
+  }
+
+  /// Each slider's guide as drawn now: its joint's name and the world points of its two ends.
+  guides() {
+    return this.markers.filter((m) => m.track).map((m) => {
+      const d = new THREE.Vector3(0, 1, 0).applyQuaternion(m.mesh.quaternion).multiplyScalar(0.5 * m.mesh.scale.y);
+      const c = m.mesh.position;
+      return { joint: m.el.name, from: c.clone().sub(d).toArray(), to: c.clone().add(d).toArray() };
+    });
   }
 
   render() { this.renderer.render(this.scene3, this.camera); }

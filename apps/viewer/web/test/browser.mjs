@@ -30,11 +30,14 @@ export function runFailing(args) {
   throw new Error(`joinery ${args.join(' ')} succeeded; expected a failure`);
 }
 
-export async function launch() {
+/// Headless Chromium with WebGL (SwiftShader), or with { webgl: false } without it, as a
+/// browser without a GPU or with WebGL turned off (--disable-gpu --disable-3d-apis).
+export async function launch({ webgl = true } = {}) {
+  const gl = webgl ? ['--enable-unsafe-swiftshader', '--use-angle=swiftshader'] : ['--disable-gpu', '--disable-3d-apis'];
   return puppeteer.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader',
+    args: ['--no-sandbox', '--disable-gpu-sandbox', ...gl,
       '--no-first-run', '--disable-background-networking', '--disable-component-update',
       '--disable-background-timer-throttling', '--disable-renderer-backgrounding'],
   });
@@ -62,3 +65,20 @@ export function readCsv(text) {
 }
 
 export const scene = (...p) => join(source, ...p);
+
+/// The fraction of a canvas's pixels (the first matching `selector`) that differ from its
+/// corner pixel (the background) by more than 60 in R+G+B: 0 for a blank canvas.
+export async function ink(page, selector) {
+  return page.evaluate((sel) => {
+    const src = document.querySelector(sel);
+    if (!src) return 0;
+    const c = document.createElement('canvas');
+    c.width = src.width; c.height = src.height;
+    const g = c.getContext('2d');
+    g.drawImage(src, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 60) n++;
+    return n / (c.width * c.height);
+  }, selector);
+}
