@@ -27,6 +27,7 @@ const char* kUsage =
     "  study STUDY.json -o TABLE.csv [-j N] [--resume]   run a parameter study, one row per case\n"
     "  library [NAME [PART]]            shipped component libraries; with NAME its parts, parameters, ports\n"
     "  assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)\n"
+    "  kinematics SCENE [--driver NAME] [--range a:b:n] [--json] [-o TABLE.csv]   a driver's sweep: dead points\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command;\n"
     "'joinery --version' prints the version and the memory allocator in use.\n"
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
     if (cmd == "study") return runStudyCommand(args);  // issue 15
     if (cmd == "library") return runLibrary(args);  // cmd_library.cpp
     if (cmd == "assemble") return runAssemble(args);  // cmd_assemble.cpp (issue 19)
+    if (cmd == "kinematics") return runKinematics(args);  // cmd_kinematics.cpp
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

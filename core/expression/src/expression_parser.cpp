@@ -511,7 +511,26 @@ class Parser {
       return numberEx(value, t.pos);
     }
     if (arity(n) > 0) fail("'" + n + "' is a function: write " + n + "(...)", t.pos);
+    if (const std::string u = unitHint(n); !u.empty()) fail("unknown name '" + n + "': " + u, t.pos);
     fail("unknown name '" + n + "'" + didYouMean(n, candidates()), t.pos);
+  }
+
+  /// A unit written after a number ("100 mm", "90 deg"): joinery's numbers are SI, without units.
+  static std::string unitHint(const std::string& n) {
+    static const std::array<std::pair<const char*, const char*>, 7> kUnits{{
+        {"mm", "0.001 m: write 0.1 for 100 mm (or 100*0.001)"},
+        {"cm", "0.01 m: write 0.1 for 10 cm"},
+        {"km", "1000 m"},
+        {"deg", "pi/180 rad: write 90*pi/180 (or pi/2) for 90 degrees"},
+        {"degrees", "pi/180 rad: write 90*pi/180 (or pi/2) for 90 degrees"},
+        {"rpm", "2*pi/60 rad/s: write 300*2*pi/60 for 300 rpm"},
+        {"ms", "0.001 s"},
+    }};
+    for (const auto& [unit, meaning] : kUnits)
+      if (n == unit)
+        return std::string("a unit? numbers in joinery are SI and written without units (") + unit + " is " + meaning +
+               ")";
+    return "";
   }
 
   static int arity(const std::string& n) {
