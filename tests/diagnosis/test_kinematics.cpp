@@ -17,11 +17,11 @@ using namespace joinery;
 using nlohmann::json;
 
 namespace {
-const std::string kSource = JOINERY_SOURCE_DIR;
-std::string mistake(const std::string& name) { return kSource + "/examples/mistakes/" + name; }
-constexpr double kPi = std::numbers::pi;
+const std::string kKinSource = JOINERY_SOURCE_DIR;
+std::string kinMistake(const std::string& name) { return kKinSource + "/examples/mistakes/" + name; }
+constexpr double kKinPi = std::numbers::pi;
 
-json bar(const std::string& name, double x0, double y0, double x1, double y1) {
+json kinBar(const std::string& name, double x0, double y0, double x1, double y1) {
   const double L = std::hypot(x1 - x0, y1 - y0);
   return {{"name", name},         {"type", "rigid2d"},
           {"mass", 1.0},          {"inertia", L * L / 12},
@@ -29,7 +29,7 @@ json bar(const std::string& name, double x0, double y0, double x1, double y1) {
           {"angle", std::atan2(y1 - y0, x1 - x0)}};
 }
 
-json pin(const std::string& name, const std::string& b1, double p1, const std::string& b2, double p2) {
+json kinPin(const std::string& name, const std::string& b1, double p1, const std::string& b2, double p2) {
   json j = {{"name", name}, {"type", "revolute2d"}, {"body1", b1}, {"body2", b2}};
   j["point1"] = b1 == "ground" ? json{p1, 0.0} : json{p1, 0.0};
   j["point2"] = {p2, 0.0};
@@ -39,7 +39,7 @@ json pin(const std::string& name, const std::string& b1, double p1, const std::s
 /// A four-bar: ground pivots O2 = (0, 0) and O4 = (d, 0), input a at O2, coupler b, output c at
 /// O4; assembled (B above the ground line) at input angle theta2 (or output angle theta4 when
 /// driving the output), driven at 1 rad/s on `driven` ("input" or "output").
-json fourBar(double a, double b, double c, double d, const std::string& driven, double angle) {
+json kinFourBar(double a, double b, double c, double d, const std::string& driven, double angle) {
   double ax, ay, bx, by;  // the pins A (input-coupler) and B (coupler-output)
   if (driven == "input") {
     ax = a * std::cos(angle), ay = a * std::sin(angle);
@@ -53,9 +53,9 @@ json fourBar(double a, double b, double c, double d, const std::string& driven, 
     const double t = (a * a - b * b + e * e) / (2 * e), h = std::sqrt(std::max(0.0, a * a - t * t));
     ax = (t * dx - h * dy) / e, ay = (t * dy + h * dx) / e;
   }
-  json bodies = {bar("input", 0, 0, ax, ay), bar("coupler", ax, ay, bx, by), bar("output", d, 0, bx, by)};
-  json joints = {pin("O2", "ground", 0, "input", -a / 2), pin("A", "input", a / 2, "coupler", -b / 2),
-                 pin("B", "coupler", b / 2, "output", c / 2), pin("O4", "ground", 0, "output", -c / 2)};
+  json bodies = {kinBar("input", 0, 0, ax, ay), kinBar("coupler", ax, ay, bx, by), kinBar("output", d, 0, bx, by)};
+  json joints = {kinPin("O2", "ground", 0, "input", -a / 2), kinPin("A", "input", a / 2, "coupler", -b / 2),
+                 kinPin("B", "coupler", b / 2, "output", c / 2), kinPin("O4", "ground", 0, "output", -c / 2)};
   joints[3]["point1"] = {d, 0.0};
   const double start = driven == "input" ? std::atan2(ay, ax) : std::atan2(by, bx - d);
   joints.push_back({{"name", "motor"},
@@ -67,7 +67,7 @@ json fourBar(double a, double b, double c, double d, const std::string& driven, 
 }  // namespace
 
 TEST_CASE("kinematics: the rod shorter than the crank stops at its dead point, sin(theta) = L / r") {
-  const Scene scene = loadScene(mistake("slider_crank_rod_shorter_than_crank.json"));
+  const Scene scene = loadScene(kinMistake("slider_crank_rod_shorter_than_crank.json"));
   const SweepResult r = sweepDriver(scene.model);
   CHECK(r.driver.name == "motor");
   CHECK(r.coordinateName == "crank.theta");
@@ -78,7 +78,7 @@ TEST_CASE("kinematics: the rod shorter than the crank stops at its dead point, s
   // the closed form: the rod (0.05) reaches the guide's line from the crank pin at height
   // r sin(theta) only while r sin(theta) <= L: theta* = asin(0.5) = pi/6. The sweep stops within
   // 1e-3 rad (the acceptance); its bisection and Newton tolerance give about 1e-5.
-  CHECK(std::abs(r.singular[0].value - kPi / 6) < 1e-3);
+  CHECK(std::abs(r.singular[0].value - kKinPi / 6) < 1e-3);
   CHECK(std::find(r.singular[0].joints.begin(), r.singular[0].joints.end(), "guide") != r.singular[0].joints.end());
   CHECK_THAT(r.singular[0].message, Catch::StartsWith("the mechanism cannot pass crank.theta = 0.5236 rad (30°)"));
   // the rod stands perpendicular to the guide there (the toggle): its angle is pi/2 + theta... up to
@@ -90,11 +90,11 @@ TEST_CASE("kinematics: the rod shorter than the crank stops at its dead point, s
 }
 
 TEST_CASE("kinematics: the bundled well-posed slider-crank turns a full revolution") {
-  const Scene scene = loadScene(kSource + "/examples/scenes/slider_crank.json");
+  const Scene scene = loadScene(kKinSource + "/examples/scenes/slider_crank.json");
   // its crank is not driven: no coordinate driver, the sweep says so
   CHECK_THROWS_AS(sweepDriver(scene.model), ModelError);
   // the rod of 0.4 m on the 0.1 m crank: a full turn, no singular configuration
-  const Scene fixed = loadScene(mistake("slider_crank_rod_shorter_than_crank.json"), [] {
+  const Scene fixed = loadScene(kinMistake("slider_crank_rod_shorter_than_crank.json"), [] {
     SceneOptions o;
     o.overrides = {{"L", 0.4}};
     return o;
@@ -103,12 +103,12 @@ TEST_CASE("kinematics: the bundled well-posed slider-crank turns a full revoluti
   CHECK(r.completed);
   CHECK(r.singular.empty());
   CHECK(r.samples.size() == 361);
-  CHECK(r.to - r.from == Approx(2 * kPi));
+  CHECK(r.to - r.from == Approx(2 * kKinPi));
   // velocity analysis against the closed form of the slider-crank: x = r cos + sqrt(L^2 - r^2 sin^2),
   // x' = -w r sin (1 + r cos / sqrt(L^2 - r^2 sin^2)), w = 300 rpm (1e-9 relative: the solves)
   const auto& names = fixed.model.coordinateNames();
   const auto px = std::find(names.begin(), names.end(), "piston.x") - names.begin();
-  const double w = 300 * 2 * kPi / 60, rr = 0.1, L = 0.4;
+  const double w = 300 * 2 * kKinPi / 60, rr = 0.1, L = 0.4;
   for (const SweepSample& s : r.samples) {
     const double th = s.value, root = std::sqrt(L * L - rr * rr * std::sin(th) * std::sin(th));
     CHECK(s.q(px) == Approx(rr * std::cos(th) + root).margin(1e-9));
@@ -121,8 +121,8 @@ TEST_CASE("kinematics: a Grashof crank-rocker driven at its rocker toggles where
   // next to the ground: a crank-rocker. Its rocker swings between the angles where O2-B is
   // b + a or b - a: cos(phi) = (c^2 + d^2 - (b +- a)^2) / (2 c d), theta4 = pi - phi.
   const double a = 1, b = 3, c = 2.5, d = 3;
-  auto toggle = [&](double e) { return kPi - std::acos((c * c + d * d - e * e) / (2 * c * d)); };
-  const Scene scene = sceneFromJson(fourBar(a, b, c, d, "output", 2.0), "crank_rocker.json");
+  auto toggle = [&](double e) { return kKinPi - std::acos((c * c + d * d - e * e) / (2 * c * d)); };
+  const Scene scene = sceneFromJson(kinFourBar(a, b, c, d, "output", 2.0), "crank_rocker.json");
   SweepOptions o;
   o.from = 2.0;
   o.to = 3.0;  // beyond the folded toggle at 2.4189
@@ -137,7 +137,7 @@ TEST_CASE("kinematics: a Grashof crank-rocker driven at its rocker toggles where
   CHECK(r.singular[0].kind == "dead_point");
   CHECK(r.singular[0].value == Approx(toggle(b + a)).margin(1e-6));
   // the crank driven instead turns fully: a crank-rocker's crank has no dead point
-  const Scene driven = sceneFromJson(fourBar(a, b, c, d, "input", 0.3), "crank_rocker_crank.json");
+  const Scene driven = sceneFromJson(kinFourBar(a, b, c, d, "input", 0.3), "crank_rocker_crank.json");
   const SweepResult full = sweepDriver(driven.model);
   CHECK(full.completed);
   CHECK(full.singular.empty());
@@ -148,7 +148,7 @@ TEST_CASE("kinematics: a non-Grashof triple rocker stops where coupler and outpu
   // |A - O4| = b + c: cos(theta2) = (a^2 + d^2 - (b + c)^2) / (2 a d) = -0.640625.
   const double a = 2, b = 2.5, c = 3, d = 4;
   const double limit = std::acos((a * a + d * d - (b + c) * (b + c)) / (2 * a * d));
-  const Scene scene = sceneFromJson(fourBar(a, b, c, d, "input", 0.0), "triple_rocker.json");
+  const Scene scene = sceneFromJson(kinFourBar(a, b, c, d, "input", 0.0), "triple_rocker.json");
   const SweepResult r = sweepDriver(scene.model);  // one turn from 0: stops at the limit
   CHECK_FALSE(r.completed);
   REQUIRE(r.singular.size() == 1);
@@ -160,7 +160,7 @@ TEST_CASE("kinematics: a non-Grashof triple rocker stops where coupler and outpu
 }
 
 TEST_CASE("assembly: a guide written on the wrong axis is assembled, not blamed on the pins") {
-  const Scene scene = loadScene(mistake("slider_crank_guide_wrong_axis.json"));
+  const Scene scene = loadScene(kinMistake("slider_crank_guide_wrong_axis.json"));
   const AssemblyReport a = assembleInitialState(scene.model);
   REQUIRE(a.assembled);
   REQUIRE_FALSE(a.positionBefore.empty());
@@ -183,7 +183,7 @@ TEST_CASE("assembly: badly started but solvable four-bars and slider-cranks asse
   // kinematic search finds an assembly (in some mode) each time
   for (double twist : {0.5, 1.5, 2.5, -2.0}) {
     INFO(twist);
-    json doc = fourBar(1, 3, 2.5, 3, "input", 0.3);
+    json doc = kinFourBar(1, 3, 2.5, 3, "input", 0.3);
     for (auto& body : doc["bodies"]) body["angle"] = body["angle"].get<double>() + twist;
     doc["joints"].erase(4);  // the driver: free mechanism
     const Scene scene = sceneFromJson(doc, "twisted.json");
@@ -192,12 +192,12 @@ TEST_CASE("assembly: badly started but solvable four-bars and slider-cranks asse
     CHECK(jointResiduals(scene.model, a.state, false, 1e-8).empty());
   }
   // the bundled slider-crank that cannot close (crank 0.5 + rod 0.3 < 1 m to the cylinder): none
-  const Scene none = loadScene(mistake("slider_crank_cannot_close.json"));
+  const Scene none = loadScene(kinMistake("slider_crank_cannot_close.json"));
   CHECK_FALSE(assembleInitialState(none.model).assembled);
 }
 
 TEST_CASE("verdict: a massless body nothing holds wins over the velocity assembly, in every output") {
-  const Scene scene = loadScene(mistake("slider_crank_massless_sensor.json"));
+  const Scene scene = loadScene(kinMistake("slider_crank_massless_sensor.json"));
   const CheckReport r = checkScene(scene);
   const Verdict v = r.verdict();
   CHECK(v.status == Posedness::IllPosed);
@@ -215,6 +215,6 @@ TEST_CASE("verdict: a massless body nothing holds wins over the velocity assembl
   json doc = scene.resolved();
   for (auto& b : doc["bodies"])
     if (b["name"] == "sensor") b["mass"] = 0.01, b["inertia"] = 1e-6;
-  const Scene fixed = sceneFromJson(doc, mistake("fixed.json"));
+  const Scene fixed = sceneFromJson(doc, kinMistake("fixed.json"));
   CHECK(checkScene(fixed).status() == Posedness::WellPosed);
 }

@@ -212,7 +212,7 @@ std::string assemblySummary(const AssemblyReport& r) {
      << v.front().unit;
   if (v.size() > 1) os << " (and " << v.size() - 1 << " other joint(s))";
   // more than a turn off, in radians: an angle written in degrees, most likely
-  if (v.front().unit.rfind("rad", 0) == 0 && v.front().residual > 2 * std::numbers::pi)
+  if (!r.positionBefore.empty() && v.front().unit == "rad" && v.front().residual > 2 * std::numbers::pi)
     os << " (an angle in degrees? joinery's angles are in radians: " << num3(v.front().residual) << "° is "
        << num3(v.front().residual * std::numbers::pi / 180) << " rad)";
   os << ": correct the initial state, or write the assembled one with 'joinery assemble'";

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "joinery/core/errors.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/scene.hpp"
 
 namespace joinery {
@@ -48,6 +49,10 @@ nlohmann::json assembledRecord(const nlohmann::json& assembledResolved) {
           {"bodies", bodies}};
 }
 
+namespace {
+std::string text(const nlohmann::json& v) { return v.is_number() ? formatNumber(v.get<double>()) : v.dump(); }
+}  // namespace
+
 std::string assembledStateNote(const Scene& scene, const nlohmann::json& document) {
   if (!document.is_object() || !document.contains("assembled") || !document["assembled"].is_object()) return "";
   const nlohmann::json& rec = document["assembled"];
@@ -59,7 +64,7 @@ std::string assembledStateNote(const Scene& scene, const nlohmann::json& documen
   const nlohmann::json then = rec.value("parameters", nlohmann::json::object());
   for (auto it = now.begin(); it != now.end(); ++it)
     if (then.is_object() && then.contains(it.key()) && then[it.key()] != it.value())
-      changed += (changed.empty() ? "" : ", ") + it.key() + " = " + it.value().dump() + " (" + then[it.key()].dump() +
+      changed += (changed.empty() ? "" : ", ") + it.key() + " = " + text(it.value()) + " (" + text(then[it.key()]) +
                  " when assembled)";
   return "the assembled initial state this file records (joinery assemble) is for " +
          (changed.empty() ? std::string("another model") : changed) +
