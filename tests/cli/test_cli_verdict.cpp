@@ -135,3 +135,23 @@ TEST_CASE("cli assemble: the scene is kept as written; a changed parameter re-as
   CHECK(j["assembly"]["velocity_changes"]["crank.theta"]["assembled"].get<double>() ==
         Approx(100 * 2 * 3.141592653589793 / 60));
 }
+
+TEST_CASE("cli messages: an angle in degrees and a length in millimetres are said to be so, first") {
+  nlohmann::json doc = verdictReadJson(kVerdictMistakes + "slider_crank_guide_wrong_axis.json");
+  for (auto& j : doc["joints"])
+    if (j["name"] == "guide") j["axis"] = {1, 0};
+  nlohmann::json deg = doc;
+  deg["bodies"][0]["angle"] = 90;  // meant: 90 degrees, against the motor's 0 at t = 0
+  verdictWrite(verdictScratch("deg.json"), deg);
+  auto r = runCommand(kExe + " check " + verdictScratch("deg.json"));
+  CHECK(r.exitCode == 0);
+  CHECK_THAT(verdictLine1(r.output), Catch::StartsWith("warning: the initial positions violate motor by 90 rad") &&
+                                         Catch::Contains("(an angle in degrees? joinery's angles are in radians: 90° is 1.57 rad)"));
+  nlohmann::json mm = doc;
+  mm["parameters"]["L"] = "100 mm";
+  verdictWrite(verdictScratch("mm.json"), mm);
+  r = runCommand(kExe + " check " + verdictScratch("mm.json"));
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown name 'mm': a unit? numbers in joinery are SI") &&
+                           !Catch::Contains("did you mean"));
+}

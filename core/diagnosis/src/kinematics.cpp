@@ -542,13 +542,11 @@ std::string sweepToCsv(const Model& model, const SweepResult& r) {
   for (const auto& nm : names) os << "," << nm;
   for (const auto& nm : names) os << "," << nm << "'";
   for (const auto& nm : names) os << "," << nm << "''";
-  for (const auto& j : r.transmissionJoints) os << "," << j << ".transmission_angle_deg";
   os << "\n";
   for (const SweepSample& s : r.samples) {
     os << s.value;
     for (const VectorXd* x : {&s.q, &s.v, &s.a})
       for (Eigen::Index i = 0; i < x->size(); ++i) os << "," << (*x)(i);
-    for (double t : s.transmissionAngles) os << "," << t * 180.0 / std::numbers::pi;
     os << "\n";
   }
   return os.str();

@@ -73,8 +73,7 @@ struct SingularConfiguration {
 /// One row of the sweep's table.
 struct SweepSample {
   double value = 0;
-  VectorXd q, v, a;                         ///< positions, velocities, accelerations
-  std::vector<double> transmissionAngles;  ///< one per SweepResult::transmissionJoints, rad
+  VectorXd q, v, a;  ///< positions, velocities, accelerations
 };
 
 /// The sweep of a coordinate driver (docs/kinematics.md).
@@ -87,7 +86,6 @@ struct SweepResult {
   double rate = 1;             ///< the driver speed the velocities are given at (units/s)
   std::vector<SweepSample> samples;
   std::vector<SingularConfiguration> singular;
-  std::vector<std::string> transmissionJoints;  ///< pins where a transmission angle is reported
   bool completed = true;  ///< the whole range was followed
 };
 
@@ -107,7 +105,7 @@ std::string describe(const SweepResult& r, const SingularConfiguration& c);
 nlohmann::json sweepToJson(const SweepResult& r);
 
 /// The table: the driver value, then every coordinate, its velocity (name + "'") and
-/// acceleration (name + "''"), then the transmission angles (deg), one line per value.
+/// acceleration (name + "''"), one line per value.
 std::string sweepToCsv(const Model& model, const SweepResult& r);
 
 }  // namespace joinery
