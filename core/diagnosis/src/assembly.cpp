@@ -167,16 +167,18 @@ AssemblyReport assembleInitialState(const Model& model, const AssemblyOptions& o
   if (!r.positionAfter.empty()) {
     // the projection stopped in a local minimum, or its mass metric is singular (an
     // ill-posed model): search the assembly kinematically from several starts (kinematics.hpp)
+    // (dense steps: from the given state up to 300 coordinates, several starts up to 60)
     State found = r.given;
     model.normalizeCoordinates(found.q);
     KinematicSolveOptions ko;
     ko.tolerance = 0.1 * options.tolerance;
-    if (searchAssembly(model, found, model.numCoordinates() < 300 ? options.starts : 0, ko)) r.state.q = found.q;
+    const int n = model.numCoordinates();
+    if (n <= 300 && searchAssembly(model, found, n <= 60 ? options.starts : 0, ko)) r.state.q = found.q;
     r.positionAfter = jointResiduals(model, r.state, false, tolFor(r.state.q, options.tolerance));
   }
   system.projectVelocities(r.state, po);
   r.velocityAfter = jointResiduals(model, r.state, true, tolFor(r.state.v, options.tolerance));
-  if (!r.velocityAfter.empty() && r.positionAfter.empty()) {
+  if (!r.velocityAfter.empty() && r.positionAfter.empty() && model.numCoordinates() <= 300) {
     // a singular mass metric (a massless direction nothing holds) fails the weighted
     // projection although the velocity rows can be met: the minimum-norm correction
     State st = r.state;
