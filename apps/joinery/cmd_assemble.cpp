@@ -1,15 +1,19 @@
 // joinery assemble SCENE -o OUT.json [--json] (issue 19, docs/diagnosis.md): the scene with a
 // consistent initial state; exit 4 when it cannot be assembled, naming the joints that cannot close.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "joinery/core/assembled_state.hpp"
 #include "joinery/core/assembly.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/findings.hpp"
 #include "joinery/core/format.hpp"
+#include "joinery/core/json_input.hpp"
+#include "joinery/core/overrides.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
 
@@ -19,8 +23,11 @@ namespace {
 const char* kAssembleHelp =
     "usage: joinery assemble SCENE -o OUT.json [--json]\n\n"
     "Tests the initial positions and velocities against the constraints, corrects them by least\n"
-    "squares (the projection simulate applies before its first step) and writes the scene, with\n"
-    "every component expanded, holding the consistent initial state. Prints each violated joint\n"
+    "squares (the projection simulate applies before its first step) and writes the scene\n"
+    "as written (parameters, expressions, components and instances kept; --set values written\n"
+    "in), with the consistent initial state recorded under \"assembled\": loading the file starts\n"
+    "there while the model is the one assembled; a changed parameter or --set makes the commands\n"
+    "say so and assemble the written state again. Prints each violated joint\n"
     "with its residual in the joint's units and how far each body moved. A mechanism that cannot\n"
     "be assembled is reported with the joints that stay open and by how much; nothing is written.\n\n"
     "exit status: 0 written, 2 invalid input, 4 cannot be assembled\n\noptions:\n";
@@ -28,6 +35,43 @@ const char* kAssembleHelp =
 void writeScene(const std::string& path, const nlohmann::json& j) {
   writeFileAtomically(path, j.dump(2) + "\n", "output file");  // a temporary file renamed into place
 }
+/// The scene as written (parameters, expressions, components, instances), its --set values
+/// written in, its includes relative to `out`, and the assembled state recorded under
+/// "assembled" (assembled_state.hpp): loading it starts there while the model is the same.
+nlohmann::json assembledScene(const std::string& file, const std::string& out, const Args& args, const Scene& scene,
+                              const AssemblyReport& a) {
+  nlohmann::json doc = readJsonFile(file);
+  for (const Override& o : overridesFrom(args)) {
+    const auto dot = o.name.find('.');
+    if (dot == std::string::npos) {
+      doc["parameters"][o.name] = o.value;
+    } else if (o.name.rfind("simulation.", 0) == 0) {
+      doc["simulation"][o.name.substr(11)] = o.value;
+    } else {
+      const std::string inst = o.name.substr(0, dot), param = o.name.substr(dot + 1);
+      bool done = false;
+      if (param.find('.') == std::string::npos && doc.contains("instances") && doc["instances"].is_array())
+        for (auto& i : doc["instances"])
+          if (i.is_object() && i.value("name", "") == inst) i["parameters"][param] = o.value, done = true;
+      if (!done)
+        throw UsageError{"assemble --set " + o.name + ": only the scene's parameters, simulation settings and its own "
+                         "instances' parameters can be written into the assembled scene; write this one in the file"};
+    }
+  }
+  // includes stay valid from the output's folder
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path from = fs::absolute(fs::path(file).parent_path(), ec), to = fs::absolute(fs::path(out).parent_path(), ec);
+  if (doc.contains("include") && doc["include"].is_array())
+    for (auto& inc : doc["include"])
+      if (inc.is_string() && fs::path(inc.get<std::string>()).is_relative() &&
+          inc.get<std::string>().rfind("joinery:", 0) != 0)
+        inc = (from / inc.get<std::string>()).lexically_normal().lexically_relative(to.lexically_normal()).generic_string();
+  doc.erase("assembled");
+  doc["assembled"] = assembledRecord(withInitialState(scene.resolved(), scene.model, a.state));
+  return doc;
+}
+
 }  // namespace
 
 int runAssemble(const std::vector<std::string>& argv) {
@@ -73,7 +117,7 @@ int runAssemble(const std::vector<std::string>& argv) {
     std::cerr << "  nothing written\n";
     return kInconsistent;
   }
-  writeScene(*out, withInitialState(loaded.scene.resolved(), model, a.state));
+  writeScene(*out, assembledScene(file, *out, args, loaded.scene, a));
   if (args.has("--json")) return kOk;
   std::cout << "joinery assemble " << file << " -> " << *out << "\n";
   if (!a.needed()) {

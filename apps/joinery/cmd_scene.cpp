@@ -270,6 +270,12 @@ int runSimulate(const std::vector<std::string>& argv) {
   installInterruptHandlers();
   options.interrupt = interruptFlag();
 
+  // a small driven mechanism's dead points, said before the run (check's kinematic sweep)
+  std::optional<CheckReport> verdict = verdictBeforeRun(scene);
+  if (verdict && verdict->status() != Posedness::WellPosed)  // cause first: check's words before the run's
+    std::cerr << "joinery simulate: " << severityOf(*verdict) << " (as check finds): " << verdict->headline() << "\n";
+  else if (verdict)
+    for (const auto& k : verdict->kinematics) std::cerr << "warning: " << k << "\n";
   ModelSystem system(scene.model);
   const OutputChannels channels(scene.model, scene.outputs);
   const TableLayout layout{args.has("--accelerations"), channels.columns()};
@@ -322,7 +328,10 @@ int runSimulate(const std::vector<std::string>& argv) {
     }
     report << "  summary: " << *summaryPath << "\n";
   }
-  return endOfRun(r, kept);
+  const int code = endOfRun(r, kept);
+  // a failed run: check's verdict, the same words and exit status as `joinery check`
+  if (!r.completed() && r.outcome != RunOutcome::Stopped) return verdictAfterFailedRun(scene, verdict, code);
+  return code;
 }
 
 }  // namespace joinery::cli

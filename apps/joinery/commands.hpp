@@ -16,6 +16,7 @@ int runStudyCommand(const std::vector<std::string>& args);  // joinery study (is
 int runLibrary(const std::vector<std::string>& args);  // cmd_library.cpp (shipped libraries)
 int runAssemble(const std::vector<std::string>& args);  // cmd_assemble.cpp (issue 19)
 int runPlot(const std::vector<std::string>& args);  // cmd_plot.cpp: columns of a table to SVG/PNG
+int runKinematics(const std::vector<std::string>& args);  // cmd_kinematics.cpp
 /// check (and solve) on a scene file; prints the report, returns the exit code.
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations);
 }  // namespace joinery::cli

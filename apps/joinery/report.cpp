@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
 #include "cli.hpp"
 #include "scene_files.hpp"
+#include "joinery/core/assembled_state.hpp"
 #include "joinery/core/format.hpp"
+#include "joinery/core/json_input.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene_completion.hpp"
@@ -19,6 +23,13 @@ namespace joinery::cli {
 
 LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& options) {
   LoadedScene out{completeMasslessPoints(loadScene(file, withCommandConfinement(options, file))), {}};
+  // a recorded assembled state that no longer fits (a parameter or --set changed): said
+  // (the file is parsed again only when it mentions the record)
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find("\"assembled\"") != std::string::npos)
+    if (const std::string note = assembledStateNote(out.scene, readJsonFile(file)); !note.empty())
+      std::cerr << "note: " << note << "\n";
   out.settings = parseSimulationSettings(out.scene.simulation);
   return out;
 }
@@ -70,6 +81,31 @@ int exitCodeFor(const Diagnosis& d) {
   return kInternal;
 }
 
+std::optional<CheckReport> verdictBeforeRun(const Scene& scene) {
+  if (scene.model.numCoordinates() > 60) return std::nullopt;
+  try {
+    return checkScene(scene);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+int verdictAfterFailedRun(const Scene& scene, const std::optional<CheckReport>& before, int runCode) {
+  std::optional<CheckReport> r = before;
+  if (!r) {
+    try {
+      r = checkScene(scene);
+    } catch (const std::exception&) {
+      return runCode;
+    }
+  }
+  const std::string h = r->headline();
+  // (said before the run when the check was made then: verdictBeforeRun)
+  if (!h.empty() && !before)
+    std::cerr << "joinery simulate: " << severityOf(*r) << " (as check finds): " << h << "\n";
+  return r->status() != Posedness::WellPosed ? exitCodeFor(*r) : runCode;
+}
+
 OptionSpec strictOption() {
   return {"--strict", "", false,
           "treat warnings as errors (exit 2): an initial state that violates a joint, implausible input"};
@@ -118,6 +154,7 @@ void writeFindings(const CheckReport& r, std::ostringstream& os) {
   if (!r.locked.empty()) os << "locked: " << r.locked << "\n";
   for (const auto& c : r.causes) os << "cause: " << c << "\n";
   for (const auto& w : r.warnings) os << "warning: " << w << "\n";
+  for (const auto& k : r.kinematics) os << "kinematics: " << k << "\n";
   if (r.status() == Posedness::Inconsistent && r.conflict.message.empty() &&
       (r.model->numCoordinates() > kCulpritMaxCoordinates ||
        static_cast<int>(r.model->rowBlocks().size()) > kCulpritMaxJoints))
@@ -204,12 +241,7 @@ std::string checkReportToText(const CheckReport& r, bool withAccelerations) {
   if (!r.graph.unattached.empty())
     os << "bodies attached to nothing: " << joinNames(namesOf(r.graph.unattached)) << "\n";
 
-  const Posedness status = r.status();
-  const char* verdict = !r.assembly.assembled              ? "INCONSISTENT: the mechanism cannot be assembled"
-                        : status == Posedness::WellPosed  ? "WELL POSED: accelerations are unique"
-                        : status == Posedness::IllPosed ? "ILL POSED: accelerations are not unique"
-                                                          : "INCONSISTENT: the constraints contradict each other";
-  os << "\nstatus: " << verdict << "\n";
+  os << "\nstatus: " << r.verdict().text << "\n";  // the one verdict (check.hpp)
   writeFindings(r, os);
   if (!d.indeterminateCoordinates.empty()) {
     std::vector<std::string> coords;

@@ -2,6 +2,7 @@
 // Scene loading of the scene commands, and the assembly reports of `joinery check` and
 // `joinery solve` on scenes (text; the JSON form is the library's toJson(CheckReport)).
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "cli.hpp"
@@ -43,5 +44,13 @@ OptionSpec completeMasslessOption();
 /// `strict`: a warning (unassembled initial state, plausibility) is an error, exit 2.
 int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options,
                    bool strict = false);
+
+/// simulate: check's report before the run on a small model (up to 60 coordinates, where the
+/// check and its kinematic sweep cost milliseconds), or nothing (larger, or the check throws:
+/// the run then says what is wrong in its own words).
+std::optional<CheckReport> verdictBeforeRun(const Scene& scene);
+/// simulate after a failed run: prints check's verdict (its headline, cause first) on standard
+/// error and returns its exit status when it is not well posed, else `runCode`.
+int verdictAfterFailedRun(const Scene& scene, const std::optional<CheckReport>& before, int runCode);
 
 }  // namespace joinery::cli

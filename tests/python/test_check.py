@@ -91,3 +91,21 @@ def test_matrix_problems_as_the_cli(cli, problems):
         assert got["qdd"] == pytest.approx(expected["qdd"], abs=1e-12), path.name
     sol = joinery.solve_problem(problems / "contradicting_drivers.json")
     assert sol.status == "inconsistent" and sol.diagnosis.inconsistent_rows
+
+
+@pytest.mark.parametrize("name,status,first", [
+    ("slider_crank_massless_sensor.json", "ill_posed", "sensor has zero inertia about its own z axis"),
+    ("slider_crank_guide_wrong_axis.json", "well_posed", "the initial positions violate guide by 0.5 m"),
+    ("slider_crank_rod_shorter_than_crank.json", "well_posed", "the mechanism cannot pass crank.theta = 0.5236 rad"),
+])
+def test_check_says_the_cli_verdict(cli, scenes, name, status, first):
+    """One verdict: Python's status, verdict and headline are those of `joinery check --json`."""
+    path = scenes.parent / "mistakes" / name
+    code, expected = cli_check(cli, path)
+    report = joinery.load(path).check()
+    assert report.status == expected["status"] == status
+    assert report.verdict == expected["verdict"]
+    assert report.headline == expected["headline"]
+    assert report.headline.startswith(first)
+    assert report.well_posed == (status == "well_posed") == expected["well_posed"]
+    assert code == {"well_posed": 0, "ill_posed": 3, "inconsistent": 4}[report.status]

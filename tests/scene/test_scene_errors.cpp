@@ -242,11 +242,11 @@ TEST_CASE("parameters: cycles, names, types and values", "[scene][errors]") {
                  "a number or an expression string"),
       inlineJson("parameters is a list", pendulumWith(R"("parameters": [1])"), "/parameters", "expected an object"),
       inlineJson("parameter with an unknown name", pendulumWith(R"("parameters": {"L": "2*mm", "m": 1})"), "/parameters/L",
-                 "unknown name 'mm'; did you mean 'm'"),
+                 "unknown name 'mm': a unit? numbers in joinery are SI and written without units (mm is 0.001 m"),
       inlineJson("parameter evaluating to infinity", pendulumWith(R"("parameters": {"big": "10^400"})"), "/parameters/big",
                  "finite"),
       inlineJson("parameter of a body field", R"({"joinery": 1, "parameters": {"m": 1},
-          "bodies": [{"name": "a", "type": "particle", "mass": "mm"}]})",
+          "bodies": [{"name": "a", "type": "particle", "mass": "mn"}]})",
                  "/bodies/0/mass", "did you mean 'm'"),
   });
 }

@@ -165,8 +165,14 @@ What `joinery check` finds at the initial state: the diagnosis, the body-joint g
 massless directions with the expression joint that completes each (docs/completion.md).)doc");
   c.def_property_readonly("diagnosis", [](const PyCheckReport& r) { return PyDiagnosis{r.solve}; })
       .def_property_readonly("solution", [](const PyCheckReport& r) { return r.solve; })
-      .def_property_readonly("status", [](const PyCheckReport& r) { return toString(diag(r.solve).status); })
-      .def_property_readonly("well_posed", [](const PyCheckReport& r) { return diag(r.solve).wellPosed; })
+      .def_property_readonly("status", [](const PyCheckReport& r) { return toString(r.report.status()); },
+                             "The verdict of `joinery check` (its status): well_posed, ill_posed or inconsistent.")
+      .def_property_readonly("verdict", [](const PyCheckReport& r) { return r.report.verdict().kind; },
+                             "As `joinery check --json`'s \"verdict\": well_posed, redundant, locked, ill_posed,\n"
+                             "cannot_be_assembled or inconsistent.")
+      .def_property_readonly("headline", [](const PyCheckReport& r) { return r.report.headline(); },
+                             "The first line of `joinery check`: what to change (empty when nothing).")
+      .def_property_readonly("well_posed", [](const PyCheckReport& r) { return r.report.status() == Posedness::WellPosed; })
       .def_property_readonly("mobility_count", [](const PyCheckReport& r) { return r.report.graph.calcMobilityCount(); },
                              "Grübler–Kutzbach count n - m.")
       .def_property_readonly("mobility_rank", [](const PyCheckReport& r) { return r.report.graph.calcMobilityFromRank(); },
@@ -207,7 +213,7 @@ massless directions with the expression joint that completes each (docs/completi
       .def("to_dict", [](const PyCheckReport& r) { return toPython(toJson(r.report)); },
            "The report as `joinery check --json` prints it (same keys).")
       .def("__repr__", [](const PyCheckReport& r) {
-        return std::string("<joinery.CheckReport ") + toString(diag(r.solve).status) +
+        return std::string("<joinery.CheckReport ") + toString(r.report.status()) +
                ": mobility " + std::to_string(r.report.graph.calcMobilityCount()) + ", " +
                std::to_string(r.report.graph.numLoops()) + " loop(s)>";
       });

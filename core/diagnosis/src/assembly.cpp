@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/format.hpp"
+#include "joinery/core/kinematics.hpp"
 #include "joinery/core/model_system.hpp"
 #include <nlohmann/json.hpp>
 
@@ -167,9 +169,29 @@ AssemblyReport assembleInitialState(const Model& model, const AssemblyOptions& o
   const ProjectionOptions po{options.maxIterations, 1e-12};
   system.normalizeCoordinates(r.state.q);
   if (!r.positionBefore.empty()) system.projectPositions(r.state, po);
-  system.projectVelocities(r.state, po);
   r.positionAfter = jointResiduals(model, r.state, false, tolFor(r.state.q, options.tolerance));
+  if (!r.positionAfter.empty()) {
+    // the projection stopped in a local minimum, or its mass metric is singular (an
+    // ill-posed model): search the assembly kinematically from several starts (kinematics.hpp)
+    // (dense steps: from the given state up to 300 coordinates, several starts up to 60)
+    State found = r.given;
+    model.normalizeCoordinates(found.q);
+    KinematicSolveOptions ko;
+    ko.tolerance = 0.1 * options.tolerance;
+    const int n = model.numCoordinates();
+    if (n <= 300 && searchAssembly(model, found, n <= 60 ? options.starts : 0, ko)) r.state.q = found.q;
+    r.positionAfter = jointResiduals(model, r.state, false, tolFor(r.state.q, options.tolerance));
+  }
+  system.projectVelocities(r.state, po);
   r.velocityAfter = jointResiduals(model, r.state, true, tolFor(r.state.v, options.tolerance));
+  if (!r.velocityAfter.empty() && r.positionAfter.empty() && model.numCoordinates() <= 300) {
+    // a singular mass metric (a massless direction nothing holds) fails the weighted
+    // projection although the velocity rows can be met: the minimum-norm correction
+    State st = r.state;
+    st.v = r.given.v;
+    if (solveKinematicVelocities(model, st, 0.1 * options.tolerance)) r.state.v = st.v;
+    r.velocityAfter = jointResiduals(model, r.state, true, tolFor(r.state.v, options.tolerance));
+  }
   r.assembled = r.positionAfter.empty() && r.velocityAfter.empty();
   r.moved = bodyMotions(model, r.given, r.state, 1e-12);
   const double vtol = tolFor(r.given.v, options.tolerance);
@@ -197,6 +219,10 @@ std::string assemblySummary(const AssemblyReport& r) {
      << v.front().joint << " by " << num3(v.front().residual) << (v.front().unit.empty() ? "" : " ")
      << v.front().unit;
   if (v.size() > 1) os << " (and " << v.size() - 1 << " other joint(s))";
+  // more than a turn off, in radians: an angle written in degrees, most likely
+  if (!r.positionBefore.empty() && v.front().unit == "rad" && v.front().residual > 2 * std::numbers::pi)
+    os << " (an angle in degrees? joinery's angles are in radians: " << num3(v.front().residual) << "° is "
+       << num3(v.front().residual * std::numbers::pi / 180) << " rad)";
   os << ": correct the initial state, or write the assembled one with 'joinery assemble'";
   return os.str();
 }

@@ -8,6 +8,7 @@
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/forward_dynamics.hpp"
+#include "joinery/core/kinematics.hpp"
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/nonfinite_source.hpp"
@@ -135,6 +136,34 @@ void addFindings(const Model& model, const State& s, CheckReport& r) {
   if (r.assembly.assembled) r.locked = describeLockedVelocities(model, r.assembly);
 }
 
+/// A driven mechanism of mobility 0 (small: up to kSweepMaxCoordinates coordinates), well
+/// posed and assembled, swept over its driver's range before any simulation: the
+/// configurations where it cannot follow the driver become findings (kinematics.hpp).
+constexpr int kSweepMaxCoordinates = 60;
+
+void addKinematicSweep(const Scene& scene, CheckReport& r) {
+  const Model& model = scene.model;
+  if (r.status() != Posedness::WellPosed || !r.assembly.assembled) return;
+  if (model.numCoordinates() > kSweepMaxCoordinates || model.numCoordinates() == 0) return;
+  const auto mobility = r.graph.calcMobilityFromRank();
+  if (!mobility || *mobility != 0) return;
+  const std::vector<CoordinateDriverInfo> drivers = coordinateDrivers(model);
+  if (drivers.empty() || drivers.front().rate == 0.0) return;
+  SweepOptions o;
+  o.count = drivers.front().rotary ? 181 : 101;
+  const nlohmann::json& doc = scene.resolved();
+  if (doc.contains("simulation") && doc["simulation"].is_object() && doc["simulation"].contains("t_end") &&
+      doc["simulation"]["t_end"].is_number())
+    o.tEnd = doc["simulation"]["t_end"].get<double>();
+  try {
+    const SweepResult sw = sweepDriver(model, o);
+    for (const SingularConfiguration& c : sw.singular) r.kinematics.push_back(c.message);
+    r.sweep = sweepToJson(sw);
+  } catch (const ModelError& e) {
+    spdlog::debug("check: no kinematic sweep ({})", e.what());
+  }
+}
+
 }  // namespace
 
 CheckReport checkModel(const Model& model, const CheckOptions& options) {
@@ -174,7 +203,7 @@ CheckReport checkModel(const Model& model, const CheckOptions& options) {
   calcJointResults(model, s, mult, jws, r.joints);
   r.graph.setConstraintRank(r.solution.diagnosis.rankA);
   const Diagnosis& d = r.solution.diagnosis;
-  if (d.status == Posedness::IllPosed) {
+  if (!d.fullRank) {
     r.completion = analyzeMasslessBalances(model, s, d);
     r.causes = describeIndeterminacy(model, s, d);
   }
@@ -182,25 +211,53 @@ CheckReport checkModel(const Model& model, const CheckOptions& options) {
   return r;
 }
 
-Posedness CheckReport::status() const noexcept {
-  if (!assembly.assembled) return Posedness::Inconsistent;
-  return solution.diagnosis.status;
+Verdict CheckReport::verdict() const {
+  const Diagnosis& d = solution.diagnosis;
+  Verdict v;
+  if (!d.fullRank) {
+    // (1) a direction of zero mass nothing holds: whatever else fails, this is what to fix
+    v.status = Posedness::IllPosed;
+    v.kind = "ill_posed";
+    v.text = "ILL POSED: accelerations are not unique";
+    v.headline = !causes.empty()        ? causes.front()
+                 : !d.messages.empty() ? d.messages.front()
+                                       : "the accelerations are not unique";
+    return v;
+  }
+  if (!assembly.assembled) {
+    v.status = Posedness::Inconsistent;
+    v.kind = "cannot_be_assembled";
+    v.text = "INCONSISTENT: the mechanism cannot be assembled";
+    v.headline = conflict.joints.empty() ? assemblySummary(assembly) : conflict.message;
+    return v;
+  }
+  if (!d.consistent) {
+    v.status = Posedness::Inconsistent;
+    v.kind = "inconsistent";
+    v.text = "INCONSISTENT: the constraints contradict each other";
+    v.headline = !conflict.message.empty() ? conflict.message : d.messages.empty() ? "" : d.messages.front();
+    return v;
+  }
+  v.status = Posedness::WellPosed;
+  v.text = "WELL POSED: accelerations are unique";
+  v.kind = !locked.empty() ? "locked" : d.redundant > 0 ? "redundant" : "well_posed";
+  v.headline = !locked.empty()          ? locked
+               : !kinematics.empty()    ? kinematics.front()
+               : assembly.needed()      ? assemblySummary(assembly)
+               : !warnings.empty()      ? warnings.front()
+                                        : "";
+  return v;
 }
 
-std::string CheckReport::headline() const {
+Posedness CheckReport::status() const noexcept {
+  // the verdict's class, without its texts
   const Diagnosis& d = solution.diagnosis;
-  if (!assembly.assembled)
-    return conflict.joints.empty() ? assemblySummary(assembly) : conflict.message;
-  if (!d.consistent) return conflict.message.empty() ? d.messages.front() : conflict.message;
-  if (d.status == Posedness::IllPosed) {
-    if (!causes.empty()) return causes.front();
-    return d.messages.empty() ? "the accelerations are not unique" : d.messages.front();
-  }
-  if (!locked.empty()) return locked;
-  if (assembly.needed()) return assemblySummary(assembly);
-  if (!warnings.empty()) return warnings.front();
-  return "";
+  if (!d.fullRank) return Posedness::IllPosed;
+  if (!assembly.assembled || !d.consistent) return Posedness::Inconsistent;
+  return Posedness::WellPosed;
 }
+
+std::string CheckReport::headline() const { return verdict().headline; }
 
 CheckReport checkScene(const Scene& scene, const CheckOptions& options) {
   std::vector<std::string> warnings = plausibilityWarnings(scene);
@@ -220,6 +277,7 @@ CheckReport checkScene(const Scene& scene, const CheckOptions& options) {
                      scene.file);
   }
   r.warnings = std::move(warnings);
+  addKinematicSweep(scene, r);
   r.sceneName = scene.name;
   r.file = scene.file;
   r.completionRequested = scene.completeMassless;
@@ -243,8 +301,16 @@ nlohmann::json toJson(const CheckReport& r) {
   j["free_floating"] = namesOf(r.graph.freeFloating);
   j["unattached"] = namesOf(r.graph.unattached);
   j["indeterminate_bodies"] = bodiesOfCoordinates(model, r.solution.diagnosis.indeterminateCoordinates);
-  j["status"] = toString(r.status());
-  j["headline"] = r.headline();
+  // one verdict: the diagnosis's fields agree with it (a model that cannot be assembled is
+  // not "consistent"; an ill-posed one is not "well_posed")
+  const Verdict v = r.verdict();
+  j["status"] = toString(v.status);
+  j["verdict"] = v.kind;
+  j["well_posed"] = v.status == Posedness::WellPosed;
+  j["consistent"] = r.solution.diagnosis.consistent && r.assembly.assembled;
+  j["headline"] = v.headline;
+  j["kinematics"] = r.kinematics;
+  if (!r.sweep.is_null()) j["sweep"] = r.sweep;
   j["assembly"] = assemblyToJson(r.assembly);
   j["diagnosed_at"] = r.atAssembledState ? "assembled" : "initial";
   j["conflict"] = culpritsToJson(r.conflict);

@@ -15,6 +15,7 @@
 
 #include "expression_internal.hpp"
 #include "joinery/core/json_input.hpp"
+#include "joinery/core/unit_hint.hpp"
 
 namespace joinery::detail {
 
@@ -511,6 +512,7 @@ class Parser {
       return numberEx(value, t.pos);
     }
     if (arity(n) > 0) fail("'" + n + "' is a function: write " + n + "(...)", t.pos);
+    if (const std::string u = unitHint(n); !u.empty()) fail("unknown name '" + n + "': " + u, t.pos);
     fail("unknown name '" + n + "'" + didYouMean(n, candidates()), t.pos);
   }
 
@@ -620,3 +622,23 @@ GiNaC::ex parseForm(const std::string& text, const SymbolTable& table,
 }
 
 }  // namespace joinery::detail
+
+namespace joinery {
+
+std::string unitHint(const std::string& n) {
+  static const std::array<std::pair<const char*, const char*>, 7> kUnits{{
+      {"mm", "0.001 m: write 0.1 for 100 mm (or 100*0.001)"},
+      {"cm", "0.01 m: write 0.1 for 10 cm"},
+      {"km", "1000 m"},
+      {"deg", "pi/180 rad: write 90*pi/180 (or pi/2) for 90 degrees"},
+      {"degrees", "pi/180 rad: write 90*pi/180 (or pi/2) for 90 degrees"},
+      {"rpm", "2*pi/60 rad/s: write 300*2*pi/60 for 300 rpm"},
+      {"ms", "0.001 s"},
+  }};
+  for (const auto& [unit, meaning] : kUnits)
+    if (n == unit)
+      return std::string("a unit? numbers in joinery are SI and written without units (") + unit + " is " + meaning + ")";
+  return "";
+}
+
+}  // namespace joinery

@@ -2,6 +2,7 @@
 // are in scene_loader.hpp (expansion of includes, components and instances: scene_expand.cpp;
 // names: scene_names.cpp).
 #include "joinery/core/scene.hpp"
+#include "joinery/core/assembled_state.hpp"
 
 #include <memory>
 
@@ -237,6 +238,11 @@ Scene sceneFromJson(const nlohmann::json& document, const std::string& file, con
       return s;
     }();
     if (options.completeMassless) scene.completeMassless = true;
+    // the initial state `joinery assemble` recorded, while the model is the one it was made for
+    if (document.is_object() && document.contains("assembled")) {
+      scene = applyAssembledState(std::move(scene), document, file);
+      if (options.completeMassless) scene.completeMassless = true;
+    }
     return scene;
   } catch (const InputError&) {
     throw;

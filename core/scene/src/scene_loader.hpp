@@ -46,7 +46,8 @@ inline const std::vector<std::string> kSceneKeys{"joinery", "name",   "descripti
                                           "include", "gravity", "bodies",     "joints",
                                           "forces",  "components", "instances", "simulation",
                                           "complete_massless", "outputs",
-                                          "overrides"};  // a record of --set (overrides.hpp); ignored
+                                          "overrides",  // a record of --set (overrides.hpp); ignored
+                                          "assembled"};  // joinery assemble's state (assembled_state.hpp)
 inline const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
 inline const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
                                               "forces",      "ports",      "instances", "outputs",

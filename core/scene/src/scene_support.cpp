@@ -1,3 +1,4 @@
+#include "joinery/core/unit_hint.hpp"
 #include "scene_support.hpp"
 
 #include "joinery/core/orientation.hpp"
@@ -184,6 +185,9 @@ SymbolTable evaluateParameters(const JsonCursor& definitions, const SymbolTable&
       for (const auto& used : namesIn(defs[name].get<std::string>())) {
         if (used.find('.') != std::string::npos || isReservedName(used)) continue;
         if (knownSet.count(used)) continue;
+        if (const std::string unit = unitHint(used); !unit.empty())
+          definitions.at(name).failWith("in expression \"" + defs[name].get<std::string>() + "\": unknown name '" +
+                                        used + "': " + unit);
         definitions.at(name).failWith("in expression \"" + defs[name].get<std::string>() + "\": unknown name '" +
                                       used + "'" + didYouMean(used, known) +
                                       "; expected a number or an expression over the parameters (" +

@@ -69,6 +69,10 @@ struct AssemblyOptions {
   /// or `tolerance * max(1, |v|_inf)` (velocities), as `simulate` decides.
   double tolerance = 1e-9;
   int maxIterations = 50;  ///< Gauss-Newton iterations of each projection
+  /// Starts of the kinematic search (kinematics.hpp: searchAssembly) when the projection from
+  /// the given state cannot close the joints: dense minimum-norm steps from the given state on
+  /// models of up to 300 coordinates, and from these perturbed starts on up to 60.
+  int starts = 48;
 };
 
 /// Tests the model's initial state against its constraints and assembles it (least-squares

@@ -38,6 +38,19 @@ struct CheckOptions {
   double maxDenseBytes = 4e9;
 };
 
+/// The verdict on a checked model: one decision, with a fixed precedence, that every output
+/// prints (check text and --json, Python's CheckReport, the viewer's header, solve, simulate).
+/// Precedence: (1) a direction of zero mass that nothing holds (rank [M; A] < n) is ill posed,
+/// whatever else fails; (2) a mechanism that cannot be assembled; (3) constraints that
+/// contradict each other; (4) well posed: locked, redundant, or plainly well posed.
+struct Verdict {
+  Posedness status = Posedness::WellPosed;  ///< the class (and exit status) of the verdict
+  /// "well_posed", "redundant", "locked", "ill_posed", "cannot_be_assembled", "inconsistent"
+  std::string kind = "well_posed";
+  std::string text;      ///< "ILL POSED: accelerations are not unique", ...
+  std::string headline;  ///< the first finding, cause first (empty: nothing to say)
+};
+
 /// Everything `check` knows about a model at its initial state. `model` points to the
 /// checked model (and the graph into it): keep the model alive as long as the report.
 struct CheckReport {
@@ -68,6 +81,12 @@ struct CheckReport {
   std::string locked;   ///< "the mechanism is locked by ...; the given velocity ... is removed"
   std::vector<std::string> causes;    ///< plain causes of undetermined motions, what to change
   std::vector<std::string> warnings;  ///< plausibility warnings (checkScene; plausibility.hpp)
+  /// A driven mechanism of mobility 0 swept over its driver's range (kinematics.hpp): the
+  /// configurations where it cannot follow, each in words (checkScene; empty: none or not run).
+  std::vector<std::string> kinematics;
+  nlohmann::json sweep;  ///< that sweep (sweepToJson), null when not run
+  /// The verdict (one decision, fixed precedence): status(), headline() and every output use it.
+  Verdict verdict() const;
   /// The verdict with the assembly: a mechanism that cannot be assembled is Inconsistent.
   Posedness status() const noexcept;
   /// The finding that comes first, cause first; its first line says what to change (empty
