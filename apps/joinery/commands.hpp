@@ -15,6 +15,7 @@ int runView(const std::vector<std::string>& args);  // cmd_view.cpp
 int runStudyCommand(const std::vector<std::string>& args);  // joinery study (issue 15)
 int runLibrary(const std::vector<std::string>& args);  // cmd_library.cpp (shipped libraries)
 int runAssemble(const std::vector<std::string>& args);  // cmd_assemble.cpp (issue 19)
+int runImport(const std::vector<std::string>& args);  // cmd_import.cpp (MJCF, URDF)
 /// check (and solve) on a scene file; prints the report, returns the exit code.
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations);
 }  // namespace joinery::cli

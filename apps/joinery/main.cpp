@@ -27,6 +27,8 @@ const char* kUsage =
     "  study STUDY.json -o TABLE.csv [-j N] [--resume]   run a parameter study, one row per case\n"
     "  library [NAME [PART]]            shipped component libraries; with NAME its parts, parameters, ports\n"
     "  assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)\n"
+    "  import MODEL -o SCENE.json       an MJCF (.xml) or URDF (.urdf) model as a scene; check, simulate\n"
+    "                                   and view also take MODEL directly\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command;\n"
     "'joinery --version' prints the version and the memory allocator in use.\n"
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
     if (cmd == "study") return runStudyCommand(args);  // issue 15
     if (cmd == "library") return runLibrary(args);  // cmd_library.cpp
     if (cmd == "assemble") return runAssemble(args);  // cmd_assemble.cpp (issue 19)
+    if (cmd == "import") return runImport(args);  // cmd_import.cpp (MJCF, URDF)
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

@@ -12,10 +12,18 @@
 #include "joinery/core/model.hpp"
 #include "joinery/core/scene_completion.hpp"
 #include "joinery/core/forward_dynamics.hpp"
+#include "joinery/import/import.hpp"
 
 namespace joinery::cli {
 
 LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& options) {
+  if (isImportableModel(file)) {  // an MJCF or URDF model: imported first (docs/import.md)
+    const ImportResult imported = importModel(file);
+    std::cerr << importNotesText(imported, "joinery: import: ");
+    LoadedScene out{completeMasslessPoints(sceneFromJson(imported.scene, file, options)), {}};
+    out.settings = parseSimulationSettings(out.scene.simulation);
+    return out;
+  }
   LoadedScene out{completeMasslessPoints(loadScene(file, options)), {}};
   out.settings = parseSimulationSettings(out.scene.simulation);
   return out;
