@@ -5,6 +5,7 @@
 #include <dart/dynamics/BodyNode.hpp>
 #include <dart/dynamics/Skeleton.hpp>
 #include <dart/utils/urdf/DartLoader.hpp>
+#include <filesystem>
 #include <random>
 
 namespace joinery::peers {
@@ -18,7 +19,7 @@ DartResult dartForward(const std::string& urdfPath, unsigned seed, double range)
   dart::utils::DartLoader::Options options;
   options.mDefaultRootJointType = dart::utils::DartLoader::RootJointType::FLOATING;
   dart::utils::DartLoader loader(options);
-  const dart::dynamics::SkeletonPtr skel = loader.parseSkeleton(dart::common::Uri::createFromPath(urdfPath));
+  const dart::dynamics::SkeletonPtr skel = loader.parseSkeleton(dart::common::Uri::createFromPath(std::filesystem::absolute(urdfPath).string()));
   if (!skel) {
     out.error = "DartLoader could not read " + urdfPath;
     return out;
