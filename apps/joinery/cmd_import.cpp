@@ -31,7 +31,7 @@ int runImport(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--output", "-o", true, "the scene to write (required; - for standard output)"});
   specs.push_back({"--no-limits", "", false, "leave joint ranges out (named on standard error)"});
-  specs.push_back({"--fixed-base", "", false, "URDF: weld the root link to the ground (default: free)"});
+  specs.push_back({"--fixed-base", "", false, "weld free bodies to the ground where they are (URDF: the root link; MJCF: bodies on a free joint)"});
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kImportHelp << formatOptions(specs);

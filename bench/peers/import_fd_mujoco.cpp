@@ -17,7 +17,7 @@
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/import/import.hpp"
-#include "timing.hpp"
+#include "../timing.hpp"
 
 namespace bt = joinery::benchtiming;
 

@@ -52,7 +52,7 @@ Matrix3d inertiaOf(const nlohmann::json& b) {
   }
   return I;
 }
-Vector3d vecOf(const nlohmann::json& v) { return {v[0], v[1], v[2]}; }
+Vector3d vecOf(const nlohmann::json& v) { return Vector3d(v[0].get<double>(), v[1].get<double>(), v[2].get<double>()); }
 Matrix3d rotOf(const nlohmann::json& q) {
   return Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
 }
@@ -146,8 +146,9 @@ TEST_CASE("MJCF defaults, childclass, include and coordinate=\"global\"", "[impo
   const auto dir = joinery::test::tempFolder("import_include");
   joinery::test::writeText(dir / "parts.xml", R"(<mujoco><default><default class="heavy">
       <geom density="2000"/><joint axis="0 1 0" range="-30 60" limited="true"/></default></default></mujoco>)");
-  joinery::test::writeText(dir / "model.xml", R"(<mujoco><include file="parts.xml"/>
-    <default><geom type="box" size="0.1 0.1 0.1"/></default>
+  // a class copies its parent's attributes when it is defined (as in MuJoCo): main's come first
+  joinery::test::writeText(dir / "model.xml", R"(<mujoco><default><geom type="box" size="0.1 0.1 0.1"/></default>
+    <include file="parts.xml"/>
     <worldbody>
       <body name="a" childclass="heavy"><joint name="ja"/><geom/>
         <body name="b" pos="0 0 -0.5"><joint name="jb" class="main"/><geom class="main"/></body>
@@ -265,16 +266,17 @@ TEST_CASE("Import checks: inertia, centre of mass, axes, connectivity, named by 
 }
 
 TEST_CASE("MJCF equality connect: a closed four-bar moves as the same mechanism written as a scene", "[import]") {
-  // crank (ground pivot at the origin), coupler and rocker (ground pivot at x = 0.4); the loop
+  // crank (ground pivot at the origin, 0.2 long), coupler (0.2) and rocker (0.2, ground pivot at
+  // x = 0.4): an isosceles trapezoid (crank at 60 degrees, rocker at 120); the loop
   // is closed by `connect` at the far end of the coupler. Boxes with explicit masses.
   const ImportResult res = mjcf(R"(<mujoco><option gravity="0 0 -9.81"/><worldbody>
       <body name="crank" euler="0 -60 0"><joint name="a" axis="0 1 0"/>
         <geom type="box" size="0.1 0.01 0.01" pos="0.1 0 0" mass="1"/>
         <body name="coupler" pos="0.2 0 0" euler="0 60 0"><joint name="b" axis="0 1 0"/>
-          <geom type="box" size="0.2 0.01 0.01" pos="0.2 0 0" mass="2"/></body></body>
+          <geom type="box" size="0.1 0.01 0.01" pos="0.1 0 0" mass="2"/></body></body>
       <body name="rocker" pos="0.4 0 0" euler="0 -120 0"><joint name="c" axis="0 1 0"/>
         <geom type="box" size="0.1 0.01 0.01" pos="0.1 0 0" mass="1"/></body>
-    </worldbody><equality><connect name="close" body1="coupler" body2="rocker" anchor="0.4 0 0"/></equality></mujoco>)");
+    </worldbody><equality><connect name="close" body1="coupler" body2="rocker" anchor="0.2 0 0"/></equality></mujoco>)");
   // The same mechanism by hand: rotations about y by the Euler angles above (x to the world's
   // (cos t, 0, -sin t) for a turn t about y), centres of mass at the boxes' centres.
   auto dir = [](double deg) {
@@ -297,22 +299,22 @@ TEST_CASE("MJCF equality connect: a closed four-bar moves as the same mechanism 
       {"bodies",
        {{{"name", "crank"}, {"type", "rigid3d"}, {"mass", 1}, {"inertia", I(1, 0.1, 0.01, 0.01)},
          {"position", v(0.1 * dir(-60))}, {"orientation", quat(-60)}},
-        {{"name", "coupler"}, {"type", "rigid3d"}, {"mass", 2}, {"inertia", I(2, 0.2, 0.01, 0.01)},
-         {"position", v(crankEnd + 0.2 * dir(0))}, {"orientation", quat(0)}},
+        {{"name", "coupler"}, {"type", "rigid3d"}, {"mass", 2}, {"inertia", I(2, 0.1, 0.01, 0.01)},
+         {"position", v(crankEnd + 0.1 * dir(0))}, {"orientation", quat(0)}},
         {{"name", "rocker"}, {"type", "rigid3d"}, {"mass", 1}, {"inertia", I(1, 0.1, 0.01, 0.01)},
          {"position", v(rockerPivot + 0.1 * dir(-120))}, {"orientation", quat(-120)}}}},
       {"joints",
        {{{"name", "a"}, {"type", "revolute3d"}, {"body1", "ground"}, {"point1", {0, 0, 0}}, {"axis1", {0, 1, 0}},
          {"body2", "crank"}, {"point2", {-0.1, 0, 0}}, {"axis2", {0, 1, 0}}},
         {{"name", "b"}, {"type", "revolute3d"}, {"body1", "crank"}, {"point1", {0.1, 0, 0}}, {"axis1", {0, 1, 0}},
-         {"body2", "coupler"}, {"point2", {-0.2, 0, 0}}, {"axis2", {0, 1, 0}}},
+         {"body2", "coupler"}, {"point2", {-0.1, 0, 0}}, {"axis2", {0, 1, 0}}},
         {{"name", "c"}, {"type", "revolute3d"}, {"body1", "ground"}, {"point1", v(rockerPivot)}, {"axis1", {0, 1, 0}},
          {"body2", "rocker"}, {"point2", {-0.1, 0, 0}}, {"axis2", {0, 1, 0}}},
-        {{"name", "close"}, {"type", "spherical"}, {"body1", "coupler"}, {"point1", {0.2, 0, 0}}, {"body2", "rocker"},
+        {{"name", "close"}, {"type", "spherical"}, {"body1", "coupler"}, {"point1", {0.1, 0, 0}}, {"body2", "rocker"},
          {"point2", {0.1, 0, 0}}}}},
       {"simulation", {{"t_end", 0.5}, {"integrator", "dopri5"}, {"rtol", 1e-10}, {"atol", 1e-12}, {"output_interval", 0.5}}}};
   // the loop closes at the initial state: the coupler's end meets the rocker's
-  REQUIRE((crankEnd + 0.4 * dir(0) - (rockerPivot + 0.2 * dir(-120))).norm() < 1e-12);
+  REQUIRE((crankEnd + 0.2 * dir(0) - (rockerPivot + 0.2 * dir(-120))).norm() < 1e-12);
   nlohmann::json imported = res.scene;
   imported["simulation"] = byHand["simulation"];
   auto finalState = [](const nlohmann::json& doc) {

@@ -493,7 +493,7 @@ class MjcfReader {
       b_.notConverted(link.original, "the mass and inertia of its mesh geoms are missing from the body's", true);
     const int self = b_.addLink(link);
     bodyIndex_[link.original] = self;
-    const Link& L = b_.link(self);
+    const Link L = b_.link(self);  // a copy: adding the intermediate frames below may move the links
     // joints: a chain through massless frames when there are several
     bool free = false;
     for (const auto& [j, jpath] : joints)
@@ -501,7 +501,11 @@ class MjcfReader {
           attr(j, classOf(j, childclass, jpath), "type").value_or("hinge") == "free")
         free = true;
     if (free && joints.size() > 1) fail(path, "a free joint together with other joints in one body");
-    if (free) {
+    if (free && options_.fixedBase) {  // held where it is: welded to the ground
+      nlohmann::json w = {{"name", b_.uniqueName(L.name + "_base", "base")}, {"type", "weld3d"}};
+      b_.addJoint(w, kGround, self, {{"point1", kGround, L.frame.p}, {"point2", self, Vector3d::Zero()}});
+      b_.notConverted(L.original, "its free joint: welded to the ground (--fixed-base)", false);
+    } else if (free) {
       b_.link(self).declaredFree = true;
     } else if (joints.empty()) {
       nlohmann::json w = {{"name", b_.uniqueName(L.name + "_weld", "weld")}, {"type", "weld3d"}};

@@ -22,8 +22,8 @@ struct ImportOptions {
   /// Joint ranges as `limit` on the joints (the default). Off: ranges are left out and named
   /// among the items not converted (they do not count against the dynamics' completeness).
   bool limits = true;
-  /// URDF: weld the root link to the ground instead of leaving it free (a root link named
-  /// `world` is the ground in any case).
+  /// Weld what would be free to the ground where it is: URDF, the root link (a root link named
+  /// `world` is the ground in any case); MJCF, every body on a free joint.
   bool fixedBase = false;
 };
 
