@@ -268,10 +268,11 @@ TEST_CASE("Import checks: inertia, centre of mass, axes, connectivity, named by 
 TEST_CASE("MJCF equality connect: a closed four-bar moves as the same mechanism written as a scene", "[import]") {
   // crank (ground pivot at the origin, 0.2 long), coupler (0.2) and rocker (0.2, ground pivot at
   // x = 0.4): an isosceles trapezoid (crank at 60 degrees, rocker at 120); the loop
-  // is closed by `connect` at the far end of the coupler. Boxes with explicit masses.
+  // is closed by `connect` at the far end of the coupler. Boxes with explicit masses
+  // (the crank heavier: the symmetric start is no equilibrium).
   const ImportResult res = mjcf(R"(<mujoco><option gravity="0 0 -9.81"/><worldbody>
       <body name="crank" euler="0 -60 0"><joint name="a" axis="0 1 0"/>
-        <geom type="box" size="0.1 0.01 0.01" pos="0.1 0 0" mass="1"/>
+        <geom type="box" size="0.1 0.01 0.01" pos="0.1 0 0" mass="3"/>
         <body name="coupler" pos="0.2 0 0" euler="0 60 0"><joint name="b" axis="0 1 0"/>
           <geom type="box" size="0.1 0.01 0.01" pos="0.1 0 0" mass="2"/></body></body>
       <body name="rocker" pos="0.4 0 0" euler="0 -120 0"><joint name="c" axis="0 1 0"/>
@@ -297,7 +298,7 @@ TEST_CASE("MJCF equality connect: a closed four-bar moves as the same mechanism 
       {"joinery", 1},
       {"gravity", {0, 0, -9.81}},
       {"bodies",
-       {{{"name", "crank"}, {"type", "rigid3d"}, {"mass", 1}, {"inertia", I(1, 0.1, 0.01, 0.01)},
+       {{{"name", "crank"}, {"type", "rigid3d"}, {"mass", 3}, {"inertia", I(3, 0.1, 0.01, 0.01)},
          {"position", v(0.1 * dir(-60))}, {"orientation", quat(-60)}},
         {{"name", "coupler"}, {"type", "rigid3d"}, {"mass", 2}, {"inertia", I(2, 0.1, 0.01, 0.01)},
          {"position", v(crankEnd + 0.1 * dir(0))}, {"orientation", quat(0)}},
