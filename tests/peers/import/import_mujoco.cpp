@@ -59,7 +59,7 @@ struct Checker {
   bool ok = true;
   void check(const char* what, double err, const std::string& where) {
     const bool pass = err <= tol;
-    std::printf("  %-44s %-10s %.3g%s\n", what, where.c_str(), err, pass ? "" : "  FAIL");
+    std::printf("  %-48s %-10s %.3g%s\n", what, where.c_str(), err, pass ? "" : "  FAIL");
     if (!pass) ok = false;
   }
 };
@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
                   model.numCoordinates(), sol.diagnosis.rankA, m->nv, static_cast<int>(sol.diagnosis.wellPosed));
       c.ok = false;
     } else {
-      std::printf("  %-44s %-10s %d = nv\n", "mobility n - rank A", where.c_str(), mobility);
+      std::printf("  %-48s %-10s %d = nv\n", "mobility n - rank A", where.c_str(), mobility);
     }
     const VectorXd qacc = Eigen::Map<const VectorXd>(d->qacc, m->nv);
     const VectorXd expected = J * qacc;
