@@ -5,10 +5,10 @@
 //   node scripts/render-view.mjs PAGE.html OUT.png [BUILD_DIR] [--time T]
 //
 // --time T: the frame of the page's results nearest to time T (s) before the picture.
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { launchChromium } from './headless-chromium.mjs';
 
 const args = process.argv.slice(2);
 const timeAt = args.indexOf('--time');
@@ -16,17 +16,7 @@ const time = timeAt >= 0 ? Number(args.splice(timeAt, 2)[1]) : null;
 const [page, png, buildArg] = args;
 if (!page || !png) throw new Error('usage: node scripts/render-view.mjs PAGE.html OUT.png [BUILD_DIR] [--time T]');
 const source = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const web = join(resolve(buildArg || join(source, 'build')), 'apps', 'viewer-web');
-const require = createRequire(join(web, 'package.json'));
-const puppeteer = (await import(pathToFileURL(require.resolve('puppeteer-core')).href)).default;
-const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-if (!chromium) throw new Error('no Chromium: install the Debian package chromium (scripts/install-deps.sh)');
-const browser = await puppeteer.launch({
-  executablePath: chromium,
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader',
-    '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-});
+const browser = await launchChromium(resolve(buildArg || join(source, 'build')));
 try {
   const tab = await browser.newPage();
   await tab.setViewport({ width: 900, height: 820 });
