@@ -17,7 +17,9 @@ def test_load_urdf_matches_the_imported_scene(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     scene = json.loads(out.read_text())
     from_json = joinery.load(scene)
-    assert [b["name"] for b in scene["bodies"]][:2] == ["torso", "head"]
+    names = [b["name"] for b in scene["bodies"]]
+    assert names[0] == "torso"  # the root first, then its subtrees (urdfdom's order)
+    assert sorted(names) == sorted(["torso", "head", "visor", "left_upper", "left_lower", "right_upper", "right_lower"])
     assert from_json.coordinates[:3] == ["torso.x", "torso.y", "torso.z"]
 
 
