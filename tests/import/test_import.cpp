@@ -164,6 +164,9 @@ TEST_CASE("MJCF defaults, childclass, include and coordinate=\"global\"", "[impo
   const auto& jb = jointNamed(res.scene, "jb");
   CHECK(vecOf(jb["axis2"]).isApprox(Vector3d::UnitZ()));  // class main: MuJoCo's default axis
   CHECK_FALSE(jb.contains("limit"));
+  // the limit loads: the one-sided rows of revolute3d
+  const joinery::Scene loaded = joinery::sceneFromJson(res.scene, "model.xml");
+  CHECK(loaded.model.numCoordinates() == 14);
   // the same chain written in global coordinates
   const ImportResult g = mjcf(R"(<mujoco><compiler coordinate="global"/><worldbody>
       <body name="a" pos="1 0 0"><joint name="ja" pos="1 0 0.1" axis="0 1 0"/><geom type="sphere" size="0.1" pos="1 0 0"/>

@@ -57,3 +57,27 @@ TEST_CASE("joinery import: items that change the dynamics give exit 2, the scene
   CHECK(bad.exitCode == 2);
   CHECK(bad.output.find("missing.xml") != std::string::npos);
 }
+
+TEST_CASE("joinery check and view on MJCF and URDF files directly, joint ranges as limits", "[import][cli]") {
+  const auto dir = joinery::test::tempFolder("import_cli_direct");
+  const auto arm = joinery::test::runCommand(kExe + " check " + kSerialArm);
+  INFO(arm.output);
+  CHECK(arm.exitCode == 0);
+  CHECK(arm.output.find("by rank (n - rank A) = 4") != std::string::npos);
+  const std::string humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml";  // libmujoco-samples
+  if (!std::filesystem::exists(humanoid)) {
+    WARN("no " << humanoid << " (Debian libmujoco-samples): the humanoid case is not run");
+    return;
+  }
+  const auto h = joinery::test::runCommand(kExe + " check " + humanoid);
+  INFO(h.output);
+  CHECK(h.exitCode == 0);  // the items not converted are named, the check itself is well posed
+  CHECK(h.output.find("joinery: import: not converted: right_knee: damping 0.2, stiffness 1, armature 0.01") !=
+        std::string::npos);
+  CHECK(h.output.find("by rank (n - rank A) = 27") != std::string::npos);  // MuJoCo's nv
+  const std::string page = (dir / "humanoid.html").string();
+  const auto v = joinery::test::runCommand(kExe + " view " + humanoid + " -o " + page);
+  INFO(v.output);
+  CHECK(v.exitCode == 0);
+  CHECK(joinery::test::readText(page).find("right_lower_arm") != std::string::npos);
+}

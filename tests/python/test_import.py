@@ -21,6 +21,9 @@ def test_load_urdf_matches_the_imported_scene(cli, tmp_path):
     assert names[0] == "torso"  # the root first, then its subtrees (urdfdom's order)
     assert sorted(names) == sorted(["torso", "head", "visor", "left_upper", "left_lower", "right_upper", "right_lower"])
     assert from_json.coordinates[:3] == ["torso.x", "torso.y", "torso.z"]
+    direct = joinery.load(ARM)  # the URDF itself, its joint ranges as limits
+    assert direct.coordinates == from_json.coordinates
+    assert direct.check().status == "well_posed"
 
 
 def test_load_mjcf_directly_warns_about_what_is_not_converted(tmp_path):
