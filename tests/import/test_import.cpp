@@ -335,3 +335,26 @@ TEST_CASE("MJCF equality connect: a closed four-bar moves as the same mechanism 
   CHECK((a - b).cwiseAbs().maxCoeff() < 1e-8);  // two integrations of one motion at rtol 1e-10
   CHECK((a - joinery::sceneFromJson(byHand, "x").model.initialState().q).norm() > 1e-2);  // it did move
 }
+
+TEST_CASE("Hostile model files: clear errors, no crash", "[import]") {
+  // a URDF chain deeper than the importer recurses
+  std::string chain = "<robot name=\"deep\"><link name=\"l0\"/>";
+  for (int i = 1; i <= 6000; ++i)
+    chain += "<link name=\"l" + std::to_string(i) + "\"/><joint name=\"j" + std::to_string(i) +
+             "\" type=\"fixed\"><parent link=\"l" + std::to_string(i - 1) + "\"/><child link=\"l" +
+             std::to_string(i) + "\"/></joint>";
+  chain += "</robot>";
+  CHECK_THROWS_WITH(urdf(chain), Catch::Contains("more than 5000 links"));
+  CHECK_THROWS_WITH(urdf("<robot name=\"r\"><link name=\"a\"/><link name=\"b\"/></robot>"),
+                    Catch::Contains("not a valid URDF"));  // two roots: urdfdom's message
+  CHECK_THROWS_WITH(mjcf("<mujoco><worldbody><body pos=\"nan 0 0\"/></worldbody></mujoco>"),
+                    Catch::Contains("expected finite numbers"));
+  CHECK_THROWS_WITH(mjcf("<mujoco><worldbody><body><geom type=\"box\" size=\"-1 1 1\"/></body></worldbody></mujoco>"),
+                    Catch::Contains("sizes must be >= 0"));
+  CHECK_THROWS_WITH(mjcf("<mujoco><worldbody><body></worldbody></mujoco>"), Catch::Contains("XML syntax error"));
+  CHECK_THROWS_WITH(mjcf("<robot/>"), Catch::Contains("expected <mujoco>"));
+  const auto dir = joinery::test::tempFolder("import_self_include");
+  joinery::test::writeText(dir / "self.xml", "<mujoco><include file=\"self.xml\"/></mujoco>");
+  CHECK_THROWS_WITH(joinery::importModel((dir / "self.xml").string()), Catch::Contains("included twice"));
+  CHECK_THROWS_WITH(joinery::importModel((dir / "none.urdf").string()), Catch::Contains("cannot open"));
+}

@@ -160,7 +160,14 @@ class UrdfReader {
   }
 
   void children(const urdf::ModelInterface& model, const urdf::Link& l, int self) {
+    // a chain deeper than this is refused rather than recursed into (the stack is finite)
+    constexpr int kMaxDepth = 5000;
+    if (++depth_ > kMaxDepth)
+      throw InputError("a chain of more than " + std::to_string(kMaxDepth) + " links below the root, at link '" +
+                           l.name + "'; expected a shallower tree",
+                       file_, "/robot/link[" + l.name + "]");
     for (const auto& j : l.child_joints) joint(model, *j, self, b_.link(self).frame);
+    --depth_;
   }
 
   void joint(const urdf::ModelInterface& model, const urdf::Joint& j, int parent, const Pose& parentFrame) {
@@ -262,6 +269,7 @@ class UrdfReader {
   std::map<std::string, std::string> names_;
   std::map<std::string, int> types_;
   std::map<std::string, urdf::JointMimic> mimics_;
+  int depth_ = 0;
 };
 
 }  // namespace
