@@ -358,3 +358,30 @@ TEST_CASE("Hostile model files: clear errors, no crash", "[import]") {
   CHECK_THROWS_WITH(joinery::importModel((dir / "self.xml").string()), Catch::Contains("included twice"));
   CHECK_THROWS_WITH(joinery::importModel((dir / "none.urdf").string()), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("URDF massless links go through joinery's diagnosis", "[import]") {
+  // a massless "virtual" link between two revolute joints (a universal joint written the URDF
+  // way) is determined by its joints; a massless leaf on a revolute joint is not
+  const std::string head = R"(<robot name="r"><link name="world"/>
+      <joint name="yaw" type="continuous"><parent link="world"/><child link="virtual"/><axis xyz="0 0 1"/></joint>
+      <link name="virtual"/>
+      <joint name="pitch" type="continuous"><parent link="virtual"/><child link="arm"/><axis xyz="0 1 0"/></joint>
+      <link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>
+        <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.08" iyz="0" izz="0.08"/></inertial></link>)";
+  auto diagnose = [](const std::string& xml) {
+    const joinery::Scene scene = joinery::sceneFromJson(urdf(xml).scene, "r.urdf");
+    joinery::ModelWorkspace ws = scene.model.makeWorkspace();
+    const joinery::Solution sol = joinery::solveForwardDynamics(scene.model, scene.model.initialState(), ws);
+    std::vector<std::string> names;
+    for (int i : sol.diagnosis.indeterminateCoordinates) names.push_back(scene.model.coordinateNames()[static_cast<std::size_t>(i)]);
+    return std::make_pair(sol.diagnosis.wellPosed, names);
+  };
+  const auto [ok, none] = diagnose(head + "</robot>");
+  CHECK(ok);
+  CHECK(none.empty());
+  const auto [leafOk, leaf] = diagnose(head + R"(<joint name="wrist" type="continuous"><parent link="arm"/><child link="tip"/>
+      <origin xyz="1 0 0"/><axis xyz="1 0 0"/></joint><link name="tip"/></robot>)");
+  CHECK_FALSE(leafOk);  // nothing determines how the massless tip turns about the wrist
+  REQUIRE_FALSE(leaf.empty());
+  for (const auto& n : leaf) CHECK(n.rfind("tip.", 0) == 0);
+}
