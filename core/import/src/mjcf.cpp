@@ -712,11 +712,7 @@ class MjcfReader {
 }  // namespace
 
 ImportResult importMjcf(const std::string& text, const std::string& file, const ImportOptions& options) {
-  ImportResult result;
-  result.format = "mjcf";
-  MjcfReader reader(file, options, result);
-  reader.read(text);
-  return result;
+  return readWith<MjcfReader>("mjcf", text, file, options);
 }
 
 }  // namespace joinery::import_detail

@@ -275,11 +275,7 @@ class UrdfReader {
 }  // namespace
 
 ImportResult importUrdf(const std::string& text, const std::string& file, const ImportOptions& options) {
-  ImportResult result;
-  result.format = "urdf";
-  UrdfReader reader(file, options, result);
-  reader.read(text);
-  return result;
+  return readWith<UrdfReader>("urdf", text, file, options);
 }
 
 }  // namespace joinery::import_detail
