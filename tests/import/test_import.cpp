@@ -385,3 +385,22 @@ TEST_CASE("URDF massless links go through joinery's diagnosis", "[import]") {
   REQUIRE_FALSE(leaf.empty());
   for (const auto& n : leaf) CHECK(n.rfind("tip.", 0) == 0);
 }
+
+TEST_CASE("URDF meshes: an STL file drawn as its bounding box, other meshes named", "[import]") {
+  const auto dir = joinery::test::tempFolder("import_mesh");
+  joinery::test::writeText(dir / "part.stl", "solid p\n facet normal 0 0 1\n  outer loop\n   vertex -1 0 0\n"
+                                             "   vertex 2 1 0\n   vertex 0 3 0.5\n  endloop\n endfacet\nendsolid p\n");
+  joinery::test::writeText(dir / "r.urdf", R"(<robot name="r"><link name="world"/>
+      <joint name="j" type="continuous"><parent link="world"/><child link="a"/><axis xyz="0 0 1"/></joint>
+      <link name="a"><inertial><origin xyz="0.5 1.5 0.25"/><mass value="1"/>
+        <inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+        <visual><geometry><mesh filename="part.stl" scale="1 1 2"/></geometry></visual>
+        <visual><geometry><mesh filename="package://robot/meshes/hand.dae"/></geometry></visual></link></robot>)");
+  const ImportResult res = joinery::importModel((dir / "r.urdf").string());
+  const auto& a = bodyNamed(res.scene, "a");
+  REQUIRE(a["visual"].size() == 1);
+  CHECK(vecOf(a["visual"][0]["size"]).isApprox(Vector3d(3, 3, 1), 1e-12));        // z scaled by 2
+  CHECK(vecOf(a["visual"][0]["position"]).isApprox(Vector3d(0, 0, 0.25), 1e-12));  // centre (0.5, 1.5, 0.5) from the COM
+  CHECK(mentions(res.notConverted, "a visual", "package://robot/meshes/hand.dae"));
+  CHECK(res.dynamicsComplete);
+}

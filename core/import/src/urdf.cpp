@@ -7,7 +7,12 @@
 #include <urdf_parser/urdf_parser.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <map>
 #include <mutex>
 
@@ -121,13 +126,68 @@ class UrdfReader {
       }
       case urdf::Geometry::MESH: {
         const auto& m = static_cast<const urdf::Mesh&>(g);
-        b_.notConverted(where, "mesh '" + m.filename + "' is not read (not drawn)", false);
+        Vector3d lo, hi;
+        if (!stlBounds(m.filename, lo, hi)) {
+          b_.notConverted(where, "mesh '" + m.filename + "' is not read (not drawn): only STL files found from the "
+                                 "URDF's folder are, as their bounding box",
+                          false);
+          return;
+        }
+        const Vector3d scale = vec(m.scale);
+        const Vector3d a = lo.cwiseProduct(scale), b = hi.cwiseProduct(scale);
+        s.type = "box", s.R = o.R, s.half = 0.5 * (b - a).cwiseAbs();
+        s.a = o.apply(0.5 * (a + b));
+        half = o.R.cwiseAbs() * s.half;
+        L.addExtent(s.a - half);
+        L.addExtent(s.a + half);
+        if (draw) L.shapes.push_back(s);
         return;
       }
     }
     L.addExtent(o.p - half);
     L.addExtent(o.p + half);
     if (draw) L.shapes.push_back(s);
+  }
+
+  /// The bounding box of an STL mesh (binary or ASCII) named by a URDF `filename`: a path
+  /// relative to the URDF's folder or a file:// URI; false when it cannot be read as STL.
+  bool stlBounds(std::string name, Vector3d& lo, Vector3d& hi) const {
+    if (name.rfind("file://", 0) == 0) name = name.substr(7);
+    if (name.find("://") != std::string::npos) return false;  // package:// needs ROS to resolve
+    std::filesystem::path p(name);
+    if (p.is_relative()) p = std::filesystem::path(file_).parent_path() / p;
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return false;
+    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bool any = false;
+    auto add = [&](const Vector3d& v) {
+      if (!v.allFinite()) return;
+      lo = any ? Vector3d(lo.cwiseMin(v)) : v;
+      hi = any ? Vector3d(hi.cwiseMax(v)) : v;
+      any = true;
+    };
+    if (data.size() >= 84) {  // binary: 80-byte header, a count, 50 bytes per triangle
+      std::uint32_t count = 0;
+      std::memcpy(&count, data.data() + 80, 4);
+      if (84 + 50 * static_cast<std::uint64_t>(count) == data.size()) {
+        for (std::uint32_t t = 0; t < count; ++t)
+          for (int k = 0; k < 3; ++k) {
+            float xyz[3];
+            std::memcpy(xyz, data.data() + 84 + 50 * static_cast<std::size_t>(t) + 12 + 12 * k, sizeof xyz);
+            add(Vector3d(xyz[0], xyz[1], xyz[2]));
+          }
+        return any;
+      }
+    }
+    std::istringstream text(data);  // ASCII: "vertex x y z"
+    std::string word;
+    while (text >> word)
+      if (word == "vertex") {
+        Vector3d v;
+        if (!(text >> v.x() >> v.y() >> v.z())) return false;
+        add(v);
+      }
+    return any;
   }
 
   int link(const urdf::Link& l, const Pose& frame) {
