@@ -16,7 +16,7 @@ namespace joinery::cli {
 
 namespace {
 const char* kImportHelp =
-    "usage: joinery import MODEL -o SCENE.json [--no-limits] [--fixed-base]\n\n"
+    "usage: joinery import MODEL -o SCENE.json [--no-limits] [--fixed-base] [--component NAME]\n\n"
     "Converts an MJCF (MuJoCo XML: .xml, .mjcf) or URDF (.urdf) model into a scene: rigid3d\n"
     "bodies with their mass, centre of mass and inertia, the joints, joint ranges as `limit`,\n"
     "MJCF equality connect/weld as joints, sites as output channels, geoms and visuals as\n"
@@ -31,6 +31,7 @@ int runImport(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--output", "-o", true, "the scene to write (required; - for standard output)"});
   specs.push_back({"--no-limits", "", false, "leave joint ranges out (named on standard error)"});
+  specs.push_back({"--component", "", true, "write a component library with this part (port `base`: the first body's origin) instead of a scene"});
   specs.push_back({"--fixed-base", "", false, "weld free bodies to the ground where they are (URDF: the root link; MJCF: bodies on a free joint)"});
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
@@ -46,6 +47,7 @@ int runImport(const std::vector<std::string>& argv) {
   ImportOptions options;
   options.limits = !args.has("--no-limits");
   options.fixedBase = args.has("--fixed-base");
+  if (const auto c = args.get("--component")) options.component = *c;
   const ImportResult r = importModel(file, options);
   std::cerr << importNotesText(r, "joinery import: ");
   if (*out == "-") {
@@ -57,13 +59,20 @@ int runImport(const std::vector<std::string>& argv) {
     f.close();
     if (!f) throw InputError("could not write the output file", *out);
   }
-  // the scene must load as written (a loader error is the importer's, reported as such)
-  const Scene scene = sceneFromJson(r.scene, *out == "-" ? file : *out);
-  if (*out != "-") {
-    std::cout << "joinery import " << file << " -> " << *out << ": " << r.format << ", "
-              << r.scene["bodies"].size() << " bodies, " << r.scene["joints"].size() << " joints, "
-              << scene.model.numCoordinates() << " coordinates; " << r.notConverted.size() << " item(s) not converted, "
-              << r.warnings.size() << " warning(s)\n";
+  if (!options.component.empty()) {  // a library: the scene that instantiates it is the user's
+    if (*out != "-")
+      std::cout << "joinery import " << file << " -> " << *out << ": " << r.format << ", component '"
+                << options.component << "' with port base; " << r.notConverted.size() << " item(s) not converted, "
+                << r.warnings.size() << " warning(s)\n";
+  } else {
+    // the scene must load as written (a loader error is the importer's, reported as such)
+    const Scene scene = sceneFromJson(r.scene, *out == "-" ? file : *out);
+    if (*out != "-") {
+      std::cout << "joinery import " << file << " -> " << *out << ": " << r.format << ", "
+                << r.scene["bodies"].size() << " bodies, " << r.scene["joints"].size() << " joints, "
+                << scene.model.numCoordinates() << " coordinates; " << r.notConverted.size() << " item(s) not converted, "
+                << r.warnings.size() << " warning(s)\n";
+    }
   }
   if (!r.dynamicsComplete) {
     std::cerr << "joinery import: the scene's dynamics are not the model's: items above that change them were not "

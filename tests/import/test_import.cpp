@@ -404,3 +404,26 @@ TEST_CASE("URDF meshes: an STL file drawn as its bounding box, other meshes name
   CHECK(mentions(res.notConverted, "a visual", "package://robot/meshes/hand.dae"));
   CHECK(res.dynamicsComplete);
 }
+
+TEST_CASE("A URDF arm as a component: its base a port, instantiated and welded in a scene", "[import]") {
+  const auto dir = joinery::test::tempFolder("import_component");
+  joinery::ImportOptions o;
+  o.limits = false;
+  o.component = "tree";
+  const ImportResult lib = joinery::importModel(std::string(JOINERY_SOURCE_DIR) + "/tests/peers/import/data/tree.urdf", o);
+  REQUIRE(lib.scene["components"].contains("tree"));
+  CHECK(lib.scene["components"]["tree"]["ports"]["base"]["body"] == "torso");
+  joinery::test::writeText(dir / "tree_lib.json", lib.scene.dump());
+  const nlohmann::json scene = {
+      {"joinery", 1}, {"gravity", {0, 0, -9.81}}, {"include", {"tree_lib.json"}}, {"bodies", nlohmann::json::array()},
+      {"instances", {{{"name", "left"}, {"component", "tree"}, {"placement", {{"position", {0, 1, 0}}}}},
+                     {{"name", "right"}, {"component", "tree"}}}},
+      {"joints", {{{"name", "mount"}, {"type", "weld3d"}, {"body1", "ground"}, {"point1", {0, 1, 0}}, {"port2", "left.base"}}}}};
+  const joinery::Scene sc = joinery::sceneFromJson(scene, (dir / "scene.json").string());
+  joinery::ModelWorkspace ws = sc.model.makeWorkspace();
+  const joinery::Solution sol = joinery::solveForwardDynamics(sc.model, sc.model.initialState(), ws);
+  CHECK(sol.diagnosis.wellPosed);
+  // the welded tree keeps its 5 joints; the other is free: 6 + 5
+  CHECK(sc.model.numCoordinates() - sol.diagnosis.rankA == 5 + 11);
+  CHECK(sc.model.findBody("left.torso") != nullptr);
+}

@@ -196,6 +196,14 @@ nlohmann::json SceneBuilder::finish(const std::string& name, const Vector3d& gra
   if (!outputs.empty()) scene["outputs"] = outputs;
   if (extra.is_object())
     for (const auto& [k, v] : extra.items()) scene[k] = v;
+  if (!component_.empty()) {  // a library of one part, its first body's origin the port `base`
+    nlohmann::json part = {{"bodies", scene["bodies"]}, {"joints", scene["joints"]}};
+    for (const char* key : {"forces", "outputs"})
+      if (scene.contains(key)) part[key] = scene[key];
+    if (!links_.empty())
+      part["ports"] = {{"base", {{"body", links_.front().name}, {"point", pointJson({"", 0, Vector3d::Zero()})}}}};
+    return {{"joinery", 1}, {"components", {{component_, part}}}};
+  }
   return scene;
 }
 

@@ -63,7 +63,8 @@ inline constexpr int kGround = -1;
 
 class SceneBuilder {
  public:
-  explicit SceneBuilder(ImportResult& result) : result_(result) {}
+  explicit SceneBuilder(ImportResult& result, std::string component = {})
+      : result_(result), component_(std::move(component)) {}
 
   /// A scene name made of letters, digits and `_`, unique among every name given so far;
   /// `fallback` when `raw` is empty.
@@ -107,6 +108,7 @@ class SceneBuilder {
   void checkConnectivity();
 
   ImportResult& result_;
+  std::string component_;  ///< not empty: finish() writes a component library
   std::vector<Link> links_;
   std::vector<Pending> joints_, outputs_, forces_;
   std::vector<std::pair<int, int>> edges_;

@@ -35,7 +35,7 @@ enum class FromGeom { Auto, True, False };
 class MjcfReader {
  public:
   MjcfReader(const std::string& file, const ImportOptions& options, ImportResult& result)
-      : file_(file), options_(options), result_(result), b_(result) {}
+      : file_(file), options_(options), result_(result), b_(result, options.component) {}
 
   void read(const std::string& text) {
     if (doc_.Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS)

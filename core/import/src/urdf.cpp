@@ -50,7 +50,7 @@ Pose poseOf(const urdf::Pose& p) {
 class UrdfReader {
  public:
   UrdfReader(const std::string& file, const ImportOptions& options, ImportResult& result)
-      : file_(file), options_(options), b_(result), result_(result) {}
+      : file_(file), options_(options), b_(result, options.component), result_(result) {}
 
   void read(const std::string& text) {
     urdf::ModelInterfaceSharedPtr model;

@@ -25,6 +25,10 @@ struct ImportOptions {
   /// Weld what would be free to the ground where it is: URDF, the root link (a root link named
   /// `world` is the ground in any case); MJCF, every body on a free joint.
   bool fixedBase = false;
+  /// Not empty: the result is a component library `{"joinery": 1, "components": {NAME: ...}}`
+  /// to include, instead of a scene; the first body (the URDF root link, the first MJCF body)
+  /// is its port `base`, at that body's origin. Gravity is left to the scene that includes it.
+  std::string component{};
 };
 
 /// One thing said about the import: `where` names the element (body, link, joint, geom, as
