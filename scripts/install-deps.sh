@@ -32,6 +32,11 @@ packages=(
   clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
   libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines (issue 15)
+  libtinyxml2-dev                # joinery import: reads MJCF (MuJoCo XML) files (docs/import.md)
+  liburdfdom-dev                 # joinery import: reads URDF files (urdfdom, the ROS parser)
+  # tests and benchmarks of the importers only, never linked into the library or the program:
+  libmujoco-dev libmujoco-samples  # MuJoCo 2.2.2 and its sample models (humanoid, humanoid100, tendon_arm)
+  libdart-utils-urdf-dev         # DART 6.12's DartLoader reads the same URDFs (tests/peers/import)
   # the Python module (apps/python, docs/python.md), its tests and examples
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
   libhdf5-dev                    # simulate -o RUN.h5 and joinery plot RUN.h5 (HDF5's C++ API; optional at build time)

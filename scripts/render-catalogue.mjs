@@ -14,12 +14,12 @@
 // Pictures need a build with the viewer (node, npm) and the chromium package.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { writeCatalogue } from './catalogue-page.mjs';
+import { launchChromium } from './headless-chromium.mjs';
 
 const source = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 if (process.argv[2] === '--page') {
@@ -29,24 +29,13 @@ if (process.argv[2] === '--page') {
 const build = resolve(process.argv[2] || join(source, 'build'));
 const only = new Set(process.argv.slice(3));  // empty: every part
 const joinery = join(build, 'apps', 'joinery');
-const web = join(build, 'apps', 'viewer-web');
 if (!existsSync(joinery)) throw new Error(`no ${joinery}: build the joinery target first`);
-const require = createRequire(join(web, 'package.json'));
-const puppeteer = (await import(pathToFileURL(require.resolve('puppeteer-core')).href)).default;
-const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-if (!chromium) throw new Error('no Chromium: install the Debian package chromium (scripts/install-deps.sh)');
-
 const libDir = join(source, 'apps', 'joinery', 'lib');
 const images = join(source, 'docs', 'img');
 const work = join(tmpdir(), 'joinery-catalogue');  // scenes and pages, not kept
 mkdirSync(work, { recursive: true });
 
-const browser = await puppeteer.launch({
-  executablePath: chromium,
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader',
-    '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-});
+const browser = await launchChromium(build);
 try {
   for (const file of readdirSync(libDir).filter((f) => f.endsWith('.json')).sort()) {
     const lib = file.replace(/\.json$/, '');

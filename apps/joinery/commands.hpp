@@ -17,6 +17,7 @@ int runLibrary(const std::vector<std::string>& args);  // cmd_library.cpp (shipp
 int runAssemble(const std::vector<std::string>& args);  // cmd_assemble.cpp (issue 19)
 int runPlot(const std::vector<std::string>& args);  // cmd_plot.cpp: columns of a table to SVG/PNG
 int runKinematics(const std::vector<std::string>& args);  // cmd_kinematics.cpp
+int runImport(const std::vector<std::string>& args);  // cmd_import.cpp (MJCF, URDF)
 /// check (and solve) on a scene file; prints the report, returns the exit code.
 int runSceneSolveOrCheck(const std::string& file, bool json, bool withAccelerations);
 }  // namespace joinery::cli

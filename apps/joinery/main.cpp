@@ -30,6 +30,8 @@ const char* kUsage =
     "  assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)\n"
     "  plot TABLE --y COL[,COL] [--x COL] -o PLOT.svg|.png   columns of a run (CSV, HDF5) or study table\n"
     "  kinematics SCENE [--driver NAME] [--range a:b:n] [--json] [-o TABLE.csv]   a driver's sweep: dead points\n"
+    "  import MODEL -o SCENE.json       an MJCF (.xml) or URDF (.urdf) model as a scene; check, simulate\n"
+    "                                   and view also take MODEL directly\n"
     "\n"
     "Run 'joinery <command> --help' for the options of a command;\n"
     "'joinery --version' prints the version and the memory allocator in use.\n"
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
     if (cmd == "assemble") return runAssemble(args);  // cmd_assemble.cpp (issue 19)
     if (cmd == "plot") return runPlot(args);  // cmd_plot.cpp
     if (cmd == "kinematics") return runKinematics(args);  // cmd_kinematics.cpp
+    if (cmd == "import") return runImport(args);  // cmd_import.cpp (MJCF, URDF)
     std::cerr << "joinery: unknown command '" << cmd << "'\n" << kUsage;
     return kInvalidInput;
   } catch (const UsageError& e) {

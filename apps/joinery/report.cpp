@@ -18,10 +18,18 @@
 #include "joinery/core/scene_completion.hpp"
 #include "joinery/core/terminal_text.hpp"
 #include "joinery/core/forward_dynamics.hpp"
+#include "joinery/import/import.hpp"
 
 namespace joinery::cli {
 
 LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& options) {
+  if (isImportableModel(file)) {  // an MJCF or URDF model: imported first (docs/import.md)
+    const ImportResult imported = importModel(file);
+    std::cerr << importNotesText(imported, "joinery: import: ");
+    LoadedScene out{completeMasslessPoints(sceneFromJson(imported.scene, file, options)), {}};
+    out.settings = parseSimulationSettings(out.scene.simulation);
+    return out;
+  }
   LoadedScene out{completeMasslessPoints(loadScene(file, withCommandConfinement(options, file))), {}};
   // a recorded assembled state that no longer fits (a parameter or --set changed): said
   // (the file is parsed again only when it mentions the record)

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "joinery/joints/nonideal.hpp"
+#include "one_sided_support.hpp"
 #include "spatial_support.hpp"
 
 namespace joinery {
@@ -521,3 +522,17 @@ JOINERY_REGISTER(ConstraintRegistry,
                     "body2": "body2", "point2": [-0.3, 0.1, 0.2], "value": "0.2 + 0.05*sin(t)"})json")})
 
 }  // namespace joinery
+
+namespace joinery::detail {
+
+std::unique_ptr<const RowPrimitive> makeTurnRow(const BodyFrame& f1, const BodyFrame& f2, const BodyPoint& p1,
+                                                const BodyPoint& p2, const Vector3d& axis1, const Vector3d& axis2,
+                                                const Eigen::Quaterniond& held, double center) {
+  // the references of the axial joints' turn by default (readReferences): theta = 0 initially
+  const Vector3d n1 = axis1.normalized(), n2 = axis2.normalized();
+  const Vector3d r1 = perpendicularBasis(n1).first;
+  const AxisQuantity::Geometry g{n1, r1, perpendicularPart(held.toRotationMatrix().transpose() * r1, n2)};
+  return axialRow(f1, f2, p1, p2, g, 0.0, 1.0, TimeFunction(Expression::constant(center)));
+}
+
+}  // namespace joinery::detail

@@ -12,11 +12,14 @@
 #include "element_input.hpp"
 #include "joinery/core/constraint.hpp"
 #include "marker_access.hpp"
+#include "one_sided_support.hpp"
 
 namespace joinery::detail {
 
-/// A constraint made of row blocks over its bodies' local coordinates.
-class PrimitiveJoint : public Constraint {
+/// A constraint made of row blocks over its bodies' local coordinates; its one-sided candidates
+/// (limit, rope and contact rows, none for most joints) are its OneSidedRows side
+/// (joinery::oneSidedRows(constraint) finds them).
+class PrimitiveJoint : public Constraint, public OneSidedSet {
  public:
   ~PrimitiveJoint() override;
 
@@ -36,10 +39,20 @@ class PrimitiveJoint : public Constraint {
   void addRows(std::vector<std::unique_ptr<const RowPrimitive>> blocks) {
     for (auto& b : blocks) addRows(std::move(b));
   }
+  /// Appends a one-sided candidate row over the one-row primitive `inner`: the row
+  /// sign * phi - offset while active (constructors only).
+  void addOneSidedRow(std::unique_ptr<const RowPrimitive> inner, double sign, double offset, double restitution,
+                      std::string label, GapFunction gap = {}, GapFunction scale = {});
+  /// Appends the rows of a limit (the bound given first: min, then max) over the quantity
+  /// `make` measures; kept for toJson (limitJson()).
+  void addLimitRows(const LimitInput& limit, const LimitPrimitive& make);
+  /// The limit as written (null without one).
+  const nlohmann::json& limitJson() const noexcept { return limitSource_; }
 
  private:
   std::vector<std::unique_ptr<const RowPrimitive>> blocks_;
   int numRows_ = 0;
+  nlohmann::json limitSource_;
 };
 
 /// A joint between point1 of body1 and point2 of body2 (bodies() = {body1, body2}).
@@ -64,6 +77,7 @@ class TwoPointJoint : public PrimitiveJoint {
   nlohmann::json baseJson() const {
     nlohmann::json j = twoBodyJson(name(), typeName(), *in_.body1, in_.point1, *in_.body2,
                                    in_.point2, planar_);
+    if (!limitJson().is_null()) j["limit"] = limitJson();
     addNonidealJson(j);
     return j;
   }

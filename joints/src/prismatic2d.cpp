@@ -14,7 +14,8 @@ constexpr std::string_view kPrismatic2dType = "prismatic2d";
 class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
  public:
   /// `axis`: direction in body-1 frame (x, y used; non-zero); `angle`: theta2 - theta1.
-  Prismatic2d(const detail::TwoBodyInput& in, const Vector3d& axis, double angle)
+  Prismatic2d(const detail::TwoBodyInput& in, const Vector3d& axis, double angle,
+              const std::optional<detail::LimitInput>& limit)
       : TwoPointJoint(in, true),
         axisGiven_(axis.x(), axis.y(), 0.0),
         axis_(axisGiven_.normalized()),
@@ -26,6 +27,11 @@ class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
     addRows(std::make_unique<detail::PointOnLine>(frame1(), point1(), point2(),
                                                   Vector3d::UnitZ().cross(axis_)));
     addRows(std::make_unique<detail::PlanarRelativeAngle>(frame1(), frame2(), angle));
+    // limit rows on the travel (R1 axis).(r2 - r1) (docs/contact.md)
+    if (limit)
+      addLimitRows(*limit, [this](double) {
+        return std::make_unique<detail::PointOnLine>(frame1(), point1(), point2(), axis_);
+      });
   }
   std::string_view typeName() const override { return kPrismatic2dType; }
   /// The sliding axis in body1's frame; in body2's, turned back by the held angle.
@@ -77,14 +83,14 @@ class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
 };
 
 std::unique_ptr<Constraint> makePrismatic2d(const JsonCursor& c, const FactoryContext& ctx) {
-  c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "axis", "angle", "nonideal"});
+  c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "axis", "angle", "nonideal", "limit"});
   const detail::MarkerNeeds needs{.points = true, .frames = true, .planar = true};
   const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "prismatic2d joint", true);
   const Vector3d axis = ctx.vector3(c.at("axis"));
   if (!(std::hypot(axis.x(), axis.y()) > 0))
     c.at("axis").failWith("the axis [" + std::to_string(axis.x()) + ", " + std::to_string(axis.y()) +
                           "] has no length in the x-y plane; expected a non-zero direction");
-  auto joint = std::make_unique<Prismatic2d>(in, axis, ctx.numberOr(c, "angle", 0.0));
+  auto joint = std::make_unique<Prismatic2d>(in, axis, ctx.numberOr(c, "angle", 0.0), detail::parseLimit(c, ctx, false));
   attachNonideal(c, ctx, *joint, joint.get());
   return joint;
 }

@@ -9,18 +9,25 @@ constexpr std::string_view kRevolute2dType = "revolute2d";
 
 class Revolute2d final : public detail::TwoPointJoint {
  public:
-  explicit Revolute2d(const detail::TwoBodyInput& in) : TwoPointJoint(in, true) {
+  Revolute2d(const detail::TwoBodyInput& in, const std::optional<detail::LimitInput>& limit)
+      : TwoPointJoint(in, true) {
     // rows: x2 - x1, y2 - y1 of the world positions of the points
     addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 2));
+    // limit rows on theta2 - theta1 (docs/contact.md)
+    if (limit)
+      addLimitRows(*limit, [this](double center) {
+        return std::make_unique<detail::PlanarRelativeAngle>(frame1(), frame2(), center);
+      });
   }
   std::string_view typeName() const override { return kRevolute2dType; }
   nlohmann::json toJson() const override { return baseJson(); }
 };
 
 std::unique_ptr<Constraint> makeRevolute2d(const JsonCursor& c, const FactoryContext& ctx) {
-  c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "nonideal"});
-  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = true};
-  auto joint = std::make_unique<Revolute2d>(detail::parseTwoBodies(c, ctx, needs, "revolute2d joint", true));
+  c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "nonideal", "limit"});
+  const detail::MarkerNeeds needs{.points = true, .frames = c.has("limit"), .planar = true};
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "revolute2d joint", true);
+  auto joint = std::make_unique<Revolute2d>(in, detail::parseLimit(c, ctx, true));
   attachNonideal(c, ctx, *joint);
   return joint;
 }

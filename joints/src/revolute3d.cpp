@@ -2,6 +2,7 @@
 // R2 axis2 is perpendicular to R1 p and R1 q, where p, q are body-1 vectors perpendicular to
 // axis1 chosen at construction (2 rows, spatial_support.hpp).
 #include "joinery/joints/nonideal.hpp"
+#include "one_sided_support.hpp"
 #include "spatial_support.hpp"
 
 namespace joinery {
@@ -11,10 +12,16 @@ constexpr std::string_view kRevolute3dType = "revolute3d";
 
 class Revolute3d final : public detail::TwoPointJoint {
  public:
-  Revolute3d(const detail::TwoBodyInput& in, const Vector3d& axis1, const Vector3d& axis2)
+  Revolute3d(const detail::TwoBodyInput& in, const Vector3d& axis1, const Vector3d& axis2,
+             const std::optional<detail::LimitInput>& limit, const Eigen::Quaterniond& held)
       : TwoPointJoint(in, false), axis1_(axis1), axis2_(axis2) {
     addRows(std::make_unique<detail::CoincidentPoints>(point1(), point2(), 3));
     addRows(detail::parallelAxesRows(frame1(), axis1, frame2(), axis2));
+    // limit rows on the turn about the axis, zero at the initial state (docs/contact.md)
+    if (limit)
+      addLimitRows(*limit, [&, this](double center) {
+        return detail::makeTurnRow(frame1(), frame2(), point1(), point2(), axis1_, axis2_, held, center);
+      });
   }
   std::string_view typeName() const override { return kRevolute3dType; }
   Vector3d jointAxis(int k) const override { return k == 0 ? axis1_ : axis2_; }
@@ -30,11 +37,13 @@ class Revolute3d final : public detail::TwoPointJoint {
 };
 
 std::unique_ptr<Constraint> makeRevolute3d(const JsonCursor& c, const FactoryContext& ctx) {
-  c.rejectUnknownKeys({"name", "type", "body1", "point1", "axis1", "body2", "point2", "axis2", "nonideal"});
+  c.rejectUnknownKeys({"name", "type", "body1", "point1", "axis1", "body2", "point2", "axis2", "nonideal", "limit"});
   const detail::MarkerNeeds needs{.points = true, .frames = true, .planar = false};
   const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "revolute3d joint", true);
+  const std::optional<detail::LimitInput> limit = detail::parseLimit(c, ctx, true);
+  const Eigen::Quaterniond held = limit ? detail::parseHeldOrientation(c, ctx, in) : Eigen::Quaterniond::Identity();
   auto joint = std::make_unique<Revolute3d>(in, detail::parseAxis(c.at("axis1"), ctx),
-                                              detail::parseAxis(c.at("axis2"), ctx));
+                                              detail::parseAxis(c.at("axis2"), ctx), limit, held);
   attachNonideal(c, ctx, *joint);
   return joint;
 }

@@ -5,6 +5,7 @@
 //   prismatic3d  point2 on the line (2) + relative orientation held (3)               5 rows
 //   weld3d       points coincide (3) + relative orientation held (3)                  6 rows
 #include "joinery/joints/nonideal.hpp"
+#include "one_sided_support.hpp"
 #include "spatial_support.hpp"
 
 namespace joinery {
@@ -37,6 +38,8 @@ class AxisJoint : public detail::TwoPointJoint {
     if (f_.orientation) j["orientation"] = detail::quaternionJson(*f_.orientation);
     return j;
   }
+  using TwoPointJoint::addLimitRows;
+  using TwoPointJoint::input;
   using TwoPointJoint::addRows;
   using TwoPointJoint::frame1;
   using TwoPointJoint::frame2;
@@ -51,8 +54,10 @@ class AxisJoint : public detail::TwoPointJoint {
 /// Reads the common fields of `type` and builds its rows with `build`.
 template <class Build>
 std::unique_ptr<Constraint> makeAxisJoint(const JsonCursor& c, const FactoryContext& ctx, std::string_view type,
-                                          bool axis1, bool axis2, bool orientation, Build build) {
+                                          bool axis1, bool axis2, bool orientation, Build build,
+                                          bool limits = false) {
   std::vector<std::string> keys = {"name", "type", "body1", "point1", "body2", "point2", "nonideal"};
+  if (limits) keys.emplace_back("limit");
   if (axis1) keys.emplace_back("axis1");
   if (axis2) keys.emplace_back("axis2");
   if (orientation) keys.emplace_back("orientation");
@@ -77,17 +82,31 @@ std::unique_ptr<Constraint> makeUniversal(const JsonCursor& c, const FactoryCont
 }
 
 std::unique_ptr<Constraint> makeCylindrical(const JsonCursor& c, const FactoryContext& ctx) {
-  return makeAxisJoint(c, ctx, "cylindrical", true, true, false, [](AxisJoint& j, const AxisJoint::Fields& f) {
+  return makeAxisJoint(c, ctx, "cylindrical", true, true, false, [&c, &ctx](AxisJoint& j, const AxisJoint::Fields& f) {
     j.addRows(detail::parallelAxesRows(j.frame1(), *f.axis1, j.frame2(), *f.axis2));
     j.addRows(detail::pointOnLineRows(j.frame1(), j.point1(), j.point2(), *f.axis1));
-  });
+    // a limit on the travel (default) or, with "on": "turn", on the turn (docs/contact.md)
+    const std::optional<detail::LimitInput> limit = detail::parseLimit(c, ctx, false, true);
+    if (!limit) return;
+    if (!limit->turn) {
+      j.addLimitRows(*limit, [&](double) { return std::make_unique<detail::PointOnLine>(j.frame1(), j.point1(), j.point2(), f.axis1->normalized()); });
+      return;
+    }
+    const Eigen::Quaterniond held = detail::parseHeldOrientation(c, ctx, j.input());
+    j.addLimitRows(*limit, [&](double center) {
+      return detail::makeTurnRow(j.frame1(), j.frame2(), j.point1(), j.point2(), *f.axis1, *f.axis2, held, center);
+    });
+  }, true);
 }
 
 std::unique_ptr<Constraint> makePrismatic3d(const JsonCursor& c, const FactoryContext& ctx) {
-  return makeAxisJoint(c, ctx, "prismatic3d", true, false, true, [](AxisJoint& j, const AxisJoint::Fields& f) {
+  return makeAxisJoint(c, ctx, "prismatic3d", true, false, true, [&c, &ctx](AxisJoint& j, const AxisJoint::Fields& f) {
     j.addRows(detail::pointOnLineRows(j.frame1(), j.point1(), j.point2(), *f.axis1));
     j.addRows(detail::fixedOrientationRows(j.frame1(), j.frame2(), *f.orientation));
-  });
+    // a limit on the travel (R1 axis1).(r2 - r1) (docs/contact.md)
+    if (const std::optional<detail::LimitInput> limit = detail::parseLimit(c, ctx, false))
+      j.addLimitRows(*limit, [&](double) { return std::make_unique<detail::PointOnLine>(j.frame1(), j.point1(), j.point2(), f.axis1->normalized()); });
+  }, true);
 }
 
 std::unique_ptr<Constraint> makeWeld3d(const JsonCursor& c, const FactoryContext& ctx) {

@@ -9,6 +9,7 @@
 #include "joinery/core/matrix_problem.hpp"
 #include "joinery/core/overrides.hpp"
 #include "joinery/core/scene_completion.hpp"
+#include "joinery/import/import.hpp"
 #include "py_common.hpp"
 #include "py_results.hpp"
 
@@ -69,7 +70,14 @@ std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::
     file = name;
   } else {
     file = fileName(source);
-    doc = readJsonFile(file);
+    if (isImportableModel(file)) {  // MJCF or URDF (docs/import.md): what is not converted as warnings
+      const ImportResult imported = importModel(file);
+      const std::string notes = importNotesText(imported, "");
+      if (!notes.empty()) py::module_::import("warnings").attr("warn")(notes, py::module_::import("builtins").attr("UserWarning"), 2);
+      doc = imported.scene;
+    } else {
+      doc = readJsonFile(file);
+    }
   }
   if (parameters) options.overrides = overridesOf(*parameters);
   // The GIL stays held: the loader's symbolic work (GiNaC: parsing, derivatives) is not

@@ -1,0 +1,119 @@
+#pragma once
+/// @file one_sided.hpp
+/// One-sided rows of a constraint (joint limits, ropes, contacts; docs/contact.md).
+///
+/// A one-sided row k has a signed gap g_k(q) (m or rad, admissible when >= 0) and a row
+/// a_k q'' = b_k oriented so that a_k is a positive multiple of the gap's gradient: the force
+/// a_k^T lambda_k it applies is admissible (compressive for a contact or a limit, tensile for a
+/// rope) exactly when lambda_k >= 0. While the row is *active* it is an ordinary constraint row
+/// of the model (the singular-mass solve, the [M; A] check, the projections and the joint
+/// results all see it); while it is inactive the constraint writes a zero row (A = 0, b = 0,
+/// no position or velocity error), which every solver treats as an absent row.
+///
+/// Which rows are active is decided outside the model, by the event handling of a run
+/// (ModelSystem::resolveOneSided: impacts and the acceleration-level complementarity), and kept
+/// here as mutable state of the constraint: a model with one-sided rows is evaluated by one
+/// system at a time (as every ModelSystem of a process in joinery's studies).
+
+#include <string>
+#include <vector>
+
+#include "joinery/core/constraint.hpp"
+#include "joinery/core/state.hpp"
+#include "joinery/core/types.hpp"
+
+namespace joinery {
+
+/// The one-sided rows of one constraint (Constraint::oneSided()).
+class OneSidedRows {
+ public:
+  virtual ~OneSidedRows() = default;
+
+  /// Number of one-sided candidates (each its own row and gap).
+  int count() const noexcept { return static_cast<int>(rows_.size()); }
+  /// The constraint's own row (0-based within its rows) of candidate k.
+  int localRow(int k) const { return rows_[static_cast<std::size_t>(k)].row; }
+  /// Newton's coefficient of restitution of candidate k, in [0, 1].
+  double restitution(int k) const { return rows_[static_cast<std::size_t>(k)].restitution; }
+  /// Coulomb coefficient (contacts; 0 otherwise).
+  double friction() const noexcept { return friction_; }
+  /// "min", "max" (limits), "" (rope, single contact), "point 3" (points contacts).
+  const std::string& label(int k) const { return rows_[static_cast<std::size_t>(k)].label; }
+
+  /// The signed gap of candidate k (m for travels and contacts, rad for angles).
+  virtual double calcGap(const LocalState& s, int k) const = 0;
+  /// |d phi_k / d g_k|: the row's multiplier times this is the physical force (N, N m) along the
+  /// gap (1 for rows written on the gap itself; |r2 - r1| for the distance rows of ropes and
+  /// sphere pairs).
+  virtual double calcRowScale(const LocalState& s, int k) const {
+    (void)s;
+    (void)k;
+    return 1.0;
+  }
+  /// Candidate k's row whatever its activity: a (1 x numLocalCoordinates, written whole) and b.
+  /// At a state where the gap rate vanishes, a q'' - b has the sign of the gap's acceleration.
+  virtual void calcRow(const LocalState& s, int k, MatRef a, double& b) const = 0;
+
+  bool active(int k) const { return rows_[static_cast<std::size_t>(k)].active != 0; }
+  void setActive(int k, bool on) const { rows_[static_cast<std::size_t>(k)].active = on ? 1 : 0; }
+  /// While active, the row's velocity error is a_k q' - target (0 normally; an impact sets the
+  /// separation Newton's law asks for, and the velocity projection then applies the impulse).
+  double velocityTarget(int k) const { return rows_[static_cast<std::size_t>(k)].target; }
+  void setVelocityTarget(int k, double v) const { rows_[static_cast<std::size_t>(k)].target = v; }
+
+ protected:
+  /// Adds a candidate (constructors only).
+  void addCandidate(int row, double restitution, std::string label) {
+    rows_.push_back({row, restitution, std::move(label), 0, 0.0});
+  }
+  void setFriction(double mu) { friction_ = mu; }
+
+ private:
+  struct Row {
+    int row;
+    double restitution;
+    std::string label;
+    mutable char active;
+    mutable double target;
+  };
+  std::vector<Row> rows_;
+  double friction_ = 0;
+};
+
+/// The one-sided candidates of constraint `c`, or nullptr when it has none.
+inline const OneSidedRows* oneSidedRows(const Constraint& c) {
+  const auto* o = dynamic_cast<const OneSidedRows*>(&c);
+  return o != nullptr && o->count() > 0 ? o : nullptr;
+}
+
+/// Something that happened to a one-sided row during a run (docs/contact.md, "Events").
+struct OneSidedEvent {
+  double t = 0;
+  /// "impact" (a closing contact or a limit reached with speed: velocities jumped), "release"
+  /// (the force would have changed sign: the row left the active set), "contact" (the row
+  /// joined the active set without an impact), "rest" (an accumulation of impacts was passed:
+  /// the impact was made plastic and the contact persists).
+  std::string kind;
+  std::string joint;
+  std::string label;   ///< the candidate ("min", "max", "point 2", or "")
+  double impulse = 0;  ///< impact: the normal impulse along the gap (N s, or N m s for angles)
+  double speed = 0;    ///< impact: the approach speed (m/s, rad/s) before it
+};
+
+/// The event side of a system with one-sided rows, as the simulation loop sees it
+/// (integrators/events.hpp). Event functions are continuous along a smooth piece of the run
+/// and an event is their crossing from >= 0 to < 0: an inactive candidate's gap closing, an
+/// active candidate's force changing sign.
+class OneSidedEvents {
+ public:
+  virtual ~OneSidedEvents() = default;
+  virtual int numEventFunctions() const = 0;
+  /// The event functions at `s` (one per candidate).
+  virtual void calcEventFunctions(const State& s, VecRef values) = 0;
+  /// At `s` (an event located, or the start of the run): impacts (s.v jumps) and the active set
+  /// from complementarity. Appends to events().
+  virtual void resolve(State& s) = 0;
+  virtual const std::vector<OneSidedEvent>& events() const = 0;
+};
+
+}  // namespace joinery

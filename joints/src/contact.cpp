@@ -1,0 +1,206 @@
+// rope and contact: one-sided joints (docs/contact.md).
+//   rope     |r2 - r1| <= length, can only pull: the distance row (|d|^2 - L^2)/2 with sign -1,
+//            gap L - |d|                                                          1 row
+//   contact  shape1 of body1 against shape2 of body2; per contact point one row:
+//              plane / sphere or point  (R_P n).(c - P) - r >= 0   (PointOnLine)
+//              sphere / sphere         |c2 - c1| - r1 - r2 >= 0    (PointDistance)
+//            `points` gives one row (and one gap) per point
+#include <cmath>
+
+#include "joinery/core/format.hpp"
+#include "joinery/joints/nonideal.hpp"
+#include "primitive_joint.hpp"
+
+namespace joinery {
+namespace {
+
+constexpr std::string_view kRopeType = "rope";
+constexpr std::string_view kContactType = "contact";
+
+double readRestitution(const JsonCursor& c, const FactoryContext& ctx) {
+  const double e = ctx.numberOr(c, "restitution", 0.0);
+  if (!(e >= 0 && e <= 1)) c.at("restitution").failWith("restitution = " + formatNumber(e) + " is outside [0, 1]");
+  return e;
+}
+
+class Rope final : public detail::TwoPointJoint {
+ public:
+  /// Joint results: the signed tension along the line between the points (>= 0 while taut).
+  JointResultKind resultKind() const override { return JointResultKind::Tension; }
+  Rope(const detail::TwoBodyInput& in, double length, double restitution)
+      : TwoPointJoint(in, false), length_(length), restitution_(restitution) {
+    const detail::BodyPoint p1 = point1(), p2 = point2();
+    addOneSidedRow(std::make_unique<detail::PointDistance>(p1, p2, length), -1.0, 0.0, restitution, "",
+                   [p1, p2, length](const LocalState& s) { return length - (p2.calcPosition(s) - p1.calcPosition(s)).norm(); },
+                   [p1, p2](const LocalState& s) { return (p2.calcPosition(s) - p1.calcPosition(s)).norm(); });
+  }
+  std::string_view typeName() const override { return kRopeType; }
+  nlohmann::json toJson() const override {
+    nlohmann::json j = baseJson();
+    j["length"] = length_;
+    if (restitution_ != 0) j["restitution"] = restitution_;
+    return j;
+  }
+
+ private:
+  double length_, restitution_;
+};
+
+std::unique_ptr<Constraint> makeRope(const JsonCursor& c, const FactoryContext& ctx) {
+  c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "length", "restitution"});
+  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "rope joint", true);
+  const double length = ctx.number(c.at("length"));
+  if (!(length > 0)) c.at("length").failWith("length must be > 0, got " + formatNumber(length));
+  return std::make_unique<Rope>(in, length, readRestitution(c, ctx));
+}
+
+/// A contact shape in its body's frame.
+struct Shape {
+  enum class Kind { Plane, Sphere, Point, Points } kind = Kind::Point;
+  Vector3d point = Vector3d::Zero();   // plane point, sphere centre, the point
+  Vector3d normal = Vector3d::UnitZ(); // plane (unit)
+  double radius = 0;                   // sphere
+  std::vector<Vector3d> points;        // points (and the one point of Point / Sphere)
+  nlohmann::json source;
+};
+
+Shape parseShape(const JsonCursor& c, const FactoryContext& ctx) {
+  const char* expected =
+      "one of {\"plane\": {\"point\": P, \"normal\": N}}, {\"sphere\": {\"center\": C, \"radius\": r}}, "
+      "{\"point\": P}, {\"points\": [P1, P2, ...]}";
+  if (!c.value().is_object() || c.value().size() != 1) c.fail(expected);
+  Shape s;
+  s.source = c.value();
+  if (c.has("plane")) {
+    const JsonCursor p = c.at("plane");
+    if (!p.value().is_object()) p.fail("an object {\"point\": P, \"normal\": N}");
+    p.rejectUnknownKeys({"point", "normal"});
+    s.kind = Shape::Kind::Plane;
+    s.point = detail::parseVector(p, "point", ctx);
+    const Vector3d n = ctx.vector3(p.at("normal"));
+    if (!(n.norm() > 0) || !std::isfinite(n.norm())) p.at("normal").failWith("the normal has no length; expected a non-zero direction");
+    s.normal = n.normalized();
+  } else if (c.has("sphere")) {
+    const JsonCursor p = c.at("sphere");
+    if (!p.value().is_object()) p.fail("an object {\"center\": C, \"radius\": r}");
+    p.rejectUnknownKeys({"center", "radius"});
+    s.kind = Shape::Kind::Sphere;
+    s.point = detail::parseVector(p, "center", ctx);
+    s.radius = ctx.number(p.at("radius"));
+    if (!(s.radius >= 0) || !std::isfinite(s.radius)) p.at("radius").failWith("radius = " + formatNumber(s.radius) + "; expected a finite radius >= 0");
+    s.points = {s.point};
+  } else if (c.has("point")) {
+    s.kind = Shape::Kind::Point;
+    s.point = ctx.vector3(c.at("point"));
+    s.points = {s.point};
+  } else if (c.has("points")) {
+    const JsonCursor p = c.at("points");
+    if (!p.value().is_array() || p.size() == 0) p.fail("a non-empty list of points");
+    s.kind = Shape::Kind::Points;
+    for (std::size_t i = 0; i < p.size(); ++i) s.points.push_back(ctx.vector3(p.at(i)));
+  } else {
+    c.fail(expected);
+  }
+  return s;
+}
+
+class Contact final : public detail::TwoPointJoint {
+ public:
+  Contact(const detail::TwoBodyInput& in, Shape s1, Shape s2, double restitution, double friction)
+      : TwoPointJoint(in, false), s1_(std::move(s1)), s2_(std::move(s2)), restitution_(restitution), friction_(friction) {
+    setCoulomb(friction);
+    const bool plane1 = s1_.kind == Shape::Kind::Plane, plane2 = s2_.kind == Shape::Kind::Plane;
+    if (plane1 || plane2) {
+      const int ip = plane1 ? 0 : 1, ix = 1 - ip;
+      const Shape& plane = plane1 ? s1_ : s2_;
+      const Shape& other = plane1 ? s2_ : s1_;
+      const detail::BodyFrame frame(bodies(), ip);
+      const detail::BodyPoint origin(bodies(), ip, plane.point);
+      for (std::size_t i = 0; i < other.points.size(); ++i) {
+        const detail::BodyPoint x(bodies(), ix, other.points[i]);
+        addOneSidedRow(std::make_unique<detail::PointOnLine>(frame, origin, x, plane.normal), 1.0, other.radius,
+                       restitution, other.kind == Shape::Kind::Points ? "point " + std::to_string(i + 1) : "");
+      }
+      return;
+    }
+    // sphere (or point) against sphere: the distance of the centres
+    const detail::BodyPoint c1(bodies(), 0, s1_.points.front()), c2(bodies(), 1, s2_.points.front());
+    const double r = s1_.radius + s2_.radius;
+    addOneSidedRow(std::make_unique<detail::PointDistance>(c1, c2, r), 1.0, 0.0, restitution, "",
+                   [c1, c2, r](const LocalState& s) { return (c2.calcPosition(s) - c1.calcPosition(s)).norm() - r; },
+                   [c1, c2](const LocalState& s) { return (c2.calcPosition(s) - c1.calcPosition(s)).norm(); });
+  }
+  std::string_view typeName() const override { return kContactType; }
+  nlohmann::json toJson() const override {
+    nlohmann::json j = {{"name", name()}, {"type", std::string(kContactType)}, {"body1", bodies()[0]->name()},
+                        {"shape1", s1_.source}, {"body2", bodies()[1]->name()}, {"shape2", s2_.source}};
+    if (restitution_ != 0) j["restitution"] = restitution_;
+    if (friction_ != 0) j["friction"] = friction_;
+    return j;
+  }
+
+ private:
+  Shape s1_, s2_;
+  double restitution_, friction_;
+};
+
+std::unique_ptr<Constraint> makeContact(const JsonCursor& c, const FactoryContext& ctx) {
+  c.rejectUnknownKeys({"name", "type", "body1", "shape1", "body2", "shape2", "restitution", "friction", "model",
+                       "stiffness", "damping", "exponent"});
+  if (c.has("model")) {
+    const JsonCursor m = c.at("model");
+    const std::string model = m.value().is_string() ? m.value().get<std::string>() : std::string();
+    if (model == "compliant")
+      m.failWith("compliant (Hunt-Crossley) contacts are not available in this build; expected \"rigid\" (the default)");
+    if (model != "rigid") m.fail("\"rigid\" (the default) or \"compliant\"");
+  }
+  for (const char* key : {"stiffness", "damping", "exponent"})
+    if (c.has(key)) c.at(key).failWith(std::string("'") + key + "' belongs to a compliant contact (\"model\": \"compliant\")");
+  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
+  detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "contact joint", false);
+  const Shape s1 = parseShape(c.at("shape1"), ctx), s2 = parseShape(c.at("shape2"), ctx);
+  using K = Shape::Kind;
+  const bool plane1 = s1.kind == K::Plane, plane2 = s2.kind == K::Plane;
+  if (plane1 && plane2) c.at("shape2").failWith("a plane against a plane is not a contact joinery handles; expected a sphere, point or points against the plane");
+  if (!plane1 && !plane2) {
+    if (s1.kind == K::Points || s2.kind == K::Points)
+      c.at(s1.kind == K::Points ? "shape1" : "shape2").failWith("points touch a plane only; expected a plane as the other shape");
+    if (s1.kind == K::Point && s2.kind == K::Point)
+      c.at("shape2").failWith("a point against a point never touches; expected a plane or a sphere as one of the shapes");
+  }
+  if (plane1 || plane2) {
+    const Body& planeBody = plane1 ? *in.body1 : *in.body2;
+    const detail::MarkerNeeds frames{.points = true, .frames = true, .planar = false};
+    const std::string problem = detail::markerProblem(planeBody, frames, "contact plane");
+    if (!problem.empty()) c.at(plane1 ? "body1" : "body2").failWith(problem);
+  }
+  const double friction = ctx.numberOr(c, "friction", 0.0);
+  if (!(friction >= 0) || !std::isfinite(friction)) c.at("friction").failWith("friction = " + formatNumber(friction) + "; expected a Coulomb coefficient >= 0");
+  if (friction > 0)
+    c.at("friction").failWith("Coulomb friction on contacts is not available in this build (a frictionless contact would be a silently wrong answer); expected 0");
+  in.point1 = s1.kind == K::Points ? s1.points.front() : s1.point;
+  in.point2 = s2.kind == K::Points ? s2.points.front() : s2.point;
+  return std::make_unique<Contact>(in, s1, s2, readRestitution(c, ctx), friction);
+}
+
+}  // namespace
+
+JOINERY_REGISTER(ConstraintRegistry,
+                 {std::string(kRopeType), makeRope,
+                  "rope: point1 of body1 and point2 of body2 stay at most `length` apart; it can only pull "
+                  "(one-sided, 1 row while taut)",
+                  nlohmann::json::parse(R"json({"name": "cable", "type": "rope",
+                    "body1": "body1", "point1": [0.5, 0.2], "body2": "body2", "point2": [-0.3, 0.1],
+                    "length": 1.5})json")})
+
+JOINERY_REGISTER(ConstraintRegistry,
+                 {std::string(kContactType), makeContact,
+                  "rigid contact between shape1 of body1 and shape2 of body2 (plane, sphere/circle, point, "
+                  "points): one one-sided row per contact point, Newton restitution",
+                  nlohmann::json::parse(R"json({"name": "floor", "type": "contact",
+                    "body1": "ground", "shape1": {"plane": {"point": [0, 0], "normal": [0, 1]}},
+                    "body2": "body2", "shape2": {"sphere": {"center": [0, 0], "radius": 0.1}},
+                    "restitution": 0.5})json")})
+
+}  // namespace joinery
