@@ -255,6 +255,8 @@ class Run {
   void recordInside(double tNew, State& sample);
   /// Normalization and drift control of the accepted state, then its sample when due.
   void acceptStep(State& cur);
+  /// The run's state is `cur` (an accepted step, or just past an event): its sample when due.
+  void settleAt(const State& cur);
   /// After the step from `before`: an event located inside it ends the step there (samples
   /// before it written, the event resolved, the integrator restarted). True when one was.
   bool handleEvent(const State& before, State& cur, State& sample);
@@ -394,6 +396,10 @@ void Run::acceptStep(State& cur) {
     throw SimulationError(os.str());
   }
   if (changed) integ_->adjust(cur);
+  settleAt(cur);
+}
+
+void Run::settleAt(const State& cur) {
   res_.state = cur;
   res_.t = cur.t;
   if (!outputsDone_ && !stopAt_ && outputTime(outIndex_) <= cur.t) {
@@ -425,14 +431,7 @@ bool Run::handleEvent(const State& before, State& cur, State& sample) {
   if (auto* rad = dynamic_cast<Radau5Integrator*>(integ_.get())) rad->forgetHistory();
   locator_->start(at);
   cur = at;
-  res_.state = at;
-  res_.t = at.t;
-  if (!outputsDone_ && !stopAt_ && outputTime(outIndex_) <= at.t) {
-    record(at);
-    if (outputTime(outIndex_) >= settings_.tEnd) outputsDone_ = true;
-    ++outIndex_;
-  }
-  reportProgress(at.t);
+  settleAt(at);
   return true;
 }
 

@@ -32,6 +32,17 @@ const OneSidedRows& rowsOf(const Scene& s) {
   return *rows;
 }
 
+/// The local state of joint `c` at `st` (views into st).
+LocalState localState(const Model& model, const State& st, const Constraint& c, std::vector<BodyStateView>& views) {
+  for (const Body* b : c.bodies()) {
+    const BodySlot& slot = model.slotOf(*b);
+    views.push_back({b, st.q.data() + slot.offset, st.v.data() + slot.offset, slot.size});
+  }
+  LocalState ls;
+  ls.bodies = std::span<const BodyStateView>(views);
+  return ls;
+}
+
 /// The InputError of loading `doc`: its path and message.
 std::pair<std::string, std::string> errorOf(const json& doc) {
   try {
@@ -70,14 +81,9 @@ TEST_CASE("limit on revolute2d, prismatic2d, revolute3d, prismatic3d, cylindrica
     CHECK(rows.localRow(1) == c.numRows() - 1);
     CHECK(c.toJson()["limit"] == lim);
     // the initial state: relative angle 0 (travel 0): distances 0.5 and 0.75 to the bounds
+    const State st = s.model.initialState();
     std::vector<BodyStateView> views;
-    State st = s.model.initialState();
-    for (const Body* b : c.bodies()) {
-      const BodySlot& slot = s.model.slotOf(*b);
-      views.push_back({b, st.q.data() + slot.offset, st.v.data() + slot.offset, slot.size});
-    }
-    LocalState ls;
-    ls.bodies = std::span<const BodyStateView>(views);
+    const LocalState ls = localState(s.model, st, c, views);
     CHECK(rows.calcGap(ls, 0) == Approx(0.5).margin(1e-12));
     CHECK(rows.calcGap(ls, 1) == Approx(0.75).margin(1e-12));
   }
@@ -138,15 +144,9 @@ TEST_CASE("rope: one row that can only pull, gap L - |d|", "[contact][input]") {
   const Scene s = sceneFromJson(doc, "s.json");
   const OneSidedRows& rows = rowsOf(s);
   REQUIRE(rows.count() == 1);
+  const State st = s.model.initialState();
   std::vector<BodyStateView> views;
-  State st = s.model.initialState();
-  const auto cs = s.model.constraints();
-  for (const Body* b : cs.back()->bodies()) {
-    const BodySlot& slot = s.model.slotOf(*b);
-    views.push_back({b, st.q.data() + slot.offset, st.v.data() + slot.offset, slot.size});
-  }
-  LocalState ls;
-  ls.bodies = std::span<const BodyStateView>(views);
+  const LocalState ls = localState(s.model, st, *s.model.constraints().back(), views);
   CHECK(rows.calcGap(ls, 0) == Approx(0.4).margin(1e-12));
   CHECK(rows.calcRowScale(ls, 0) == Approx(0.6).margin(1e-12));
   doc["joints"][0]["length"] = 0;
