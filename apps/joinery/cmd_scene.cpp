@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
 
@@ -13,12 +14,14 @@
 #include "joinery/core/assembly.hpp"  // issue 19
 #include "joinery/core/findings.hpp"
 #include "joinery/core/model_system.hpp"
+#include "joinery/core/one_sided_handler.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/graph.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/run_outputs.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/integrators/events.hpp"
 #include "exit_status.hpp"
 #include "hdf5_output.hpp"
 #include "report.hpp"
@@ -277,6 +280,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   else if (verdict)
     for (const auto& k : verdict->kinematics) std::cerr << "warning: " << k << "\n";
   ModelSystem system(scene.model);
+  OneSidedHandler oneSided(system);  // limits, ropes, contacts (docs/contact.md)
   const OutputChannels channels(scene.model, scene.outputs);
   const TableLayout layout{args.has("--accelerations"), channels.columns()};
   std::optional<OutputFile> tableFile;
@@ -286,8 +290,9 @@ int runSimulate(const std::vector<std::string>& argv) {
   TeeRecorder both({table.get(), &summary});
   ChannelRecorder recorder(system, channels, layout.accelerations, both);
   ProgressBar bar;
-  const SimulationResult r =
-      runSimulation(system, settings, recorder, [&bar](double f) { bar.update(f); }, options);
+  const ProgressCallback progress = [&bar](double f) { bar.update(f); };
+  const SimulationResult r = oneSided.empty() ? runSimulation(system, settings, recorder, progress, options)
+                                              : runSimulation(system, settings, recorder, oneSided, progress, options);
   bar.finish();
   table.reset();  // closes the file before the report
   const std::string kept = tableFile ? settleTable(*tableFile, r) : "";
@@ -312,6 +317,13 @@ int runSimulate(const std::vector<std::string>& argv) {
     report << "  energy: initial " << summary.energyInitial() << " (after the initial conditions were made "
            << "consistent), final " << summary.energyFinal() << ", max |drift| " << summary.energyMaxDrift() << "\n";
   if (!channels.empty()) report << "  " << channels.columns().size() << " output channel column(s)\n";
+  if (!oneSided.empty()) {
+    std::map<std::string, int> kinds;
+    for (const OneSidedEvent& e : oneSided.events()) ++kinds[e.kind];
+    report << "  one-sided events: " << oneSided.events().size();
+    for (const auto& [kind, count] : kinds) report << ", " << count << " " << kind;
+    report << "\n";
+  }
   if (!locked.empty()) report << "  warning: " << locked << "\n";
   if (summaryPath) {
     nlohmann::json sj = summary.toJson();
@@ -319,6 +331,14 @@ int runSimulate(const std::vector<std::string>& argv) {
                                 {"position_correction", r.initial.positionCorrection},
                                 {"velocity_correction", r.initial.velocityCorrection},
                                 {"locked", locked}};  // issue 19
+    nlohmann::json events = nlohmann::json::array();
+    for (const OneSidedEvent& e : oneSided.events()) {
+      nlohmann::json ej = {{"t", e.t}, {"kind", e.kind}, {"joint", e.joint}, {"impulse", e.impulse}};
+      if (!e.label.empty()) ej["row"] = e.label;
+      if (e.kind == "impact" || e.kind == "rest") ej["speed"] = e.speed;
+      events.push_back(ej);
+    }
+    sj["events"] = events;  // one-sided rows (docs/contact.md)
     try {
       writeSummaryFile(*summaryPath, sj);
     } catch (const InputError& e) {  // a full disk, a size limit: the run's output failed (exit 5)

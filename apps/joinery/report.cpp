@@ -19,6 +19,7 @@
 #include "joinery/core/terminal_text.hpp"
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/import/import.hpp"
+#include "joinery/core/one_sided_handler.hpp"
 
 namespace joinery::cli {
 
@@ -45,15 +46,46 @@ LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& opt
 int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options,
                    bool strict) {
   const LoadedScene loaded = loadSceneForCommand(file, options);
+  // one-sided rows (limits, ropes, contacts): the active set at the initial state from
+  // complementarity, before the check solves there (docs/contact.md)
+  nlohmann::json oneSided;
+  std::vector<std::string> oneSidedWarnings;
+  {
+    ModelSystem system(loaded.scene.model);
+    OneSidedHandler handler(system);
+    if (!handler.empty()) {
+      const State s0 = loaded.scene.model.initialState();
+      handler.decideActiveSet(s0);
+      oneSided = handler.toJson(s0);
+      for (int i = 0; i < static_cast<int>(handler.candidates().size()); ++i) {
+        const double g = handler.calcGap(s0, i);
+        if (g < -OneSidedOptions{}.gapTolerance) {
+          const Constraint& c = *handler.candidates()[static_cast<std::size_t>(i)].joint;
+          oneSidedWarnings.push_back(std::string(c.typeName()) + " '" + handler.candidateName(i) +
+                                     "' starts interpenetrating: gap " + formatNumber(g) + " between '" + c.bodies()[0]->name() +
+                                     "' and '" + c.bodies()[1]->name() + "' (not corrected)");
+        }
+      }
+    }
+  }
   const CheckReport r = checkScene(loaded.scene);
   const char* cmd = withAccelerations ? "solve" : "check";
+  for (const std::string& w : oneSidedWarnings) std::cerr << "warning: " << w << "\n";
   if (json) {
     nlohmann::json j = toJson(r);
+    if (!oneSided.is_null()) j["one_sided"] = oneSided;
+    if (!oneSidedWarnings.empty()) j["one_sided_warnings"] = oneSidedWarnings;
     const nlohmann::json& resolved = loaded.scene.resolved();
     if (resolved.contains("overrides")) j["overrides"] = resolved["overrides"];  // --set
     std::cout << j.dump(2) << "\n";  // the first finding is its "headline"
   } else {
     std::cout << checkReportToText(r, withAccelerations);
+    if (!oneSided.is_null()) {
+      std::cout << "one-sided rows at the initial state:\n";
+      for (const auto& [name, e] : oneSided.items())
+        std::cout << "  " << name << ": " << (e["active"].get<bool>() ? "active" : "inactive") << ", gap "
+                  << formatNumber(e["gap"].get<double>()) << "\n";
+    }
   }
   const int code = exitCodeFor(r);
   if (code == kOk && strict && isWarning(r)) {

@@ -2,6 +2,7 @@
 #include "joinery/core/errors.hpp"
 #include "joinery/core/format.hpp"
 #include "joinery/integrators/simulation.hpp"
+#include "joinery/integrators/events.hpp"
 #include "joinery/integrators/radau5.hpp"
 
 #include <spdlog/spdlog.h>
@@ -228,6 +229,8 @@ class Run {
         wall0_(Clock::now()) {}
 
   SimulationResult run(const State& initial);
+  /// One-sided rows: the event functions watched after every step (events.hpp).
+  void setEvents(OneSidedEvents* events) { events_ = events; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -252,6 +255,11 @@ class Run {
   void recordInside(double tNew, State& sample);
   /// Normalization and drift control of the accepted state, then its sample when due.
   void acceptStep(State& cur);
+  /// The run's state is `cur` (an accepted step, or just past an event): its sample when due.
+  void settleAt(const State& cur);
+  /// After the step from `before`: an event located inside it ends the step there (samples
+  /// before it written, the event resolved, the integrator restarted). True when one was.
+  bool handleEvent(const State& before, State& cur, State& sample);
   /// Stops the run where the integrator is.
   SimulationResult& stopAtIntegrator(RunOutcome o, double t, std::string message);
 
@@ -270,6 +278,10 @@ class Run {
   bool outputsDone_ = false;
   std::optional<double> stopAt_;  // set when the recorder asks to stop after a sample
   double lastProgress_ = -1;
+  OneSidedEvents* events_ = nullptr;
+  std::unique_ptr<EventLocator> locator_;
+  double lastEventT_ = -1;
+  long long eventsAtOneTime_ = 0;
 };
 
 void Run::checkSettings(const State& initial) const {
@@ -384,6 +396,10 @@ void Run::acceptStep(State& cur) {
     throw SimulationError(os.str());
   }
   if (changed) integ_->adjust(cur);
+  settleAt(cur);
+}
+
+void Run::settleAt(const State& cur) {
   res_.state = cur;
   res_.t = cur.t;
   if (!outputsDone_ && !stopAt_ && outputTime(outIndex_) <= cur.t) {
@@ -394,11 +410,37 @@ void Run::acceptStep(State& cur) {
   reportProgress(cur.t);
 }
 
+bool Run::handleEvent(const State& before, State& cur, State& sample) {
+  State at;
+  if (!locator_ || !locator_->check(*integ_, before, at)) return false;
+  if (integ_->hasDenseOutput()) recordInside(at.t, sample);
+  system_.normalizeCoordinates(at.q);
+  drift(at, true);
+  events_->resolve(at);
+  drift(at, true);
+  // a run must never stall on events: many at one instant mean the active set cycles
+  if (at.t == lastEventT_) {
+    if (++eventsAtOneTime_ > 1000)
+      throw SimulationError("more than 1000 one-sided events at t = " + num(at.t) +
+                            " (the active set of the contacts and limits does not settle; docs/contact.md)");
+  } else {
+    lastEventT_ = at.t;
+    eventsAtOneTime_ = 0;
+  }
+  integ_->reset(at);
+  if (auto* rad = dynamic_cast<Radau5Integrator*>(integ_.get())) rad->forgetHistory();
+  locator_->start(at);
+  cur = at;
+  settleAt(at);
+  return true;
+}
+
 SimulationResult& Run::integrate(const State& s) {
   const double tEnd = settings_.tEnd;
   const bool dense = integ_->hasDenseOutput();
   State cur = s;
   State sample = s;
+  State before = s;
   try {
     recorder_.begin(system_.coordinateNames());
     recorderOpen_ = true;
@@ -420,8 +462,10 @@ SimulationResult& Run::integrate(const State& s) {
                                 "step limit of " + std::to_string(options_.maxSteps) + " steps (--max-steps) reached at t = " +
                                     num(integ_->time()));
       const double target = dense || outputsDone_ ? tEnd : outputTime(outIndex_);
+      if (locator_) before = integ_->state();
       const StepResult r = integ_->advance(target);
       if (!r.ok) return stopAtIntegrator(outcomeOf(r.status), r.t, describeStop(r.status, r.t));
+      if (locator_ && handleEvent(before, cur, sample)) continue;
       if (dense) recordInside(r.tNew, sample);
       acceptStep(cur);
       if (interrupted(options_)) {
@@ -479,12 +523,27 @@ SimulationResult Run::run(const State& initial) {
   // ---- the integrator and the step loop ----
   bg_ = settings_.stabilization == Stabilization::Baumgarte ? options_.baumgarte : Baumgarte{};
   integ_ = makeIntegrator(system_, settings_, options_, bg_);
+  if (events_ != nullptr && events_->numEventFunctions() > 0) {
+    // the contacts and limits at the start: impacts of closing ones, the active set
+    events_->resolve(s);
+    drift(s, true);
+    res_.state = s;
+    locator_ = std::make_unique<EventLocator>(system_, *events_);
+    locator_->start(s);
+  }
   integ_->reset(s);
   if (interrupted(options_)) return finish(RunOutcome::Stopped, "interrupted before the first step");
   return integrate(s);
 }
 
 }  // namespace
+
+SimulationResult runSimulation(DynamicSystem& system, const SimulationSettings& settings, Recorder& recorder,
+                               OneSidedEvents& events, const ProgressCallback& progress, const RunOptions& options) {
+  Run run(system, settings, recorder, progress, options);
+  run.setEvents(&events);
+  return run.run(system.initialState());
+}
 
 SimulationResult runSimulation(DynamicSystem& system, const State& initial,
                                const SimulationSettings& settings, Recorder& recorder,

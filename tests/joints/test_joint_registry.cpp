@@ -17,7 +17,9 @@ const std::vector<std::string> kJointTypes = {"revolute2d", "prismatic2d", "weld
                                               "planar3d",   "point_on_line", "point_on_plane",
                                               // issue 21, second part (test_axial_joints.cpp)
                                               "screw", "revolute_driver", "prismatic_driver", "rolling_disk",
-                                              "gear", "rack_pinion"};
+                                              "gear", "rack_pinion",
+                                              // one-sided joints (test_contact_input.cpp, tests/contact)
+                                              "rope", "contact"};
 const std::vector<std::string> kForceTypes = {"spring", "torsion2d", "force", "generalized"};
 
 }  // namespace

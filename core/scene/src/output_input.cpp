@@ -7,7 +7,7 @@
 namespace joinery::detail {
 
 namespace {
-const std::vector<std::string> kKinds{"value", "point", "reaction", "effort", "energy"};
+const std::vector<std::string> kKinds{"value", "point", "reaction", "effort", "energy", "gap"};
 }
 
 OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const SymbolTable& parameters) {
@@ -38,7 +38,7 @@ OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const
     if (e.has(k)) given.push_back(k);
   if (given.size() != 1)
     e.failWith("channel '" + name + "' has " + (given.empty() ? "none" : joinNames(given)) +
-               "; expected exactly one of: value, point, reaction, effort, energy");
+               "; expected exactly one of: value, point, reaction, effort, energy, gap");
   const std::string kind = given[0];
   const JsonCursor c = e.at(kind);
   if (kind == "value") {
@@ -76,8 +76,8 @@ OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const
       if (!ac.value().is_boolean()) ac.fail("true or false (also write N.ax N.ay N.az)");
       s.acceleration = ac.value().get<bool>();
     }
-  } else if (kind == "reaction" || kind == "effort") {
-    s.kind = kind == "reaction" ? OutputKind::Reaction : OutputKind::Effort;
+  } else if (kind == "reaction" || kind == "effort" || kind == "gap") {
+    s.kind = kind == "reaction" ? OutputKind::Reaction : kind == "gap" ? OutputKind::Gap : OutputKind::Effort;
     const std::string joint = c.string();
     s.target = naming.prefix + joint;
   } else {
@@ -117,6 +117,7 @@ nlohmann::json outputSpecJson(const OutputSpec& s) {
       break;
     case OutputKind::Effort: j["effort"] = s.target; break;
     case OutputKind::Energy: j["energy"] = s.target; break;
+    case OutputKind::Gap: j["gap"] = s.target; break;
   }
   return j;
 }

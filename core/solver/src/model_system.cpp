@@ -174,6 +174,8 @@ bool ModelSystem::calcMultipliers(const State& s, JointMultipliers& out) {
   return false;
 }
 
+void ModelSystem::forgetCachedState() { parts_->structured.forgetState(); }
+
 ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions& opt) {
   return project(s, opt, true);
 }

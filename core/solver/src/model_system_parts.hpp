@@ -218,6 +218,12 @@ class StructuredPath {
 
   /// The multipliers of the last solve, kept for calcMultipliers at the same state.
   void forgetMultipliers() noexcept { multReady_ = multPending_ = false; }
+  /// Forgets the factorization and the multipliers kept for a state (the model's rows at that
+  /// state changed: a one-sided row joined or left the active set).
+  void forgetState() noexcept {
+    factorReady_ = chordReady_ = false;
+    forgetMultipliers();
+  }
   /// After a successful solve at `s`: keeps the state its multipliers belong to (stabilized
   /// evaluations do not count: their multipliers are not the model's).
   void keepMultipliersOf(const State& s, bool stabilized);

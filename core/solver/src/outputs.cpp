@@ -8,6 +8,7 @@
 
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
+#include "joinery/core/one_sided.hpp"
 
 namespace joinery {
 
@@ -31,8 +32,13 @@ struct Compiled {
   bool acceleration = false;
   bool jointFrame = false;
   mutable MatrixXd J;  ///< 3 x size, sized at compile time
-  // Reaction / Effort: index in Model::constraints()
+  // Reaction / Effort / Gap: index in Model::constraints()
   int joint = -1;
+  // Gap: the joint's one-sided rows and the views of its bodies (sized once)
+  const Constraint* constraint = nullptr;
+  const OneSidedRows* oneSided = nullptr;
+  mutable std::vector<BodyStateView> views;
+  std::vector<int> viewOffsets;
   EnergyPart energy = EnergyPart::Total;
 };
 
@@ -181,6 +187,21 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
           addColumn(s, s.name + ".power");
         }
         break;
+      case OutputKind::Gap: {
+        c.joint = findJoint(s, "/gap");
+        c.constraint = constraints[static_cast<std::size_t>(c.joint)];
+        c.oneSided = oneSidedRows(*c.constraint);
+        if (c.oneSided == nullptr)
+          fail(s, "/gap", "joint '" + s.target + "' is a " + std::string(c.constraint->typeName()) +
+                              " joint without one-sided rows; expected a rope, a contact or a joint with a \"limit\"");
+        for (const Body* b : c.constraint->bodies()) {
+          const BodySlot& slot = model.slotOf(*b);
+          c.views.push_back({b, nullptr, nullptr, slot.size});
+          c.viewOffsets.push_back(slot.offset);
+        }
+        addColumn(s, s.name);
+        break;
+      }
       case OutputKind::Energy: {
         const auto& names = energyChannelNames();
         const auto it = std::find(names.begin(), names.end(), s.target);
@@ -260,6 +281,19 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
         o[0] = jr ? jr->effort : kNaN;
         o[1] = jr ? jr->power : kNaN;
+        break;
+      }
+      case OutputKind::Gap: {
+        for (std::size_t b = 0; b < c.views.size(); ++b) {
+          c.views[b].q = s.q.data() + c.viewOffsets[b];
+          c.views[b].v = s.v.data() + c.viewOffsets[b];
+        }
+        LocalState ls;
+        ls.t = s.t;
+        ls.bodies = std::span<const BodyStateView>(c.views);
+        double g = std::numeric_limits<double>::infinity();
+        for (int k = 0; k < c.oneSided->count(); ++k) g = std::min(g, c.oneSided->calcGap(ls, k));
+        o[0] = g;
         break;
       }
       case OutputKind::Energy: {

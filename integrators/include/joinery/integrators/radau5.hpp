@@ -84,6 +84,10 @@ class Radau5Integrator final : public Integrator {
   const char* name() const override { return "radau5"; }
   StepResult advance(double tLimit) override;
   bool hasDenseOutput() const override { return true; }
+  /// After a discontinuity of the state or of the model's rows (an event of one-sided rows,
+  /// events.hpp): the next step neither extrapolates the last step's stages across it nor
+  /// reuses its Jacobian.
+  void forgetHistory() noexcept { haveZ_ = haveJac_ = haveLu_ = false; }
   void interpolate(double t, State& out) override;
   const Radau5Stats& radauStats() const noexcept { return rstats_; }
 

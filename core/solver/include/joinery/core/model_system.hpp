@@ -142,6 +142,10 @@ class ModelSystem final : public DynamicSystem {
   /// row flagged, minimum-norm split). Returns true when the last evaluation's multipliers
   /// were used.
   bool calcMultipliers(const State& s, JointMultipliers& out);
+  /// Forgets what it keeps for the state of its last evaluation (a factorization, multipliers):
+  /// to be called when the rows at a state change, i.e. a one-sided row joined or left the
+  /// active set (one_sided_handler.hpp).
+  void forgetCachedState();
 
  private:
   /// The parts behind this class (model_system_parts.hpp): the structured path, the dense

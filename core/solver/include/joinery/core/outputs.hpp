@@ -30,7 +30,8 @@ enum class OutputKind {
   Point,     ///< world position and velocity (optionally acceleration) of a body point
   Reaction,  ///< force2 / torque2 of a joint (the non-ground side for a joint to ground)
   Effort,    ///< the effort and power of a coupling (a driver)
-  Energy     ///< kinetic, potential or total energy of the model
+  Energy,    ///< kinetic, potential or total energy of the model
+  Gap        ///< the signed gap of a one-sided joint (a limit's distance to its nearer bound)
 };
 
 /// One entry of the scene's `"outputs"` list, as the scene loader resolved it.
@@ -38,7 +39,7 @@ struct OutputSpec {
   std::string name;        ///< column name (qualified by instance: "l1.tip")
   OutputKind kind = OutputKind::Value;
   std::string expression;  ///< Value: the expression text (coordinates qualified)
-  std::string target;      ///< Point: body; Reaction / Effort: joint; Energy: kinetic|potential|total
+  std::string target;      ///< Point: body; Reaction / Effort / Gap: joint; Energy: kinetic|potential|total
   Vector3d point = Vector3d::Zero();  ///< Point: the point in the body's frame
   bool acceleration = false;          ///< Point: also the columns N.ax N.ay N.az
   bool jointFrame = false;  ///< Reaction: components in the joint's own frame ("frame": "joint")

@@ -1,0 +1,95 @@
+#pragma once
+/// @file one_sided_handler.hpp
+/// The one-sided rows of a model (limits, ropes, contacts: one_sided.hpp) during a run: the
+/// event functions the simulation loop watches, impacts with Newton's restitution through the
+/// singular-mass velocity projection, and the active set from complementarity on the constraint
+/// forces at acceleration level (docs/contact.md).
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "joinery/core/joint_results.hpp"
+#include "joinery/core/model_system.hpp"
+#include "joinery/core/one_sided.hpp"
+
+namespace joinery {
+
+/// Tolerances of the event handling (docs/contact.md, "Tolerances").
+struct OneSidedOptions {
+  /// An inactive candidate's event is at gap = -gapTolerance (m or rad); a candidate with
+  /// gap <= 2 gapTolerance touches.
+  double gapTolerance = 1e-9;
+  /// A touching candidate approaches when its gap rate is below -speedTolerance (1 + |v|_inf)
+  /// (row units: m/s or rad/s for rows written on the gap).
+  double speedTolerance = 1e-9;
+  /// An impact whose rebound would fly for less than this (s), or separate slower than 10 times
+  /// the speed tolerance, is made plastic: an accumulation of impacts (a ball coming to rest) is
+  /// passed and the contact persists. (At 1e-9 s the ball of docs/contact.md settled into
+  /// rebounds of 1.4e-9 s, kept up by the gap tolerance: 1e-8 is below that regime's reach.)
+  double accumulationTime = 1e-8;
+  /// Most complementarity iterations at one event, per candidate.
+  int iterationsPerCandidate = 3;
+};
+
+/// One one-sided candidate of the model.
+struct OneSidedCandidate {
+  const Constraint* joint = nullptr;
+  const OneSidedRows* rows = nullptr;
+  int k = 0;          ///< the candidate within its joint
+  int row = 0;        ///< global constraint row
+  int columns = 0;    ///< the joint's local coordinates
+};
+
+/// The one-sided side of a ModelSystem (which must outlive it). Not thread-safe.
+class OneSidedHandler final : public OneSidedEvents {
+ public:
+  explicit OneSidedHandler(ModelSystem& system, OneSidedOptions options = {});
+  /// True when the model has no one-sided rows.
+  bool empty() const noexcept { return candidates_.empty(); }
+  const std::vector<OneSidedCandidate>& candidates() const noexcept { return candidates_; }
+  /// "joint" or "joint (label)".
+  std::string candidateName(int i) const;
+  /// The signed gap of candidate i at `s`.
+  double calcGap(const State& s, int i);
+  /// The gap rate of candidate i's row at `s` (row units).
+  double calcRowRate(const State& s, int i);
+  /// The smallest gap over joint `c`'s candidates (the `gap` output channel); NaN for a joint
+  /// without one-sided rows.
+  double calcJointGap(const State& s, const Constraint& c);
+
+  int numEventFunctions() const override { return static_cast<int>(candidates_.size()); }
+  void calcEventFunctions(const State& s, VecRef values) override;
+  void resolve(State& s) override;
+  const std::vector<OneSidedEvent>& events() const override { return events_; }
+
+  /// Decides the active set at `s` by complementarity alone (velocities untouched): what
+  /// `check` and `solve` evaluate.
+  void decideActiveSet(const State& s);
+  /// `{"joint": {"active": bool, "gap": g}}` at `s` (the activity as it stands).
+  nlohmann::json toJson(const State& s);
+
+ private:
+  struct Local;
+  const VectorXd& row(const State& s, int i, double& b);
+  void setActive(int i, bool on, double target = 0);
+  /// The acceleration-level complementarity over the touching candidates `touching`.
+  void complementarity(const State& s, const std::vector<int>& touching);
+  /// The impact of the candidates `approaching` (rates before: `rate`); returns the impulses.
+  void impact(State& s, const std::vector<int>& touching, const std::vector<int>& approaching,
+              const std::vector<double>& rate);
+  double speedScale(const State& s) const;
+
+  ModelSystem& system_;
+  const Model& model_;
+  OneSidedOptions opt_;
+  std::vector<OneSidedCandidate> candidates_;
+  std::vector<OneSidedEvent> events_;
+  std::vector<BodyStateView> views_;
+  VectorXd local_, aRow_, qdd_;
+  JointMultipliers mult_;
+  ModelWorkspace ws_;
+  bool haveWs_ = false;
+};
+
+}  // namespace joinery

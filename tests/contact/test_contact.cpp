@@ -1,0 +1,229 @@
+// One-sided rows in runs against closed forms (docs/contact.md, docs/validation.md): a ball
+// bouncing on a plane with restitution e (impact times, rebound heights, at rest at
+// t0 (1 + e) / (1 - e), the run going on), a particle leaving a frictionless circle, a mass
+// whirled on a rope going slack, a pendulum on a stop; with dopri5, rk4 and radau5 (the one
+// event location serves them all).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "joinery/core/model_system.hpp"
+#include "joinery/core/one_sided_handler.hpp"
+#include "joinery/core/scene.hpp"
+#include "joinery/integrators/events.hpp"
+#include "joinery/integrators/recorder.hpp"
+#include "joinery/integrators/settings.hpp"
+
+namespace joinery {
+namespace {
+
+using nlohmann::json;
+constexpr double kG = 9.81;
+const double kPi = std::acos(-1.0);
+
+json simulation(const std::string& integrator, double tEnd, double interval) {
+  json s = {{"t_end", tEnd}, {"integrator", integrator}, {"output_interval", interval}};
+  if (integrator == "rk4") s["step"] = 1e-3;
+  else s.update({{"rtol", 1e-10}, {"atol", 1e-12}});
+  if (integrator == "radau5") s.update({{"rtol", 1e-9}, {"atol", 1e-11}});
+  return s;
+}
+
+struct Run {
+  std::vector<OneSidedEvent> events;
+  MemoryRecorder rec;
+  SimulationResult result;
+  std::vector<OneSidedEvent> of(const std::string& kind) const {
+    std::vector<OneSidedEvent> out;
+    for (const auto& e : events)
+      if (e.kind == kind) out.push_back(e);
+    return out;
+  }
+};
+
+Run run(json doc) {
+  const Scene scene = sceneFromJson(doc, "scene.json");
+  const SimulationSettings settings = parseSimulationSettings(scene.simulation);
+  ModelSystem system(scene.model);
+  OneSidedHandler handler(system);
+  REQUIRE(!handler.empty());
+  Run r;
+  r.result = runSimulation(system, settings, r.rec, handler);
+  r.events = handler.events();
+  INFO(r.result.message);
+  REQUIRE(r.result.completed());
+  return r;
+}
+
+json ball(const std::string& integrator, double e, double h, double tEnd, double interval = 1e-3) {
+  return {{"joinery", 1},
+          {"gravity", {0, -kG, 0}},
+          {"bodies", {{{"name", "ball"}, {"type", "particle"}, {"dim", 2}, {"mass", 2.0}, {"position", {0, h + 0.1}}}}},
+          {"joints", {{{"name", "floor"}, {"type", "contact"}, {"body1", "ground"},
+                       {"shape1", {{"plane", {{"point", {0, 0}}, {"normal", {0, 1}}}}}}, {"body2", "ball"},
+                       {"shape2", {{"sphere", {{"center", {0, 0}}, {"radius", 0.1}}}}}, {"restitution", e}}}},
+          {"simulation", simulation(integrator, tEnd, interval)}};
+}
+
+TEST_CASE("ball on a plane: impact times t_k, heights e^2k h, at rest at t0 (1+e)/(1-e), the run goes on",
+          "[contact][impact][zeno]") {
+  const double e = 0.5, h = 1.0, m = 2.0;
+  const double t0 = std::sqrt(2 * h / kG), v0 = kG * t0, tInf = t0 * (1 + e) / (1 - e);
+  for (const std::string integrator : {"dopri5", "rk4", "radau5"}) {
+    INFO(integrator);
+    const Run r = run(ball(integrator, e, h, 2.0));
+    const auto impacts = r.of("impact");
+    REQUIRE(impacts.size() >= 10);
+    double tk = t0;
+    for (std::size_t k = 0; k < 10; ++k) {
+      const double vk = v0 * std::pow(e, static_cast<double>(k));
+      CHECK(impacts[k].t == Approx(tk).margin(1e-8));
+      CHECK(impacts[k].speed == Approx(vk).epsilon(1e-7));
+      CHECK(impacts[k].impulse == Approx(m * (1 + e) * vk).epsilon(1e-7));
+      tk += 2 * e * vk / kG;
+    }
+    // the first rebound's apex e^2 h, from the samples (1 ms apart: within g dt^2 / 8 of it)
+    double apex = 0;
+    for (std::size_t i = 0; i < r.rec.size(); ++i)
+      if (r.rec.t[i] > impacts[0].t && r.rec.t[i] < impacts[1].t) apex = std::max(apex, r.rec.q[i](1) - 0.1);
+    CHECK(apex == Approx(e * e * h).margin(2e-6));
+    // the accumulation is passed: one "rest" event at t_inf, the contact then persists
+    const auto rest = r.of("rest");
+    REQUIRE(rest.size() == 1);
+    CHECK(rest[0].t == Approx(tInf).margin(1e-7));
+    CHECK(r.of("release").empty());
+    CHECK(r.result.t == 2.0);
+    CHECK(r.result.state.q(1) == Approx(0.1).margin(1e-9));
+    CHECK(std::abs(r.result.state.v(1)) < 1e-9);
+    CHECK(r.rec.t.back() == 2.0);
+  }
+}
+
+TEST_CASE("particle on a frictionless circle leaves at cos theta = 2/3 + v0^2 / (3 g R)", "[contact][release]") {
+  const double R = 1.5;
+  for (const double v0 : {0.0, 0.5, 1.5}) {
+    for (const std::string integrator : {"dopri5", "rk4", "radau5"}) {
+      INFO(integrator << " v0 = " << v0);
+      json doc = {{"joinery", 1},
+                  {"gravity", {0, -kG, 0}},
+                  {"bodies", {{{"name", "bead"}, {"type", "particle"}, {"dim", 2}, {"mass", 1.0}, {"position", {0, R}},
+                               {"velocity", {v0, 0}}}}},
+                  {"joints", {{{"name", "dome"}, {"type", "contact"}, {"body1", "ground"},
+                               {"shape1", {{"sphere", {{"center", {0, 0}}, {"radius", R}}}}}, {"body2", "bead"},
+                               {"shape2", {{"point", {0, 0}}}}}}},
+                  {"simulation", simulation(integrator, 3.5, 0.01)}};  // v0 = 0: leaves after 2.6 s
+      // v0 = 0 sits on the top in unstable equilibrium: a nudge of 1e-3 rad starts it
+      if (v0 == 0) doc["bodies"][0]["position"] = {R * std::sin(1e-3), R * std::cos(1e-3)};
+      const Run r = run(doc);
+      const auto releases = r.of("release");
+      REQUIRE(releases.size() == 1);
+      CHECK(r.events.front().kind == "contact");  // active from the start (complementarity)
+      CHECK(r.events.front().t == 0.0);
+      // where it left: the sample path is continuous; read the state at the release from the run
+      const double expected = 2.0 / 3.0 + v0 * v0 / (3 * kG * R);
+      // the state at the event: interpolate the samples around it (10 ms apart) is too coarse:
+      // rerun to the release time exactly
+      json upTo = doc;
+      upTo["simulation"]["t_end"] = releases[0].t;
+      const Run r2 = run(upTo);
+      const double cosTheta = r2.result.state.q(1) / R;
+      const double tol = 1e-7;  // the nudge's start height R cos(1e-3) is in `expected`
+      CHECK(cosTheta == Approx(expected + (v0 == 0 ? -(1 - std::cos(1e-3)) * 2.0 / 3.0 : 0.0)).margin(tol));
+    }
+  }
+}
+
+TEST_CASE("mass whirled on a rope in a vertical circle: slack at cos theta = (2 g L - v0^2) / (3 g L), taut again",
+          "[contact][rope]") {
+  const double L = 0.8, v0 = std::sqrt(3.5 * kG * L);
+  for (const std::string integrator : {"dopri5", "rk4", "radau5"}) {
+    INFO(integrator);
+    json doc = {{"joinery", 1},
+                {"gravity", {0, -kG, 0}},
+                {"bodies", {{{"name", "bob"}, {"type", "particle"}, {"dim", 2}, {"mass", 0.3}, {"position", {0, -L}},
+                             {"velocity", {v0, 0}}}}},
+                {"joints", {{{"name", "cable"}, {"type", "rope"}, {"body1", "ground"}, {"point1", {0, 0}},
+                             {"body2", "bob"}, {"point2", {0, 0}}, {"length", L}}}},
+                {"simulation", simulation(integrator, 1.2, 0.01)}};
+    const Run r = run(doc);
+    const auto releases = r.of("release");
+    REQUIRE(!releases.empty());
+    json upTo = doc;
+    upTo["simulation"]["t_end"] = releases[0].t;
+    const Run r2 = run(upTo);
+    const double cosTheta = -r2.result.state.q(1) / L;  // theta from the lowest point
+    CHECK(cosTheta == Approx((2 * kG * L - v0 * v0) / (3 * kG * L)).margin(1e-7));
+    // free flight, then the rope snaps taut: a plastic impact with a pulling impulse
+    const auto impacts = r.of("impact");
+    REQUIRE(!impacts.empty());
+    CHECK(impacts[0].t > releases[0].t);
+    CHECK(impacts[0].impulse > 0);
+  }
+}
+
+TEST_CASE("pendulum on a stop with restitution e: angular speed before and after, rebound angle from energy",
+          "[contact][limit]") {
+  const double e = 0.5;
+  // a uniform rod of length 1, mass 1 pinned at its end, released horizontal; the stop at
+  // theta = -pi/2 (hanging): omega^- = sqrt(3 g / L), rebound to 1 - cos(phi) = e^2
+  for (const std::string integrator : {"dopri5", "rk4", "radau5"}) {
+    INFO(integrator);
+    json doc = {{"joinery", 1},
+                {"gravity", {0, -kG, 0}},
+                {"bodies", {{{"name", "rod"}, {"type", "rigid2d"}, {"mass", 1.0}, {"inertia", 1.0 / 12}, {"position", {0.5, 0}}}}},
+                {"joints", {{{"name", "hinge"}, {"type", "revolute2d"}, {"body1", "ground"}, {"point1", {0, 0}},
+                             {"body2", "rod"}, {"point2", {-0.5, 0}}, {"limit", {{"min", -kPi / 2}, {"restitution", e}}}}}},
+                {"simulation", simulation(integrator, 1.0, 1e-4)}};
+    const Run r = run(doc);
+    const auto impacts = r.of("impact");
+    REQUIRE(!impacts.empty());
+    const double w = std::sqrt(3 * kG);
+    CHECK(impacts[0].speed == Approx(w).epsilon(1e-7));
+    CHECK(impacts[0].impulse == Approx((1.0 / 3) * (1 + e) * w).epsilon(1e-7));
+    double thetaMax = -10;
+    for (std::size_t i = 0; i < r.rec.size(); ++i)
+      if (r.rec.t[i] > impacts[0].t && (impacts.size() < 2 || r.rec.t[i] < impacts[1].t))
+        thetaMax = std::max(thetaMax, r.rec.q[i](2));
+    CHECK(std::cos(thetaMax + kPi / 2) == Approx(1 - e * e).margin(1e-6));
+  }
+}
+
+
+TEST_CASE("a block on its four corners: redundant rows, all four active, m g shared, at rest", "[contact][redundant]") {
+  const double m = 3.0, a = 0.2, b = 0.1, c = 0.05;  // half sides
+  json doc = {{"joinery", 1},
+              {"gravity", {0, 0, -kG}},
+              {"bodies", {{{"name", "block"}, {"type", "rigid3d"}, {"mass", m},
+                           {"inertia", {m * (b * b + c * c) / 3, m * (a * a + c * c) / 3, m * (a * a + b * b) / 3}},
+                           {"position", {0, 0, c}}}}},
+              {"joints", {{{"name", "floor"}, {"type", "contact"}, {"body1", "ground"},
+                           {"shape1", {{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}}, {"body2", "block"},
+                           {"shape2", {{"points", {{-a, -b, -c}, {a, -b, -c}, {a, b, -c}, {-a, b, -c}}}}}}}},
+              {"simulation", simulation("dopri5", 0.5, 0.05)}};
+  const Scene scene = sceneFromJson(doc, "scene.json");
+  ModelSystem system(scene.model);
+  OneSidedHandler handler(system);
+  const State s0 = scene.model.initialState();
+  handler.decideActiveSet(s0);
+  VectorXd qdd(system.numCoordinates());
+  const AccelerationStatus st = system.calcAccelerations(s0, qdd);
+  REQUIRE(st.ok());
+  CHECK(st.redundant + st.released >= 1);  // four rows of rank 3: said, legal
+  CHECK(qdd.norm() < 1e-9);
+  JointMultipliers mult;
+  system.calcMultipliers(s0, mult);
+  double total = 0;
+  for (const auto& cand : handler.candidates()) {
+    CHECK(cand.rows->active(cand.k));
+    CHECK(mult.ideal(cand.row) == Approx(m * kG / 4).epsilon(1e-9));  // the minimum-norm split
+    total += mult.ideal(cand.row);
+  }
+  CHECK(total == Approx(m * kG).epsilon(1e-12));
+  const Run r = run(doc);
+  CHECK(r.events.size() == 4);  // the four contacts joined at the start, none left
+  for (const auto& e : r.events) CHECK(e.kind == "contact");
+  CHECK(std::abs(r.result.state.q(2) - c) < 1e-9);
+}
+
+}  // namespace
+}  // namespace joinery

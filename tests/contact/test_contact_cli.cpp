@@ -1,0 +1,112 @@
+// The one-sided rows as a user meets them: `simulate --summary` lists the events, a `gap`
+// channel and the contact's `reaction` in the table, `check --json` gives `one_sided`
+// (examples/contact/, docs/contact.md).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "run_command.hpp"
+
+using joinery::test::runCommand;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kSource = JOINERY_SOURCE_DIR;
+
+std::string tempDir(const std::string& name) {
+  const fs::path d = fs::path(joinery_test_tmp_dir()) / ("joinery_contact_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+json readJson(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+/// Column `name` of a CSV table.
+std::vector<double> column(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> head;
+  std::stringstream hs(line);
+  for (std::string c; std::getline(hs, c, ',');) head.push_back(c);
+  const auto it = std::find(head.begin(), head.end(), name);
+  REQUIRE(it != head.end());
+  const auto k = static_cast<std::size_t>(it - head.begin());
+  std::vector<double> out;
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::string c;
+    for (std::size_t i = 0; i <= k; ++i) std::getline(ls, c, ',');
+    out.push_back(std::stod(c));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("contact cli: the bouncing ball's summary lists impacts and the rest, the gap and the floor force",
+          "[contact][cli]") {
+  const std::string dir = tempDir("ball");
+  const auto r = runCommand(kExe + " simulate " + kSource + "/examples/contact/bouncing_ball.json -o " + dir +
+                            "/out.csv --summary " + dir + "/summary.json");
+  INFO(r.output);
+  REQUIRE(r.exitCode == 0);
+  CHECK(r.output.find("one-sided events:") != std::string::npos);
+  const json s = readJson(dir + "/summary.json");
+  REQUIRE(s.contains("events"));
+  const json& ev = s["events"];
+  REQUIRE(ev.size() > 10);
+  const double t0 = std::sqrt(2.0 / 9.81);
+  CHECK(ev[0]["kind"] == "impact");
+  CHECK(ev[0]["joint"] == "floor");
+  CHECK(ev[0]["t"].get<double>() == Approx(t0).margin(1e-8));
+  CHECK(ev[0]["impulse"].get<double>() == Approx(0.5 * 1.5 * 9.81 * t0).epsilon(1e-7));
+  CHECK(ev.back()["kind"] == "rest");
+  CHECK(ev.back()["t"].get<double>() == Approx(3 * t0).margin(1e-7));
+  // the gap column: the drop height, never below the tolerance; the floor force m g at rest
+  const auto gap = column(dir + "/out.csv", "height");
+  CHECK(gap.front() == Approx(1.0).margin(1e-12));
+  CHECK(*std::min_element(gap.begin(), gap.end()) > -2e-9);
+  const auto fy = column(dir + "/out.csv", "floor_force.fy");
+  CHECK(fy.back() == Approx(0.5 * 9.81).epsilon(1e-9));
+  CHECK(std::abs(fy.front()) < 1e-12);  // inactive in flight
+}
+
+TEST_CASE("contact cli: check --json gives one_sided at the initial state; interpenetration is said", "[contact][cli]") {
+  const std::string dir = tempDir("check");
+  json doc = readJson(kSource + "/examples/contact/bouncing_ball.json");
+  doc["bodies"][0]["position"] = {0, 0.1};  // resting on the floor
+  { std::ofstream(dir + "/rest.json") << doc.dump(); }
+  auto r = runCommand(kExe + " check --json " + dir + "/rest.json");
+  INFO(r.output);
+  REQUIRE(r.exitCode == 0);
+  json j = json::parse(r.output.substr(r.output.find('{')));
+  CHECK(j["one_sided"]["floor"]["active"] == true);
+  CHECK(j["one_sided"]["floor"]["gap"].get<double>() == Approx(0).margin(1e-12));
+  doc["bodies"][0]["position"] = {0, 0.05};  // 5 cm into the floor
+  { std::ofstream(dir + "/deep.json") << doc.dump(); }
+  r = runCommand(kExe + " check " + dir + "/deep.json");
+  CHECK(r.output.find("starts interpenetrating: gap -0.05 between 'ground' and 'ball'") != std::string::npos);
+}
+
+TEST_CASE("contact cli: every scene of examples/contact checks well posed and simulates to its end", "[contact][cli]") {
+  const std::string dir = tempDir("examples");
+  for (const char* name : {"bouncing_ball", "door", "slider_crank_stop"}) {
+    const std::string scene = kSource + "/examples/contact/" + name + ".json";
+    const auto check = runCommand(kExe + " check " + scene);
+    INFO(scene << "\n" << check.output);
+    CHECK(check.exitCode == 0);
+    const auto sim = runCommand(kExe + " simulate " + scene + " -o " + dir + "/" + name + ".csv --summary " + dir + "/" +
+                                name + ".json");
+    INFO(sim.output);
+    CHECK(sim.exitCode == 0);
+    CHECK(!readJson(dir + "/" + name + ".json")["events"].empty());
+  }
+}
