@@ -540,9 +540,15 @@ SimulationResult Run::run(const State& initial) {
 
 SimulationResult runSimulation(DynamicSystem& system, const SimulationSettings& settings, Recorder& recorder,
                                OneSidedEvents& events, const ProgressCallback& progress, const RunOptions& options) {
+  return runSimulation(system, system.initialState(), settings, recorder, events, progress, options);
+}
+
+SimulationResult runSimulation(DynamicSystem& system, const State& initial, const SimulationSettings& settings,
+                               Recorder& recorder, OneSidedEvents& events, const ProgressCallback& progress,
+                               const RunOptions& options) {
   Run run(system, settings, recorder, progress, options);
   run.setEvents(&events);
-  return run.run(system.initialState());
+  return run.run(initial);
 }
 
 SimulationResult runSimulation(DynamicSystem& system, const State& initial,

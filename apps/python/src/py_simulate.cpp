@@ -12,9 +12,11 @@
 #include "joinery/hdf5_table.hpp"
 #endif
 #include "joinery/core/model_system.hpp"
+#include "joinery/core/one_sided_handler.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/integrators/recorder.hpp"
 #include "joinery/integrators/run_outputs.hpp"
+#include "joinery/integrators/events.hpp"
 #include "joinery/integrators/simulation.hpp"
 #include "py_common.hpp"
 
@@ -157,8 +159,12 @@ PySimulationResult simulate(const PyModel& pm, std::optional<double> tEnd, const
     py::gil_scoped_release release;
     ModelSystem system(scene->model);
     ChannelRecorder rec(system, channels, accelerations, both);  // forwards the callback's stop
-    res.run = given ? runSimulation(system, initial, s, rec, {}, options)
-                    : runSimulation(system, s, rec, {}, options);
+    OneSidedHandler oneSided(system);  // limits, ropes, contacts (docs/contact.md)
+    if (oneSided.empty())
+      res.run = given ? runSimulation(system, initial, s, rec, {}, options) : runSimulation(system, s, rec, {}, options);
+    else
+      res.run = given ? runSimulation(system, initial, s, rec, oneSided, {}, options)
+                      : runSimulation(system, s, rec, oneSided, {}, options);
   }
   res.summary = summary.toJson();
   res.sceneName = pm.scene().name.empty() ? std::filesystem::path(pm.scene().file).stem().string() : pm.scene().name;

@@ -15,6 +15,8 @@
 #include "exit_status.hpp"  // the exit status of `joinery simulate` (apps/joinery)
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/model_system.hpp"
+#include "joinery/core/one_sided_handler.hpp"
+#include "joinery/integrators/events.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/integrators/settings.hpp"
@@ -104,7 +106,9 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
     if (!options.csvFolder.empty()) recorders.push_back(&csv.emplace(caseCsvPath(options.csvFolder, c.index), layout));
     TeeRecorder tee(recorders);
     ChannelRecorder rec(system, channels, false, tee);
-    const SimulationResult r = runSimulation(system, settings, rec);
+    OneSidedHandler oneSided(system);  // limits, ropes, contacts (docs/contact.md)
+    const SimulationResult r = oneSided.empty() ? runSimulation(system, settings, rec)
+                                                : runSimulation(system, settings, rec, oneSided);
     row.exit = cli::exitCode(r.outcome);
     row.message = r.message;
     // a run that failed after writing samples: collected over the samples that exist, and

@@ -46,4 +46,9 @@ SimulationResult runSimulation(DynamicSystem& system, const SimulationSettings& 
                                OneSidedEvents& events, const ProgressCallback& progress = {},
                                const RunOptions& options = {});
 
+/// Same, from a given initial state (its time is t0).
+SimulationResult runSimulation(DynamicSystem& system, const State& initial, const SimulationSettings& settings,
+                               Recorder& recorder, OneSidedEvents& events, const ProgressCallback& progress = {},
+                               const RunOptions& options = {});
+
 }  // namespace joinery
