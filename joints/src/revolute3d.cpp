@@ -1,6 +1,8 @@
 // revolute3d: spatial hinge. The points coincide (3 rows) and the world axes stay parallel:
 // R2 axis2 is perpendicular to R1 p and R1 q, where p, q are body-1 vectors perpendicular to
 // axis1 chosen at construction (2 rows, spatial_support.hpp).
+#include "joinery/core/errors.hpp"
+#include "joinery/joints/joints.hpp"
 #include "joinery/joints/nonideal.hpp"
 #include "spatial_support.hpp"
 
@@ -8,6 +10,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kRevolute3dType = "revolute3d";
+const detail::MarkerNeeds kNeeds{.points = true, .frames = true, .planar = false};
 
 class Revolute3d final : public detail::TwoPointJoint {
  public:
@@ -18,6 +21,14 @@ class Revolute3d final : public detail::TwoPointJoint {
   }
   std::string_view typeName() const override { return kRevolute3dType; }
   Vector3d jointAxis(int k) const override { return k == 0 ? axis1_ : axis2_; }
+  /// The turn about axis1 (its zero: the defaults of AxisMotion).
+  std::optional<AxisMotion> axisMotion() const override {
+    AxisMotion m = baseAxisMotion();
+    m.axis1 = axis1_;
+    m.axis2 = axis2_;
+    m.turn = true;
+    return m;
+  }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j["axis1"] = detail::vectorJson(axis1_, false);
@@ -31,15 +42,23 @@ class Revolute3d final : public detail::TwoPointJoint {
 
 std::unique_ptr<Constraint> makeRevolute3d(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "body1", "point1", "axis1", "body2", "point2", "axis2", "nonideal"});
-  const detail::MarkerNeeds needs{.points = true, .frames = true, .planar = false};
-  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "revolute3d joint", true);
-  auto joint = std::make_unique<Revolute3d>(in, detail::parseAxis(c.at("axis1"), ctx),
-                                              detail::parseAxis(c.at("axis2"), ctx));
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kNeeds, "revolute3d joint", true);
+  auto joint = joints::revolute3d(in.name, *in.body1, in.point1, detail::parseAxis(c.at("axis1"), ctx), *in.body2,
+                                  in.point2, detail::parseAxis(c.at("axis2"), ctx));
   attachNonideal(c, ctx, *joint);
   return joint;
 }
 
 }  // namespace
+
+ConstraintPtr joints::revolute3d(std::string name, const Body& body1, const Vector3d& point1, const Vector3d& axis1,
+                                 const Body& body2, const Vector3d& point2, const Vector3d& axis2) {
+  for (const Vector3d* a : {&axis1, &axis2})
+    if (!(a->norm() > 0) || !a->allFinite())
+      throw ModelError("revolute3d joint '" + name + "': an axis must be a finite non-zero direction");
+  return std::make_unique<Revolute3d>(
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "revolute3d joint"), axis1, axis2);
+}
 
 JOINERY_REGISTER(ConstraintRegistry,
                  {std::string(kRevolute3dType), makeRevolute3d,

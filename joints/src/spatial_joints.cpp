@@ -19,6 +19,7 @@ class AxisJoint : public detail::TwoPointJoint {
   struct Fields {
     std::optional<Vector3d> axis1, axis2;
     std::optional<Eigen::Quaterniond> orientation;
+    bool turn = false, travel = false;  // what moves about / along axis1 (axisMotion())
   };
   AxisJoint(const detail::TwoBodyInput& in, std::string_view type, Fields f)
       : TwoPointJoint(in, false), type_(type), f_(std::move(f)) {}
@@ -29,6 +30,15 @@ class AxisJoint : public detail::TwoPointJoint {
     if (k == 0) return *f_.axis1;
     if (f_.axis2) return *f_.axis2;
     return f_.orientation ? Vector3d(f_.orientation->toRotationMatrix().transpose() * *f_.axis1) : *f_.axis1;
+  }
+  std::optional<AxisMotion> axisMotion() const override {
+    if (!f_.axis1 || !(f_.turn || f_.travel)) return std::nullopt;
+    AxisMotion m = baseAxisMotion();
+    m.axis1 = *f_.axis1;
+    m.axis2 = jointAxis(1);
+    m.turn = f_.turn;
+    m.travel = f_.travel;
+    return m;
   }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
@@ -51,7 +61,8 @@ class AxisJoint : public detail::TwoPointJoint {
 /// Reads the common fields of `type` and builds its rows with `build`.
 template <class Build>
 std::unique_ptr<Constraint> makeAxisJoint(const JsonCursor& c, const FactoryContext& ctx, std::string_view type,
-                                          bool axis1, bool axis2, bool orientation, Build build) {
+                                          bool axis1, bool axis2, bool orientation, Build build,
+                                          bool turn = false, bool travel = false) {
   std::vector<std::string> keys = {"name", "type", "body1", "point1", "body2", "point2", "nonideal"};
   if (axis1) keys.emplace_back("axis1");
   if (axis2) keys.emplace_back("axis2");
@@ -59,6 +70,8 @@ std::unique_ptr<Constraint> makeAxisJoint(const JsonCursor& c, const FactoryCont
   c.rejectUnknownKeys(keys);
   const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kSpatialNeeds, std::string(type) + " joint", true);
   AxisJoint::Fields f;
+  f.turn = turn;
+  f.travel = travel;
   if (axis1) f.axis1 = detail::parseAxis(c.at("axis1"), ctx);
   if (axis2) f.axis2 = detail::parseAxis(c.at("axis2"), ctx);
   if (orientation) f.orientation = detail::parseHeldOrientation(c, ctx, in);
@@ -80,14 +93,14 @@ std::unique_ptr<Constraint> makeCylindrical(const JsonCursor& c, const FactoryCo
   return makeAxisJoint(c, ctx, "cylindrical", true, true, false, [](AxisJoint& j, const AxisJoint::Fields& f) {
     j.addRows(detail::parallelAxesRows(j.frame1(), *f.axis1, j.frame2(), *f.axis2));
     j.addRows(detail::pointOnLineRows(j.frame1(), j.point1(), j.point2(), *f.axis1));
-  });
+  }, /*turn=*/true, /*travel=*/true);
 }
 
 std::unique_ptr<Constraint> makePrismatic3d(const JsonCursor& c, const FactoryContext& ctx) {
   return makeAxisJoint(c, ctx, "prismatic3d", true, false, true, [](AxisJoint& j, const AxisJoint::Fields& f) {
     j.addRows(detail::pointOnLineRows(j.frame1(), j.point1(), j.point2(), *f.axis1));
     j.addRows(detail::fixedOrientationRows(j.frame1(), j.frame2(), *f.orientation));
-  });
+  }, /*turn=*/false, /*travel=*/true);
 }
 
 std::unique_ptr<Constraint> makeWeld3d(const JsonCursor& c, const FactoryContext& ctx) {

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 
-#include "exit_status.hpp"  // the exit status of `joinery simulate` (apps/joinery)
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/errors.hpp"
@@ -20,6 +19,7 @@
 #include "joinery/integrators/settings.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/integrators/run_outputs.hpp"
+#include "joinery/study/exit_codes.hpp"
 #include "summary.hpp"
 
 namespace joinery::study {
@@ -102,26 +102,26 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
     TeeRecorder tee(recorders);
     ChannelRecorder rec(system, channels, false, tee);
     const SimulationResult r = runSimulation(system, settings, rec);
-    row.exit = cli::exitCode(r.outcome);
+    row.exit = exitCodeOf(r.outcome);
     row.message = r.message;
     if (r.completed()) {
       const nlohmann::json j = summary.toJson();
       for (const auto& item : study.collect) row.collected.push_back(collectedValue(item, j, r));
     }
   } catch (const InputError& e) {
-    row.exit = cli::kInvalidInput;
+    row.exit = kExitInvalidInput;
     row.message = e.what();
   } catch (const SimulationError& e) {
-    row.exit = cli::kRunFailed;
+    row.exit = kExitRunFailed;
     row.message = e.what();
   } catch (const Error& e) {
-    row.exit = cli::kInvalidInput;
+    row.exit = kExitInvalidInput;
     row.message = e.what();
   } catch (const std::exception& e) {
-    row.exit = cli::kInternal;
+    row.exit = kExitInternal;
     row.message = std::string("internal error: ") + e.what();
   } catch (...) {
-    row.exit = cli::kInternal;
+    row.exit = kExitInternal;
     row.message = "internal error: an unknown exception";
   }
   if (row.exit != 0) row.collected.clear();
