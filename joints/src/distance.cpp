@@ -52,9 +52,8 @@ std::unique_ptr<Constraint> makeDistance(const JsonCursor& c, const FactoryConte
 
 ConstraintPtr joints::distance(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
                                const Vector3d& point2, double length) {
-  if (!(length > 0) || !std::isfinite(length))
-    throw ModelError("distance joint '" + name + "': the length must be finite and > 0 (m), got " +
-                     std::to_string(length));
+  if (!(length > 0))
+    throw ModelError("distance joint '" + name + "': the length must be > 0 (m), got " + std::to_string(length));
   return std::make_unique<Distance>(
       detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "distance joint"), length);
 }

@@ -54,8 +54,7 @@ std::unique_ptr<Constraint> makeRevolute3d(const JsonCursor& c, const FactoryCon
 ConstraintPtr joints::revolute3d(std::string name, const Body& body1, const Vector3d& point1, const Vector3d& axis1,
                                  const Body& body2, const Vector3d& point2, const Vector3d& axis2) {
   for (const Vector3d* a : {&axis1, &axis2})
-    if (!(a->norm() > 0) || !a->allFinite())
-      throw ModelError("revolute3d joint '" + name + "': an axis must be a finite non-zero direction");
+    if (!(a->norm() > 0)) throw ModelError("revolute3d joint '" + name + "': an axis must be a non-zero direction");
   return std::make_unique<Revolute3d>(
       detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "revolute3d joint"), axis1, axis2);
 }

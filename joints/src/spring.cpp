@@ -191,8 +191,7 @@ ForceElementPtr forces::spring(std::string name, const Body& body1, const Vector
   const std::pair<const char*, double> values[] = {{"stiffness", stiffness}, {"damping", damping},
                                                    {"free length", freeLength}};
   for (const auto& [what, v] : values)
-    if (!(v >= 0) || !std::isfinite(v))
-      throw ModelError("spring '" + name + "': the " + what + " must be finite and >= 0, got " + std::to_string(v));
+    if (!(v >= 0)) throw ModelError("spring '" + name + "': the " + what + " must be >= 0, got " + std::to_string(v));
   const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
   return std::make_unique<Spring>(detail::twoBodies(std::move(name), body1, point1, body2, point2, needs, "spring"),
                                   stiffness, damping, freeLength);

@@ -5,7 +5,7 @@
 /// this function), ready for ModelBuilder::addForce(). Points are in the body's own frame (m);
 /// see docs/joints.md under the scene type for the force law.
 /// @throws ModelError when a body lacks a point marker, the bodies are the same, or a value is
-/// out of range (negative stiffness, damping or free length; not finite).
+/// out of range (a negative stiffness, damping or free length).
 #include <string>
 
 #include "joinery/core/constraint.hpp"
