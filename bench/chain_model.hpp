@@ -85,7 +85,7 @@ inline nlohmann::json fourBarScene(int N, double crankAngle = 3.141592653589793 
           {"joints", joints}};
 }
 
-/// The benchmark tree (issue 20): a binary tree of `depth` levels, N = 2^depth - 1 rods like the
+/// The benchmark tree: a binary tree of `depth` levels, N = 2^depth - 1 rods like the
 /// chain's (1 kg, 1 m, inertia about the centre of mass diag(1e-4, 1/12, 1/12)), rigid3d bodies
 /// on spherical joints, in heap order (body k's children are 2k+1 and 2k+2). The root's proximal
 /// end is pinned to the world origin, lying along +x; each child's proximal end is its parent's

@@ -2,7 +2,7 @@
 // joinery: runSimulation (integrators/simulation.hpp) from t = 0 to T with dopri5 or rkm (rtol =
 // atol = tol) or rk4 (fixed step dt), the default drift control (projection), a recorder that
 // discards its two samples (output interval T: samples at t = 0 and T only). Companion of
-// bench/peers/chain_sim_simbody.cpp; bench/run_chain_sim.sh runs both (issue 7, equal accuracy).
+// bench/peers/chain_sim_simbody.cpp; bench/run_chain_sim.sh runs both (equal accuracy).
 //   chain_sim --N 64 [--integrator dopri5|rkm|rk4] [--tol 1e-8] [--dt 1e-3] [--spin 0] [--T 1]
 //             [--ref x,y,z] [--stabilization projection|none|baumgarte]
 // One JSON line on stdout. Fields: engine, integrator, tol (dopri5, rkm) or dt (rk4), N, T, spin,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Whole simulations of the benchmark chain (T = 1 s) at equal accuracy, joinery against
-# Simbody's own integrators (issue 7): per N, a reference tip from each engine at tolerance /
+# Simbody's own integrators: per N, a reference tip from each engine at tolerance /
 # accuracy REF_TOL, then work-precision sweeps, one process at a time; writes
 # results/chain_sim.jsonl and the Markdown tables results/chain_sim.md.
 #   BUILD=../build-integ ./run_chain_sim.sh

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Forward dynamics of the binary tree of rods and the planar N-four-bar, joinery against Simbody,
-# side by side in one session (issue 20; docs/performance.md, "The tree and the N-four-bar against
+# side by side in one session (bench/results/performance-rounds.md, "The tree and the N-four-bar against
 # Simbody"). For every size, REPS rounds of joinery then Simbody (separate processes, one at a
 # time); the first round also writes every body's accelerations of both engines and checks them
 # against each other (bench/compare_fd_acc.py: max relative difference <= ACC_TOL, or the script

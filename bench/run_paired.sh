@@ -1,6 +1,6 @@
 #!/bin/bash
 # joinery against Simbody in back-to-back pairs, for a machine whose speed drifts within
-# minutes (docs/performance.md, "One evaluation and whole simulations, fourth round"): each
+# minutes (bench/results/performance-rounds.md, "One evaluation and whole simulations, fourth round"): each
 # pair runs the two programs one right after the other, and the ratio of a pair is taken before
 # any median, so a slow minute slows both sides of it.
 #   bash run_paired.sh fd 1024 7                 one evaluation of the N-link chain, 7 pairs

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Model construction from a scene file (issue 20; docs/performance.md, "Model construction
+# Model construction from a scene file (bench/results/performance-rounds.md, "Model construction
 # from a scene"): writes the benchmark chain's scene for each N, then loads it with
 # bench/scene_build, one process per load (peak RSS of that load alone), REPS times. With OLD
 # (the scene_build program of an earlier build) both programs load the same files, turn about,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Work-precision sweeps of bench/stiff_sim (issue 18, docs/performance.md "Stiff models"):
+# Work-precision sweeps of bench/stiff_sim (docs/performance.md "Stiff models"):
 # radau5 (force-linearization Newton matrix), radau5-fd (finite-difference Jacobian of q'')
 # and dopri5 at several tolerances on the stiff chain (k = 1e4 ... 1e9), the FE cantilever
 # with a pendulum (10, 20, 50 and 100 elements) and A05; then the stiff chain in Simbody with CPodes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Study throughput (issue 15, docs/performance.md "Studies"): cases per second of the
+# Study throughput (docs/performance.md "Studies"): cases per second of the
 # benchmark study with joinery study -j 1, -j 2 and joinery-mpi under mpirun -n 2 and -n 3,
 # then the per-case overhead against the simulation time (bench/study_overhead).
 #   bench/run_study_throughput.sh [BUILD_DIR]   (a Release build with -DJOINERY_BUILD_BENCH=ON)

@@ -1,6 +1,6 @@
 #!/bin/bash
-# What two cores could do for one evaluation of a large chain (issue 20, lead "two cores";
-# docs/performance.md, "Large models and scene loading, fifth round"): the N-link chain split
+# What two cores could do for one evaluation of a large chain (lead "two cores";
+# bench/results/performance-rounds.md, "Large models and scene loading, fifth round"): the N-link chain split
 # into two halves of N/2 links, each half evaluated on its own core at the same time, bounds a
 # two-way parallel evaluation from below (no synchronisation, no separator). For each half size
 # H, REPS times: chain_fd --N H alone, two chain_fd --N H at once (both wall times), and

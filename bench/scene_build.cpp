@@ -1,4 +1,4 @@
-// Model construction from a scene file (issue 20, docs/performance.md "Model construction
+// Model construction from a scene file (bench/results/performance-rounds.md "Model construction
 // from a scene"): the benchmark chain of bench/chain_model.hpp (N rigid3d rods on spherical
 // joints, spinning at 1 rad/s about +z) written as a scene file, then loaded as `joinery`
 // loads it (loadScene: read, strict parse, expansion, the bodies and joints through their

@@ -1,5 +1,5 @@
-// Stiff models, implicit (radau5) against explicit (dopri5) at equal accuracy (issue 18,
-// docs/performance.md "Stiff models"). For one model, a reference run (radau5 at rtol = atol =
+// Stiff models, implicit (radau5) against explicit (dopri5) at equal accuracy
+// (docs/performance.md "Stiff models"). For one model, a reference run (radau5 at rtol = atol =
 // 1e-11 unless --ref-tol), then each integrator at each tolerance of --tols; the error is the
 // largest |q - q_ref| over every coordinate and every sample (output interval 0.01 s).
 //   stiff_sim --model chain --k 1e6 [--N 4] [--T 1] [--tols 1e-4,1e-6,1e-8]
@@ -103,7 +103,7 @@ struct Run {
 };
 
 /// `integ`: dopri5, radau5 (the force-linearization Newton matrix) or radau5-fd (the
-/// finite-difference Jacobian of q'', as before issue 18's second session).
+/// finite-difference Jacobian of q'', the Newton matrix of the first radau5).
 int gSparseFrom = -1;  // --sparse-from: radau5's sparse LU threshold (-1: its default, 0: dense)
 
 Run run(const Model& model, const std::string& integ, double tol, double T, double reuse = 0) {

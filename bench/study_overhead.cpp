@@ -1,4 +1,4 @@
-// Per-case overhead of a study (issue 15, docs/performance.md "Studies"): the time a study
+// Per-case overhead of a study (docs/performance.md "Studies"): the time a study
 // spends per case beyond the simulation itself — worker start-up, scene parse with the
 // case's overrides, pipes, table write — measured against the simulation time.
 //

@@ -38,7 +38,7 @@ endif()
 # mimalloc (optional): the joinery programs (not the library, not the Python module) link it
 # as their allocator; loading a large scene allocates millions of small JSON nodes, and the
 # 65536-link chain loads in about 0.7 of glibc malloc's time with it, 0.63 on the large OS
-# pages the programs ask for (apps/joinery/program_allocator.hpp; docs/performance.md, "Large
+# pages the programs ask for (apps/joinery/program_allocator.hpp; bench/results/performance-rounds.md, "Large
 # models and scene loading, fifth round"). Not with the sanitizers (ASan brings its own
 # malloc) or the fuzz build. A program links it through joinery_use_program_allocator().
 option(JOINERY_MIMALLOC "Link the joinery programs with mimalloc when found (Debian: libmimalloc-dev)" ON)

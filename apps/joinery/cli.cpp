@@ -71,7 +71,8 @@ std::vector<OptionSpec> commonOptions() {
 }
 
 void applyLogLevel(const Args& args) {
-  auto logger = spdlog::stderr_color_mt("joinery");
+  auto logger = spdlog::get("joinery");  // a second command in one process reuses it
+  if (!logger) logger = spdlog::stderr_color_mt("joinery");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%l] %v");
   spdlog::set_level(spdlog::level::warn);

@@ -1,4 +1,4 @@
-// joinery equilibrium / modes (issue 18, docs/analyses.md).
+// joinery equilibrium / modes (docs/analyses.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -123,7 +123,7 @@ nlohmann::json sceneAtRest(const Scene& scene, const State& s) {
 }
 
 void writeJson(const std::string& path, const nlohmann::json& j) {
-  writeFileAtomically(path, j.dump(2) + "\n", "output file");  // run_files.hpp (issue 22)
+  writeFileAtomically(path, j.dump(2) + "\n", "output file");  // run_files.hpp
 }
 
 /// Equilibrium and modes work on dense n x n matrices (Jacobians, the eigenproblem): refused

@@ -1,4 +1,4 @@
-// joinery assemble SCENE -o OUT.json [--json] (issue 19, docs/diagnosis.md): the scene with a
+// joinery assemble SCENE -o OUT.json [--json] (docs/diagnosis.md): the scene with a
 // consistent initial state; exit 4 when it cannot be assembled, naming the joints that cannot close.
 #include <filesystem>
 #include <fstream>

@@ -11,7 +11,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "joinery/core/assembly.hpp"  // issue 19
+#include "joinery/core/assembly.hpp"
 #include "joinery/core/findings.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/one_sided_handler.hpp"
@@ -115,7 +115,7 @@ int runCheck(const std::vector<std::string>& argv) {
   specs.push_back({"--json", "", false, "print the report as JSON"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
-  specs.push_back(strictOption());  // issue 19
+  specs.push_back(strictOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kCheckHelp << formatOptions(specs);
@@ -298,7 +298,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   const std::string kept = tableFile ? settleTable(*tableFile, r) : "";
 
   if (!r.initial.message.empty() && r.initial.projected) std::cerr << "note: " << r.initial.message << "\n";
-  // issue 19: a locked mechanism whose given velocities the projection removed is said, never silent
+  // a locked mechanism whose given velocities the projection removed is said, never silent
   std::string locked;
   if (r.initial.velocityCorrection > 0) locked = describeLockedVelocities(scene.model, assembleInitialState(scene.model));
   if (!locked.empty()) std::cerr << "warning: " << locked << "\n";
@@ -330,7 +330,7 @@ int runSimulate(const std::vector<std::string>& argv) {
     sj["initial_conditions"] = {{"projected", r.initial.projected}, {"message", r.initial.message},
                                 {"position_correction", r.initial.positionCorrection},
                                 {"velocity_correction", r.initial.velocityCorrection},
-                                {"locked", locked}};  // issue 19
+                                {"locked", locked}};
     nlohmann::json events = nlohmann::json::array();
     for (const OneSidedEvent& e : oneSided.events()) {
       nlohmann::json ej = {{"t", e.t}, {"kind", e.kind}, {"joint", e.joint}, {"impulse", e.impulse}};

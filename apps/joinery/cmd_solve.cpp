@@ -28,7 +28,7 @@ int runSolve(const std::vector<std::string>& argv) {
   specs.push_back({"--json", "", false, "print the result as JSON (keys of the contract)"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
-  specs.push_back(strictOption());  // issue 19
+  specs.push_back(strictOption());
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kSolveHelp << formatOptions(specs);

@@ -311,23 +311,12 @@ nlohmann::json bodiesJson(const Scene& scene, const nlohmann::json& joints, cons
   return out;
 }
 
-/// Body-local points along a flexible body, drawn as a curve that bends with it: a flexible2d
-/// beam's axis (4 points per element, at most 401), a linear body's interface nodes in their
-/// order; none for other bodies.
+/// Body-local points along a flexible body, drawn as a curve that bends with it
+/// (Body::drawingCurve(): a flexible2d beam's axis, a linear body's interface nodes); none for
+/// bodies without a point marker.
 std::vector<Vector3d> curvePoints(const Body& body) {
-  const nlohmann::json j = body.toJson();
-  std::vector<Vector3d> out;
-  if (j.value("type", "") == "flexible2d") {
-    const double L = j["beam"]["length"].get<double>();
-    const int k = std::min(4 * j["beam"]["elements"].get<int>(), 400);
-    for (int i = 0; i <= k; ++i) out.emplace_back(L * i / k, 0, 0);
-  } else if (j.value("type", "") == "linear" && j.contains("interface") && body.points()) {
-    for (const auto& node : j["interface"]) {
-      const auto& p = node["position"];
-      out.emplace_back(p[0].get<double>(), p[1].get<double>(), p.size() > 2 ? p[2].get<double>() : 0.0);
-    }
-  }
-  return out;
+  if (!body.points()) return {};
+  return body.drawingCurve();
 }
 
 /// For every flexible body: sample columns "@body.k.x|y|z" with the world positions of its curve
@@ -415,9 +404,9 @@ int runView(const std::vector<std::string>& argv) {
   specs.push_back({"--output", "-o", true, "the HTML page to write (required)"});
   specs.push_back({"--results", "", true, "a CSV written by 'joinery simulate' for this scene"});
   specs.push_back({"--max-mb", "", true, "largest size of the samples in the page, MB (default 80)"});
-  specs.push_back({"--modes", "", true, "animate the mode shapes of 'joinery modes -o MODES.json' (issue 18)"});
+  specs.push_back({"--modes", "", true, "animate the mode shapes of 'joinery modes -o MODES.json'"});
   specs.push_back({"--mode-amplitude", "", true, "largest motion of a mode, a fraction of the model's size (default 0.1)"});
-  specs.push_back(setOption());  // --set (issue 15)
+  specs.push_back(setOption());  // --set
   const Args args = parseArgs(argv, specs);
   if (args.has("--help")) {
     std::cout << kViewHelp << formatOptions(specs);
@@ -434,7 +423,7 @@ int runView(const std::vector<std::string>& argv) {
   const std::string file = args.positional[0];
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"view needs -o PAGE.html"};
-  refuseOutputOverInput(*out, "-o", {file, args.get("--results").value_or(""), args.get("--modes").value_or("")});  // issue 22
+  refuseOutputOverInput(*out, "-o", {file, args.get("--results").value_or(""), args.get("--modes").value_or("")});
   const auto modes = args.get("--modes");
   if (modes && args.get("--results")) throw UsageError{"view takes --results or --modes, not both"};
   double modeFraction = 0.1;
@@ -486,7 +475,7 @@ int runView(const std::vector<std::string>& argv) {
   values.reserve(samples.names.size() * samples.rows());
   for (const auto& c : samples.columns) values.insert(values.end(), c.begin(), c.end());
   const std::string page = viewerPage("joinery view: " + data["title"].get<std::string>(), data, values, script);
-  writeFileAtomically(*out, page, "output file");  // run_files.hpp (issue 22)
+  writeFileAtomically(*out, page, "output file");  // run_files.hpp
   std::cout << "wrote " << *out << ": " << data["bodies"].size() << " bodies, " << samples.rows() << " frames"
             << (modes ? " (" + std::to_string(modeInfo.size()) + " modes)" : results ? "" : " (the initial state)") << ", " << samples.names.size() << " columns, "
             << std::fixed << std::setprecision(1) << static_cast<double>(page.size()) / 1e6 << " MB\n";

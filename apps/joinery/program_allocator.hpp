@@ -15,7 +15,8 @@ namespace joinery::cli {
 /// Called first in main(): with mimalloc, its segments go on 2 MiB pages (transparent huge
 /// pages, where the kernel offers them), unless MIMALLOC_LARGE_OS_PAGES says otherwise. A large
 /// scene's load touches a few hundred MB of small blocks, and the page faults of 4 KiB pages
-/// were 8-16 % of it (docs/performance.md, "Large models and scene loading, fifth round").
+/// were a measurable part of it (bench/results/performance-rounds.md, "Large models and scene
+/// loading, fifth round").
 inline void configureProgramAllocator() {
 #ifdef JOINERY_WITH_MIMALLOC
   if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) mi_option_enable(mi_option_large_os_pages);

@@ -1,6 +1,6 @@
 #pragma once
-// Safe outputs and clean interruption of the runs of the joinery program (issue 22,
-// docs/outputs.md "When a run fails or is interrupted"):
+// Safe outputs and clean interruption of the runs of the joinery program
+// (docs/outputs.md "When a run fails or is interrupted"):
 //  - an output file is written under a temporary name in its own folder (OUT.partial) and
 //    renamed over OUT when the run has written something; devices and pipes are written
 //    directly;

@@ -1,6 +1,6 @@
 // The stiff chain of bench/stiff_sim.cpp (`--model chain`) in Simbody 3.7, integrated by
 // Simbody's CPodesIntegrator (BDF, Newton: CPodes' own finite-difference Jacobian) or one of
-// its explicit integrators, for docs/performance.md "Stiff models" (issue 18).
+// its explicit integrators, for docs/performance.md "Stiff models".
 // N rods (1 kg, 1 m, inertia 1/12 about the centre) in the x-y plane, released horizontally:
 // the first on a Pin at its left end at the ground origin, every other one on a Planar
 // mobilizer (x, y, angle of its centre), each held to the previous tip by an undamped

@@ -92,6 +92,11 @@ double ExpressionBody::calcPotentialEnergy(double t, CVecRef q) const {
   return detail::evaluatePotential(potential_, t, q);
 }
 
+void ExpressionBody::writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const {
+  definition["q0"] = detail::toJsonArray(q);
+  definition["v0"] = detail::toJsonArray(v);
+}
+
 nlohmann::json ExpressionBody::toJson() const {
   const std::size_t n = coordinates_.size();
   nlohmann::json M = nlohmann::json::array();

@@ -312,6 +312,25 @@ void FloatingBeam2d::Orientation::calcAngularJacobian(CVecRef, MatRef Jw) const 
 
 Vector3d FloatingBeam2d::Orientation::calcAngularBias(CVecRef, CVecRef) const { return Vector3d::Zero(); }
 
+void FloatingBeam2d::writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const {
+  const Eigen::Index nf = q.size() - 3;
+  if (nf > 0 && !(q.tail(nf).isZero(0) && v.tail(nf).isZero(0)))
+    throw ModelError("cannot write the initial state of flexible2d body '" + name() +
+                     "': its beam is deformed, and the scene gives a flexible2d body only the pose and velocity "
+                     "of its frame");
+  definition["position"] = {q(0), q(1)};
+  definition["angle"] = q(2);
+  definition["velocity"] = {v(0), v(1)};
+  definition["angular_velocity"] = v(2);
+}
+
+std::vector<Vector3d> FloatingBeam2d::drawingCurve() const {
+  const int k = std::min(4 * beam_.elements, 400);
+  std::vector<Vector3d> out;
+  for (int i = 0; i <= k; ++i) out.emplace_back(beam_.length * i / k, 0, 0);
+  return out;
+}
+
 nlohmann::json FloatingBeam2d::toJson() const {
   nlohmann::json j = {{"name", name()},
                       {"type", "flexible2d"},

@@ -225,6 +225,17 @@ SymbolicPoint LinearBody::NodeMarker::symbolicPointPosition(const Vector3d& loca
   return out;
 }
 
+void LinearBody::writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const {
+  definition["q0"] = detail::toJsonArray(q);
+  definition["v0"] = detail::toJsonArray(v);
+}
+
+std::vector<Vector3d> LinearBody::drawingCurve() const {
+  std::vector<Vector3d> out;
+  for (const InterfaceNode& node : interface_) out.push_back(node.position);
+  return out;
+}
+
 nlohmann::json LinearBody::toJson() const {
   nlohmann::json j = {{"name", name()},
                       {"type", "linear"},

@@ -1,5 +1,6 @@
 #include "joinery/bodies/particle.hpp"
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/errors.hpp"
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,15 @@
 #include "joinery/core/registry.hpp"
 
 namespace joinery {
+
+std::optional<MassProperties> Particle::massProperties() const {
+  return MassProperties{mass_, Matrix3d::Zero(), dim_, 0};
+}
+
+void Particle::writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const {
+  definition["position"] = detail::toJsonArray(q);
+  definition["velocity"] = detail::toJsonArray(v);
+}
 
 namespace {
 const std::vector<std::string>& namesFor(int dim) {
@@ -35,6 +45,7 @@ void Particle::getInitialState(VecRef q0, VecRef v0) const {
 }
 
 void Particle::calcMassMatrix(double, CVecRef, MatRef M) const {
+  JOINERY_ASSERT(M.rows() == dim_ && M.cols() == dim_, "particle mass matrix: dim x dim");
   M.setZero();
   M.diagonal().setConstant(mass_);
 }
@@ -60,6 +71,7 @@ Vector3d Particle::calcPointPosition(CVecRef q, const Vector3d&) const {
 }
 
 void Particle::calcPointJacobian(CVecRef, const Vector3d&, MatRef J) const {
+  JOINERY_ASSERT(J.rows() == 3 && J.cols() == dim_, "particle point Jacobian: 3 x dim");
   J.setZero();
   for (int i = 0; i < dim_; ++i) J(i, i) = 1.0;
 }

@@ -1,5 +1,6 @@
 #include "joinery/bodies/rigid2d.hpp"
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/errors.hpp"
 
 #include <cmath>
@@ -37,6 +38,7 @@ void Rigid2d::getInitialState(VecRef q0, VecRef v0) const {
 }
 
 void Rigid2d::calcMassMatrix(double, CVecRef, MatRef M) const {
+  JOINERY_ASSERT(M.rows() == 3 && M.cols() == 3, "rigid2d mass matrix: 3 x 3");
   M.setZero();
   M(0, 0) = mass_;
   M(1, 1) = mass_;
@@ -80,6 +82,7 @@ Vector3d Rigid2d::calcPointPosition(CVecRef q, const Vector3d& local) const {
 }
 
 void Rigid2d::calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const {
+  JOINERY_ASSERT(q.size() == 3 && J.rows() == 3 && J.cols() == 3, "rigid2d point Jacobian: 3 x 3");
   const Eigen::Vector2d rp = rotated(q(2), local);
   J.setZero();
   J(0, 0) = 1.0;
@@ -99,11 +102,31 @@ Matrix3d Rigid2d::calcOrientation(CVecRef q) const {
 }
 
 void Rigid2d::calcAngularJacobian(CVecRef, MatRef Jw) const {
+  JOINERY_ASSERT(Jw.rows() == 3 && Jw.cols() == 3, "rigid2d angular Jacobian: 3 x 3");
   Jw.setZero();
   Jw(2, 2) = 1.0;
 }
 
 Vector3d Rigid2d::calcAngularBias(CVecRef, CVecRef) const { return Vector3d::Zero(); }
+
+std::optional<MassProperties> Rigid2d::massProperties() const {
+  MassProperties p{mass_, Matrix3d::Zero(), 2, 1};
+  p.inertia(2, 2) = inertia_;
+  return p;
+}
+
+void Rigid2d::calcRotationRates(CVecRef, int axis, VecRef u) const {
+  JOINERY_ASSERT(axis >= 0 && axis < 3 && u.size() == 3, "rigid2d rotation rates: axis 0..2, 3 entries");
+  u.setZero();
+  if (axis == 2) u(2) = 1;
+}
+
+void Rigid2d::writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const {
+  definition["position"] = {q(0), q(1)};
+  definition["angle"] = q(2);
+  definition["velocity"] = {v(0), v(1)};
+  definition["angular_velocity"] = v(2);
+}
 
 nlohmann::json Rigid2d::toJson() const {
   return {{"name", name()},

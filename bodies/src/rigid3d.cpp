@@ -1,5 +1,6 @@
 #include "joinery/bodies/rigid3d.hpp"
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/errors.hpp"
 
 #include <cmath>
@@ -69,6 +70,7 @@ void Rigid3d::getInitialState(VecRef q0, VecRef v0) const {
 }
 
 void Rigid3d::calcMassMatrix(double, CVecRef q, MatRef M) const {
+  JOINERY_ASSERT(q.size() == 7 && M.rows() == 7 && M.cols() == 7, "rigid3d mass matrix: 7 x 7");
   // every entry written once with fixed sizes (no pass of zeros first: this runs per body and
   // evaluation); 4 G^T J G from its upper triangle, so the block is symmetric to the bit
   const quat::Matrix34d G = quat::bodyG(quat4(q));
@@ -81,6 +83,7 @@ void Rigid3d::calcMassMatrix(double, CVecRef q, MatRef M) const {
 }
 
 void Rigid3d::calcForces(double, CVecRef q, CVecRef v, VecRef Q) const {
+  JOINERY_ASSERT(q.size() == 7 && v.size() == 7 && Q.size() == 7, "rigid3d forces: 7 coordinates");
   // Lagrange's equations with T_rot = 2 e'^T G(e)^T J G(e) e' (docs/bodies.md):
   // Q_rot = -8 G(e')^T J G(e) e' = -4 G(e')^T J w_body.
   const Eigen::Vector4d e = quat4(q), ed = v.segment<4>(3);
@@ -117,6 +120,7 @@ double Rigid3d::calcKineticEnergy(double, CVecRef q, CVecRef v) const {
 }
 
 void Rigid3d::calcInternalConstraints(double, CVecRef q, CVecRef v, MatRef A, VecRef b) const {
+  JOINERY_ASSERT(A.rows() == 1 && A.cols() == 7 && b.size() == 1, "rigid3d norm constraint: 1 x 7");
   // phi = e.e - 1: A = phi_q = [0, 2 e^T], b = -(d(phi_q q')/dq) q' = -2 e'.e'.
   A.leftCols<3>().setZero();  // with the next line: every entry of the 1 x 7 A
   A.block<1, 4>(0, 3) = 2.0 * quat4(q).transpose();
@@ -140,6 +144,7 @@ Vector3d Rigid3d::calcPointPosition(CVecRef q, const Vector3d& local) const {
 }
 
 void Rigid3d::calcPointJacobian(CVecRef q, const Vector3d& local, MatRef J) const {
+  JOINERY_ASSERT(q.size() == 7 && J.rows() == 3 && J.cols() == 7, "rigid3d point Jacobian: 3 x 7");
   const Eigen::Vector4d e = quat4(q);
   const double s = e.squaredNorm();
   const Vector3d rp = quat::rotation(e) * local / s;
@@ -219,6 +224,7 @@ Vector3d Rigid3d::calcPointJacobianAndBias(CVecRef q, CVecRef v, const Vector3d&
 }
 
 Vector3d Rigid3d::addPointJacobianRows(CVecRef q, CVecRef v, const Vector3d& local, double sign, MatRef A) const {
+  JOINERY_ASSERT(A.rows() >= 1 && A.rows() <= 3 && A.cols() == 7, "rigid3d point rows: 1 to 3 x 7");
   // entries added straight into A; sign folded into the scale (exact for sign = +-1)
   const double *e = q.data() + 3, *ed = v.data() + 3;
   const PointFrame f = pointFrame(e, ed, local);
@@ -249,6 +255,7 @@ Matrix3d Rigid3d::calcOrientation(CVecRef q) const {
 }
 
 void Rigid3d::calcAngularJacobian(CVecRef q, MatRef Jw) const {
+  JOINERY_ASSERT(q.size() == 7 && Jw.rows() == 3 && Jw.cols() == 7, "rigid3d angular Jacobian: 3 x 7");
   const Eigen::Vector4d e = quat4(q);
   Jw.setZero();
   Jw.block<3, 4>(0, 3) = (2.0 / e.squaredNorm()) * quat::worldH(e);
@@ -260,6 +267,23 @@ Vector3d Rigid3d::calcAngularBias(CVecRef q, CVecRef v) const {
   const double s = e.squaredNorm();
   const Vector3d w = (2.0 / s) * quat::worldH(e) * ed;
   return -(2.0 * e.dot(ed) / s) * w;
+}
+
+std::optional<MassProperties> Rigid3d::massProperties() const { return MassProperties{mass_, inertia_, 3, 3}; }
+
+void Rigid3d::calcRotationRates(CVecRef q, int axis, VecRef u) const {
+  JOINERY_ASSERT(axis >= 0 && axis < 3 && u.size() == 7, "rigid3d rotation rates: axis 0..2, 7 entries");
+  u.setZero();
+  u.segment<4>(3) = 0.5 * quat::bodyG(quat4(q)).transpose() * Vector3d::Unit(axis);
+}
+
+void Rigid3d::writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const {
+  Eigen::Matrix<double, 3, 7> Jw;
+  calcAngularJacobian(q, Jw);
+  definition["position"] = detail::toJsonArray(q.head(3));
+  definition["orientation"] = detail::toJsonArray(q.segment(3, 4));
+  definition["velocity"] = detail::toJsonArray(v.head(3));
+  definition["angular_velocity"] = detail::toJsonArray(Jw * v);
 }
 
 nlohmann::json Rigid3d::toJson() const {

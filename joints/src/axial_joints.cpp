@@ -206,6 +206,21 @@ class AxialJoint final : public detail::TwoPointJoint {
   }
   std::string_view typeName() const override { return type_; }
   Vector3d jointAxis(int k) const override { return k == 0 || !a_.axis2 ? a_.axis1 : *a_.axis2; }
+  /// The drivers prescribe their turn or travel; a screw's offset is constant.
+  bool prescribesMotion() const override { return !a_.pitch; }
+  /// screw: turn and travel; revolute_driver: the turn; prismatic_driver: the travel.
+  std::optional<AxisMotion> axisMotion() const override {
+    AxisMotion m = baseAxisMotion();
+    m.axis1 = a_.axis1;
+    m.axis2 = jointAxis(1);
+    m.turn = a_.turns;
+    m.travel = a_.pitch.has_value() || !a_.turns;
+    if (a_.turns) {
+      m.reference1 = a_.reference1;
+      m.reference2 = a_.reference2;
+    }
+    return m;
+  }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j["axis1"] = detail::vectorJson(a_.axis1, false);
@@ -316,9 +331,9 @@ struct CouplingSide {
 };
 
 /// Reads the side `coordinateKey` (a coordinate, the existing form) or `jointKey` (a joint's
-/// quantity `kind`): the joint's bodies, points, axis and references are read back from its
-/// toJson(), with the defaults the joint's own turn would take (reference2 from the initial
-/// state, so that its turn starts at 0).
+/// quantity `kind`): the joint's bodies, points, axis and references from its axisMotion(),
+/// with the defaults the joint's own turn would take (reference2 from the initial state, so
+/// that its turn starts at 0).
 CouplingSide readSide(const JsonCursor& c, const FactoryContext& ctx, std::string_view type,
                       const std::string& coordinateKey, const std::string& jointKey, AxisQuantity::Kind kind) {
   CouplingSide side;
@@ -347,23 +362,27 @@ CouplingSide readSide(const JsonCursor& c, const FactoryContext& ctx, std::strin
   if (named == nullptr)
     at.failWith("unknown joint '" + side.jointName + "'" + didYouMean(side.jointName, ctx.constraintNames()) +
                 "; expected the name of " + expected + " written before this " + std::string(type) + " joint");
-  const std::string namedType(named->typeName());
-  if (std::find(types.begin(), types.end(), namedType) == types.end())
-    at.failWith("joint '" + side.jointName + "' is a " + namedType + " joint, which has no " +
+  const std::optional<AxisMotion> motion = named->axisMotion();
+  if (!motion || !(turn ? motion->turn : motion->travel))
+    at.failWith("joint '" + side.jointName + "' is a " + std::string(named->typeName()) + " joint, which has no " +
                 (turn ? "turn about one axis" : "travel along one axis") + "; expected " + expected);
-  const nlohmann::json definition = named->toJson();
-  const JsonCursor jc(definition, "joint '" + side.jointName + "'");
-  const detail::MarkerNeeds needs{.points = true, .frames = turn, .planar = false};
-  side.in = detail::parseTwoBodies(jc, ctx, needs, type, true);
-  AxialInput a;
-  a.axis1 = detail::parseAxis(jc.at("axis1"), ctx);
-  const Vector3d n1 = a.axis1.normalized();
+  side.in.name = side.jointName;
+  side.in.body1 = motion->body1;
+  side.in.body2 = motion->body2;
+  side.in.point1 = motion->point1;
+  side.in.point2 = motion->point2;
+  const Vector3d n1 = motion->axis1.normalized();
   side.geometry = {n1, detail::perpendicularBasis(n1).first, Vector3d::UnitZ()};
   if (turn) {
-    a.axis2 = detail::parseAxis(jc.at("axis2"), ctx);
-    readReferences(jc, ctx, side.in, a);
-    side.geometry.reference1 = perpendicularPart(a.reference1, n1);
-    side.geometry.reference2 = perpendicularPart(a.reference2, a.axis2->normalized());
+    const Vector3d reference1 = motion->reference1.value_or(detail::perpendicularBasis(n1).first);
+    const Vector3d reference2 =
+        motion->reference2 ? *motion->reference2
+                           : Vector3d(detail::initialRelativeOrientation(*motion->body1, *motion->body2)
+                                          .toRotationMatrix()
+                                          .transpose() *
+                                      perpendicularPart(reference1, n1));
+    side.geometry.reference1 = perpendicularPart(reference1, n1);
+    side.geometry.reference2 = perpendicularPart(reference2, motion->axis2.normalized());
   }
   return side;
 }

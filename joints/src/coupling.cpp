@@ -25,6 +25,7 @@ class Coupling final : public detail::PrimitiveJoint {
     addRows(std::make_unique<detail::LinearCombination>(terms_, detail::TimeFunction(in.value)));
   }
   std::string_view typeName() const override { return kCouplingType; }
+  bool prescribesMotion() const override { return true; }
   /// One row sum c_i q_i'' = b with A = c: the multiplier is the effort (joint results).
   JointResultKind resultKind() const override { return JointResultKind::Effort; }
   nlohmann::json toJson() const override {

@@ -23,6 +23,7 @@ class CoordinateDriver final : public detail::PrimitiveJoint {
                                                         detail::TimeFunction(value)));
   }
   std::string_view typeName() const override { return kDriverType; }
+  bool prescribesMotion() const override { return true; }
   /// One row q_k'' = f'': the multiplier is the driving force or torque (joint results).
   JointResultKind resultKind() const override { return JointResultKind::Effort; }
   nlohmann::json toJson() const override {
@@ -51,6 +52,7 @@ class PointDriver final : public detail::PrimitiveJoint {
     addRows(std::make_unique<detail::PointPath>(detail::BodyPoint(bodies(), 0, point), std::move(f)));
   }
   std::string_view typeName() const override { return kDriverType; }
+  bool prescribesMotion() const override { return true; }
   /// Joint results: the force (and torque) that makes the point follow its path.
   JointResultKind resultKind() const override { return JointResultKind::Points; }
   Vector3d actionPoint(int) const override { return point_; }

@@ -68,6 +68,14 @@ Vector3d parseVector(const JsonCursor& parent, const std::string& key, const Fac
   return parent.has(key) ? ctx.vector3(parent.at(key)) : fallback;
 }
 
+TwoBodyInput twoBodies(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
+                       const Vector3d& point2, const MarkerNeeds& needs, std::string_view elementType) {
+  requireMarkers(body1, needs, elementType);
+  requireMarkers(body2, needs, elementType);
+  requireDistinct(body1, body2, elementType);
+  return {std::move(name), &body1, &body2, point1, point2};
+}
+
 TwoBodyInput parseTwoBodies(const JsonCursor& c, const FactoryContext& ctx, const MarkerNeeds& needs,
                             std::string_view elementType, bool withPoints) {
   TwoBodyInput in;
@@ -192,7 +200,7 @@ bool identifierPart(char ch) { return std::isalnum(static_cast<unsigned char>(ch
 /// The qualified names of `text` (identifier, then one or more '.identifier'), left to right,
 /// each as long as it goes: the matches of [A-Za-z_]\w*(\.[A-Za-z_]\w*)+ in one linear pass.
 /// (std::regex recursed once per character and overflowed the stack on a 26 000-character
-/// name: issue 22.)
+/// name.)
 std::vector<QualifiedName> qualifiedNames(const std::string& text) {
   std::vector<QualifiedName> out;
   const std::size_t n = text.size();

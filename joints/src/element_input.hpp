@@ -45,6 +45,12 @@ struct TwoBodyInput {
   Vector3d point2 = Vector3d::Zero();
 };
 
+/// The bodies and points of a typed constructor (joints.hpp, forces.hpp), checked as
+/// parseTwoBodies() checks them. @throws ModelError: a body lacks what `needs` asks, or
+/// body1 is body2.
+TwoBodyInput twoBodies(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
+                       const Vector3d& point2, const MarkerNeeds& needs, std::string_view elementType);
+
 /// Reads `name`, `body1`, `body2` and (when `withPoints`) the optional `point1`, `point2`;
 /// checks both bodies against `needs` and that they differ.
 TwoBodyInput parseTwoBodies(const JsonCursor& c, const FactoryContext& ctx, const MarkerNeeds& needs,

@@ -30,11 +30,14 @@ std::vector<int> localOffsets(const std::vector<const Body*>& bodies) {
 // ---- BodyPoint ------------------------------------------------------------------------
 
 BodyPoint::BodyPoint(const std::vector<const Body*>& bodies, int index, const Vector3d& local)
-    : marker_(bodies[static_cast<std::size_t>(index)]->points()),
+    : marker_((JOINERY_ASSERT(index >= 0 && index < static_cast<int>(bodies.size()), "body index of a point"),
+               bodies[static_cast<std::size_t>(index)]->points())),
       index_(index),
       offset_(localOffsets(bodies)[static_cast<std::size_t>(index)]),
       n_(bodies[static_cast<std::size_t>(index)]->numCoordinates()),
-      local_(local) {}
+      local_(local) {
+  JOINERY_ASSERT(marker_ != nullptr, "a point of a body without point markers");
+}
 
 Vector3d BodyPoint::calcPosition(const LocalState& s) const {
   return marker_->calcPointPosition(s.bodies[index_].coords(), local_);
@@ -140,10 +143,13 @@ void BodyPoint::addVelocityJacobian(const LocalState& s, double sign, MatRef W) 
 // ---- BodyFrame ------------------------------------------------------------------------
 
 BodyFrame::BodyFrame(const std::vector<const Body*>& bodies, int index)
-    : marker_(bodies[static_cast<std::size_t>(index)]->frames()),
+    : marker_((JOINERY_ASSERT(index >= 0 && index < static_cast<int>(bodies.size()), "body index of a frame"),
+               bodies[static_cast<std::size_t>(index)]->frames())),
       index_(index),
       offset_(localOffsets(bodies)[static_cast<std::size_t>(index)]),
-      n_(bodies[static_cast<std::size_t>(index)]->numCoordinates()) {}
+      n_(bodies[static_cast<std::size_t>(index)]->numCoordinates()) {
+  JOINERY_ASSERT(marker_ != nullptr, "the frame of a body without frame markers");
+}
 
 Matrix3d BodyFrame::calcOrientation(const LocalState& s) const {
   return marker_->calcOrientation(s.bodies[index_].coords());

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/constraint.hpp"
 #include "joinery/core/expression.hpp"
 #include "joinery/core/jacobian_scratch.hpp"  // Jacobian3Scratch, kInlineColumns
@@ -47,6 +48,8 @@ class BodyPoint {
   void addJacobian(const LocalState& s, const Eigen::MatrixBase<Weights>& W, double sign,
                    MatRef A) const {
     if (n_ == 0) return;
+    JOINERY_ASSERT(index_ < static_cast<int>(s.bodies.size()) && s.bodies[index_].n == n_, "point of a body not in the state");
+    JOINERY_ASSERT(A.cols() >= offset_ + n_, "point Jacobian block size");
     Jacobian3Scratch scratch(n_);
     Eigen::Map<MatrixXd> J = scratch.map();
     marker_->calcPointJacobian(s.bodies[index_].coords(), local_, J);
@@ -85,6 +88,8 @@ class BodyFrame {
   void addJacobian(const LocalState& s, const Eigen::MatrixBase<Weights>& W, double sign,
                    MatRef A) const {
     if (n_ == 0) return;
+    JOINERY_ASSERT(index_ < static_cast<int>(s.bodies.size()) && s.bodies[index_].n == n_, "frame of a body not in the state");
+    JOINERY_ASSERT(A.cols() >= offset_ + n_, "angular Jacobian block size");
     Jacobian3Scratch scratch(n_);
     Eigen::Map<MatrixXd> J = scratch.map();
     marker_->calcAngularJacobian(s.bodies[index_].coords(), J);

@@ -23,6 +23,14 @@ class PointJoint final : public detail::TwoPointJoint {
     }
   }
   std::string_view typeName() const override { return type_; }
+  /// point_on_line: the travel of point2 along axis1.
+  std::optional<AxisMotion> axisMotion() const override {
+    if (axisKey_ != "axis1") return std::nullopt;
+    AxisMotion m = baseAxisMotion();
+    m.axis1 = m.axis2 = axis_;
+    m.travel = true;
+    return m;
+  }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j[axisKey_] = detail::vectorJson(axis_, false);

@@ -73,6 +73,15 @@ class TwoPointJoint : public PrimitiveJoint {
   BodyPoint point2() const { return BodyPoint(bodies(), 1, in_.point2); }
   BodyFrame frame1() const { return BodyFrame(bodies(), 0); }
   BodyFrame frame2() const { return BodyFrame(bodies(), 1); }
+  /// The bodies and points of axisMotion(); derived types add the axis and what moves.
+  AxisMotion baseAxisMotion() const {
+    AxisMotion m;
+    m.body1 = in_.body1;
+    m.body2 = in_.body2;
+    m.point1 = in_.point1;
+    m.point2 = in_.point2;
+    return m;
+  }
   /// name, type, bodies, points and the non-ideal law; derived types add their fields.
   nlohmann::json baseJson() const {
     nlohmann::json j = twoBodyJson(name(), typeName(), *in_.body1, in_.point1, *in_.body2,

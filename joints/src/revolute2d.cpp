@@ -1,4 +1,5 @@
 // revolute2d: point1 of body1 and point2 of body2 coincide in the world x-y plane (2 rows).
+#include "joinery/joints/joints.hpp"
 #include "joinery/joints/nonideal.hpp"
 #include "primitive_joint.hpp"
 
@@ -6,6 +7,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kRevolute2dType = "revolute2d";
+const detail::MarkerNeeds kNeeds{.points = true, .frames = false, .planar = true};
 
 class Revolute2d final : public detail::TwoPointJoint {
  public:
@@ -33,6 +35,12 @@ std::unique_ptr<Constraint> makeRevolute2d(const JsonCursor& c, const FactoryCon
 }
 
 }  // namespace
+
+ConstraintPtr joints::revolute2d(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
+                                 const Vector3d& point2) {
+  return std::make_unique<Revolute2d>(
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "revolute2d joint"), std::nullopt);
+}
 
 JOINERY_REGISTER(ConstraintRegistry,
                  {std::string(kRevolute2dType), makeRevolute2d,

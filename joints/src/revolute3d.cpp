@@ -1,6 +1,8 @@
 // revolute3d: spatial hinge. The points coincide (3 rows) and the world axes stay parallel:
 // R2 axis2 is perpendicular to R1 p and R1 q, where p, q are body-1 vectors perpendicular to
 // axis1 chosen at construction (2 rows, spatial_support.hpp).
+#include "joinery/core/errors.hpp"
+#include "joinery/joints/joints.hpp"
 #include "joinery/joints/nonideal.hpp"
 #include "one_sided_support.hpp"
 #include "spatial_support.hpp"
@@ -9,6 +11,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kRevolute3dType = "revolute3d";
+const detail::MarkerNeeds kNeeds{.points = true, .frames = true, .planar = false};
 
 class Revolute3d final : public detail::TwoPointJoint {
  public:
@@ -25,6 +28,14 @@ class Revolute3d final : public detail::TwoPointJoint {
   }
   std::string_view typeName() const override { return kRevolute3dType; }
   Vector3d jointAxis(int k) const override { return k == 0 ? axis1_ : axis2_; }
+  /// The turn about axis1 (its zero: the defaults of AxisMotion).
+  std::optional<AxisMotion> axisMotion() const override {
+    AxisMotion m = baseAxisMotion();
+    m.axis1 = axis1_;
+    m.axis2 = axis2_;
+    m.turn = true;
+    return m;
+  }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
     j["axis1"] = detail::vectorJson(axis1_, false);
@@ -49,6 +60,15 @@ std::unique_ptr<Constraint> makeRevolute3d(const JsonCursor& c, const FactoryCon
 }
 
 }  // namespace
+
+ConstraintPtr joints::revolute3d(std::string name, const Body& body1, const Vector3d& point1, const Vector3d& axis1,
+                                 const Body& body2, const Vector3d& point2, const Vector3d& axis2) {
+  for (const Vector3d* a : {&axis1, &axis2})
+    if (!(a->norm() > 0)) throw ModelError("revolute3d joint '" + name + "': an axis must be a non-zero direction");
+  return std::make_unique<Revolute3d>(
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "revolute3d joint"), axis1, axis2,
+      std::nullopt, Eigen::Quaterniond::Identity());
+}
 
 JOINERY_REGISTER(ConstraintRegistry,
                  {std::string(kRevolute3dType), makeRevolute3d,

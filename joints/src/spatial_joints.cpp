@@ -20,6 +20,7 @@ class AxisJoint : public detail::TwoPointJoint {
   struct Fields {
     std::optional<Vector3d> axis1, axis2;
     std::optional<Eigen::Quaterniond> orientation;
+    bool turn = false, travel = false;  // what moves about / along axis1 (axisMotion())
   };
   AxisJoint(const detail::TwoBodyInput& in, std::string_view type, Fields f)
       : TwoPointJoint(in, false), type_(type), f_(std::move(f)) {}
@@ -30,6 +31,15 @@ class AxisJoint : public detail::TwoPointJoint {
     if (k == 0) return *f_.axis1;
     if (f_.axis2) return *f_.axis2;
     return f_.orientation ? Vector3d(f_.orientation->toRotationMatrix().transpose() * *f_.axis1) : *f_.axis1;
+  }
+  std::optional<AxisMotion> axisMotion() const override {
+    if (!f_.axis1 || !(f_.turn || f_.travel)) return std::nullopt;
+    AxisMotion m = baseAxisMotion();
+    m.axis1 = *f_.axis1;
+    m.axis2 = jointAxis(1);
+    m.turn = f_.turn;
+    m.travel = f_.travel;
+    return m;
   }
   nlohmann::json toJson() const override {
     nlohmann::json j = baseJson();
@@ -55,7 +65,7 @@ class AxisJoint : public detail::TwoPointJoint {
 template <class Build>
 std::unique_ptr<Constraint> makeAxisJoint(const JsonCursor& c, const FactoryContext& ctx, std::string_view type,
                                           bool axis1, bool axis2, bool orientation, Build build,
-                                          bool limits = false) {
+                                          bool turn = false, bool travel = false, bool limits = false) {
   std::vector<std::string> keys = {"name", "type", "body1", "point1", "body2", "point2", "nonideal"};
   if (limits) keys.emplace_back("limit");
   if (axis1) keys.emplace_back("axis1");
@@ -64,6 +74,8 @@ std::unique_ptr<Constraint> makeAxisJoint(const JsonCursor& c, const FactoryCont
   c.rejectUnknownKeys(keys);
   const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kSpatialNeeds, std::string(type) + " joint", true);
   AxisJoint::Fields f;
+  f.turn = turn;
+  f.travel = travel;
   if (axis1) f.axis1 = detail::parseAxis(c.at("axis1"), ctx);
   if (axis2) f.axis2 = detail::parseAxis(c.at("axis2"), ctx);
   if (orientation) f.orientation = detail::parseHeldOrientation(c, ctx, in);
@@ -96,7 +108,7 @@ std::unique_ptr<Constraint> makeCylindrical(const JsonCursor& c, const FactoryCo
     j.addLimitRows(*limit, [&](double center) {
       return detail::makeTurnRow(j.frame1(), j.frame2(), j.point1(), j.point2(), *f.axis1, *f.axis2, held, center);
     });
-  }, true);
+  }, /*turn=*/true, /*travel=*/true, /*limits=*/true);
 }
 
 std::unique_ptr<Constraint> makePrismatic3d(const JsonCursor& c, const FactoryContext& ctx) {
@@ -106,7 +118,7 @@ std::unique_ptr<Constraint> makePrismatic3d(const JsonCursor& c, const FactoryCo
     // a limit on the travel (R1 axis1).(r2 - r1) (docs/contact.md)
     if (const std::optional<detail::LimitInput> limit = detail::parseLimit(c, ctx, false))
       j.addLimitRows(*limit, [&](double) { return std::make_unique<detail::PointOnLine>(j.frame1(), j.point1(), j.point2(), f.axis1->normalized()); });
-  }, true);
+  }, /*turn=*/false, /*travel=*/true, /*limits=*/true);
 }
 
 std::unique_ptr<Constraint> makeWeld3d(const JsonCursor& c, const FactoryContext& ctx) {

@@ -23,8 +23,12 @@ Eigen::Quaterniond parseHeldOrientation(const JsonCursor& c, const FactoryContex
   if (c.has("orientation"))
     return parseOrientation(
         c.at("orientation"), [&ctx](const JsonCursor& field) { return ctx.number(field); }, 1e-6);
+  return initialRelativeOrientation(*in.body1, *in.body2);
+}
+
+Eigen::Quaterniond initialRelativeOrientation(const Body& body1, const Body& body2) {
   Matrix3d R[2];
-  const Body* bodies[2] = {in.body1, in.body2};
+  const Body* bodies[2] = {&body1, &body2};
   for (int i = 0; i < 2; ++i) {
     const int n = bodies[i]->numCoordinates();
     VectorXd q0(n), v0(n);

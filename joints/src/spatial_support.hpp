@@ -28,6 +28,9 @@ Vector3d parseAxis(const JsonCursor& c, const FactoryContext& ctx);
 Eigen::Quaterniond parseHeldOrientation(const JsonCursor& c, const FactoryContext& ctx,
                                         const TwoBodyInput& in);
 
+/// R1^T R2 of the bodies' initial states (both have frames).
+Eigen::Quaterniond initialRelativeOrientation(const Body& body1, const Body& body2);
+
 /// The unit quaternion as scene JSON [e0, e1, e2, e3].
 nlohmann::json quaternionJson(const Eigen::Quaterniond& q);
 

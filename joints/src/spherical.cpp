@@ -1,4 +1,5 @@
 // spherical: point1 of body1 and point2 of body2 coincide in space (3 rows).
+#include "joinery/joints/joints.hpp"
 #include "joinery/joints/nonideal.hpp"
 #include "primitive_joint.hpp"
 
@@ -6,6 +7,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kSphericalType = "spherical";
+const detail::MarkerNeeds kNeeds{.points = true, .frames = false, .planar = false};
 
 class Spherical final : public detail::TwoPointJoint {
  public:
@@ -19,13 +21,19 @@ class Spherical final : public detail::TwoPointJoint {
 
 std::unique_ptr<Constraint> makeSpherical(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "nonideal"});
-  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
-  auto joint = std::make_unique<Spherical>(detail::parseTwoBodies(c, ctx, needs, "spherical joint", true));
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kNeeds, "spherical joint", true);
+  auto joint = joints::spherical(in.name, *in.body1, in.point1, *in.body2, in.point2);
   attachNonideal(c, ctx, *joint);
   return joint;
 }
 
 }  // namespace
+
+ConstraintPtr joints::spherical(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
+                                const Vector3d& point2) {
+  return std::make_unique<Spherical>(
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "spherical joint"));
+}
 
 JOINERY_REGISTER(ConstraintRegistry,
                  {std::string(kSphericalType), makeSpherical,

@@ -1,9 +1,14 @@
 // spring: linear spring-damper between point1 of body1 and point2 of body2 (2-D or 3-D).
 // Tension F = k (|d| - L0) + c d|d|/dt along d = r2 - r1: the force on body2 is -F d/|d|,
 // on body1 +F d/|d|. Potential energy k (|d| - L0)^2 / 2.
+#include <cmath>
+#include <utility>
+
 #include "element_input.hpp"
 #include "marker_access.hpp"
+#include "joinery/core/errors.hpp"
 #include "joinery/core/expression.hpp"
+#include "joinery/joints/forces.hpp"
 
 namespace joinery {
 namespace {
@@ -173,12 +178,24 @@ std::unique_ptr<ForceElement> makeSpring(const JsonCursor& c, const FactoryConte
   c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "stiffness", "damping", "free_length"});
   const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
   const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "spring", true);
-  return std::make_unique<Spring>(in, nonNegative(c, "stiffness", ctx, 0, true),
-                                  nonNegative(c, "damping", ctx, 0, false),
-                                  nonNegative(c, "free_length", ctx, 0, false));
+  const double stiffness = nonNegative(c, "stiffness", ctx, 0, true);
+  const double damping = nonNegative(c, "damping", ctx, 0, false);
+  return forces::spring(in.name, *in.body1, in.point1, *in.body2, in.point2, stiffness, damping,
+                        nonNegative(c, "free_length", ctx, 0, false));
 }
 
 }  // namespace
+
+ForceElementPtr forces::spring(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
+                               const Vector3d& point2, double stiffness, double damping, double freeLength) {
+  const std::pair<const char*, double> values[] = {{"stiffness", stiffness}, {"damping", damping},
+                                                   {"free length", freeLength}};
+  for (const auto& [what, v] : values)
+    if (!(v >= 0)) throw ModelError("spring '" + name + "': the " + what + " must be >= 0, got " + std::to_string(v));
+  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
+  return std::make_unique<Spring>(detail::twoBodies(std::move(name), body1, point1, body2, point2, needs, "spring"),
+                                  stiffness, damping, freeLength);
+}
 
 JOINERY_REGISTER(ForceRegistry,
                  {std::string(kSpringType), makeSpring,

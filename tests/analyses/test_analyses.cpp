@@ -1,4 +1,4 @@
-// Static equilibrium and linearised modes (issue 18) against closed forms.
+// Static equilibrium and linearised modes against closed forms.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>

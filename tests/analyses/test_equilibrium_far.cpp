@@ -1,4 +1,4 @@
-// Static equilibrium from far starts (issue 18): starts from which Newton's method with its
+// Static equilibrium from far starts: starts from which Newton's method with its
 // line search (and Levenberg–Marquardt steps) does not reach the stable equilibrium — it
 // stalls, or it converges to an unstable one a released mechanism would leave — so the
 // fallback (dynamic relaxation, and leaving an unstable equilibrium along its unstable

@@ -422,7 +422,7 @@ Scene hangingChain(int N) {
 }
 
 TEST_CASE("A chain hanging at rest is answered through the structure (b = 0)", "[fastpath]") {
-  // issue 22: at exact rest b = 0 and q'' = 0 to round-off, so a residual scale of |bs| + 1e-4 |q''|
+  // at exact rest b = 0 and q'' = 0 to round-off, so a residual scale of |bs| + 1e-4 |q''|
   // is round-off itself and every such state went to the dense solver (a 1024-link chain hanging
   // still took minutes per evaluation). The free accelerations Q / rho now set the scale.
   // (24 links under AddressSanitizer, where the dense reference of 64 took 28 s)
@@ -453,7 +453,7 @@ TEST_CASE("A chain hanging at rest is answered through the structure (b = 0)", "
 }
 
 TEST_CASE("A state handed to the dense solver is not reported as structured", "[fastpath]") {
-  // issue 22: one component (a particle driven both to x = t^2 and to x = 2 t^2): the structured
+  // one component (a particle driven both to x = t^2 and to x = 2 t^2): the structured
   // path factorizes it (one row released), its residual test fails and the whole model goes to the
   // dense solver. The status is the dense solver's alone: not structured, no released row.
   const Scene scene = sceneFromJson(nlohmann::json::parse(R"({"joinery": 1,

@@ -1,4 +1,4 @@
-// Flexible substructures (issue 23): Matrix Market files, generated Euler–Bernoulli beams,
+// Flexible substructures: Matrix Market files, generated Euler–Bernoulli beams,
 // interface nodes and Craig–Bampton reduction, against closed forms.
 #include <catch2/catch.hpp>
 #include <cmath>

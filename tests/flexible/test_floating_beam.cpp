@@ -1,4 +1,4 @@
-// flexible2d: a planar Euler–Bernoulli beam in a floating frame of reference (issue 23,
+// flexible2d: a planar Euler–Bernoulli beam in a floating frame of reference (the
 // flexible links that rotate), against closed forms: the FE consistent mass, the rigid-body
 // inertia, the pinned-pinned and clamped-free bending frequencies, and the conservation of
 // energy and momentum of a free, spinning, vibrating beam (which holds only if the

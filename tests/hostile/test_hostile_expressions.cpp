@@ -1,6 +1,6 @@
 // Expressions and parameters an attacker writes: each ends in an ExpressionError or
 // InputError naming the limit, never in a stack overflow, an exact big-number computation
-// that runs for hours, or a quadratic look-up (issue 22).
+// that runs for hours, or a quadratic look-up.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
@@ -109,7 +109,7 @@ TEST_CASE("hostile: a derivative that would blow up is refused", "[hostile]") {
 }
 
 TEST_CASE("hostile: a nest of atan2 is refused before GiNaC builds its second derivative", "[hostile]") {
-  // issue 22: a driver whose value was 190 nested atan2 (1 711 characters) took 5.8 s (10 s on
+  // a driver whose value was 190 nested atan2 (1 711 characters) took 5.8 s (10 s on
   // a loaded machine) in GiNaC before the size of its second derivative was refused. The size
   // is now estimated from the first derivative before differentiating it again.
   const std::string nested = nest("atan2(", "t", ",1)", 190);
@@ -242,7 +242,7 @@ const char* const kHiddenDivision =
 
 TEST_CASE("hostile: a power of a product or of a complex constant is never big-number work (fuzz_expression finding)",
           "[hostile]") {
-  // found by fuzz_expression after 49 min of the hour (issue 22): the input below ran past
+  // found by fuzz_expression after 49 min of the hour: the input below ran past
   // the fuzzer's 60 s limit. Its core is sqrt(-2)^(63^6): the exponent 62 523 502 209 is an
   // exact integer, and GiNaC expanded sqrt(-2)^n as (-2)^(n/2) exactly. (2*x)^n and
   // (x/3)^n did the same through the coefficient (2^n, 3^-n), and small powers nested

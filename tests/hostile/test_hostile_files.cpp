@@ -1,4 +1,4 @@
-// Files and run settings an attacker writes (issue 22): one strict JSON reader for scenes
+// Files and run settings an attacker writes: one strict JSON reader for scenes
 // and matrix problems, bounded includes that are never quoted, bounded runs, escaped output.
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -141,7 +141,7 @@ TEST_CASE("hostile: escape sequences in a scene never reach the terminal raw", "
 
 TEST_CASE("hostile: a 26 000-character name in an expression is an error at its path, not a stack overflow",
           "[hostile]") {
-  // issue 22: std::regex scanned an expression for qualified names ('body.coord') recursing once
+  // std::regex scanned an expression for qualified names ('body.coord') recursing once
   // per character, and overflowed the stack on a force whose expression named a 26 000-character
   // body. Now: a linear scan, after the length limit.
   for (const std::size_t length : {std::size_t{26000}, std::size_t{9000}}) {
@@ -166,7 +166,7 @@ TEST_CASE("hostile: a 26 000-character name in an expression is an error at its 
 }
 
 TEST_CASE("hostile: the sample and step limits are settable from the command line", "[hostile]") {
-  // issue 22: the limits were settable only through the C++ RunOptions; an adaptive run had no
+  // the limits were settable only through the C++ RunOptions; an adaptive run had no
   // step limit at all. 1 s at 0.01 s is 100 samples.
   const auto file = writeText(tempDir() / "limits.json", std::string(R"({"joinery": 1, )") + kParticle +
                                                         R"(, "simulation": {"t_end": 1, "output_interval": 0.01,

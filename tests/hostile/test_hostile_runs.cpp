@@ -1,4 +1,4 @@
-// Runs that are killed, run out of disk, or point their output at their input (issue 22):
+// Runs that are killed, run out of disk, or point their output at their input:
 // a run stopped by SIGTERM/SIGINT keeps a well-formed CSV and exits 128 + the signal; a write
 // error never leaves a torn row nor reports success; an output over an input is refused
 // before anything is written; a run that writes nothing leaves an existing file untouched.

@@ -1,4 +1,4 @@
-// Same verdict from every command at every unit scale (issue 22): `check`, `solve` and
+// Same verdict from every command at every unit scale: `check`, `solve` and
 // `simulate` decide well-posedness and consistency alike, and rescaling the model's lengths
 // and masses (a change of units) never changes the verdict. And a large model is checked
 // through its structure, not through a dense diagnosis of O(n^2) memory.
@@ -167,7 +167,7 @@ TEST_CASE("hostile: a large chain hanging at rest is checked and simulated throu
 }
 
 TEST_CASE("hostile: a 10000-link chain is checked in bounded memory; failing, refused with an estimate", "[hostile][verdict]") {
-  // issue 22: `check` of a 10 000-body chain ended in "internal error: std::bad_alloc" (the
+  // `check` of a 10 000-body chain ended in "internal error: std::bad_alloc" (the
   // joints' residuals at the initial state were taken on a dense workspace: M and A, 4.8 GB).
   // Under a 2 GB address-space limit the well-posed chain is checked through its structure, and
   // the failing one (last particle massless) is refused up front with the size of its dense
@@ -192,7 +192,7 @@ TEST_CASE("hostile: a 10000-link chain is checked in bounded memory; failing, re
 
 TEST_CASE("hostile: a model not finite at the initial state is named, with one exit status from every command",
           "[hostile][verdict]") {
-  // issue 22: "error: Q[0] is -nan; expected a finite number" named no element, and `check`
+  // "error: Q[0] is -nan; expected a finite number" named no element, and `check`
   // exited 2 where `simulate` exited 5 on the same scene. log(p.x) at x = -1 is NaN.
   const std::string scene = verdictsWrite("nan_force.json", std::string(R"js({"joinery": 1,
     "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1, "position": [-1]}],

@@ -1,5 +1,5 @@
 // BandLu (integrators/include/joinery/integrators/band_lu.hpp): the banded LU with partial
-// pivoting of radau5's sparse KKT path (issue 18). Checked against Eigen's dense LU on
+// pivoting of radau5's sparse KKT path. Checked against Eigen's dense LU on
 // random banded matrices, real and complex, with zero diagonals that need row interchanges
 // (as the KKT matrix's multiplier block does), and for allocations.
 #include <catch2/catch.hpp>

@@ -144,7 +144,7 @@ TEST_CASE("A CSV file that cannot be opened is an input error", "[integrators][f
 
 TEST_CASE("An interrupt during the start-up stops the run before its first step; nothing is recorded",
           "[integrators][failure][signal]") {
-  // issue 22: the flag of a SIGTERM/SIGINT was read only after each step, so a signal during a
+  // the flag of a SIGTERM/SIGINT was read only after each step, so a signal during a
   // long start-up (the initial projection of a large model) waited for the first step. The
   // bob starts 0.2 m off its 1 m rod: the initial projection has iterations to do.
   const test::TestModel model = test::pendulumModel(-1.2, 0.0);

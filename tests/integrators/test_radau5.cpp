@@ -1,4 +1,4 @@
-// Radau IIA 5 (the implicit integrator, issue 18): order of convergence on a linear problem,
+// Radau IIA 5 (the implicit integrator): order of convergence on a linear problem,
 // the dense output, a stiff problem where it must beat dopri5 by far, and agreement with dopri5
 // and the reference on the non-stiff A01 pendulum.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// radau5 with the force linearization (issue 18, docs/integrators.md "Radau IIA 5"): the
+// radau5 with the force linearization (docs/integrators.md "Radau IIA 5"): the
 // Newton matrix from M, A and the Jacobians of Q — exact where the elements give them
 // (springs), by finite differences grouped by a colouring of the body-force graph otherwise —
 // instead of 2n evaluations of q''.

@@ -1,4 +1,4 @@
-// Kutta–Merson 4(5) (`rkm`, issue 20): order 4 at a fixed step, the embedded error estimate
+// Kutta–Merson 4(5) (`rkm`): order 4 at a fixed step, the embedded error estimate
 // (exact to leading order for linear problems, O(h^4) and conservative otherwise), the
 // stability interval on the imaginary axis, adaptive runs against closed forms, rejections,
 // the dense output, the evaluation count, and the name in the settings.

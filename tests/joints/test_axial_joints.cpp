@@ -1,4 +1,4 @@
-// screw, revolute_driver, prismatic_driver, rolling_disk, gear and rack_pinion (issue 21):
+// screw, revolute_driver, prismatic_driver, rolling_disk, gear and rack_pinion:
 // A and b against finite differences on every body pairing they support, and closed forms
 // (scenes loaded from JSON and solved at their initial state with the dense reference solver).
 #include <cmath>

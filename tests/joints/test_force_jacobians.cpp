@@ -1,4 +1,4 @@
-// Exact force Jacobians (issue 18, docs/integrators.md "Radau IIA 5"): every element and body
+// Exact force Jacobians (docs/integrators.md "Radau IIA 5"): every element and body
 // that says providesForceJacobians() against central differences of its forces, on every body
 // pairing, at random states with random velocities (rigid3d quaternions off the unit sphere
 // too: the markers are exact for any non-zero e).

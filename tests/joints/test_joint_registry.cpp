@@ -12,10 +12,10 @@ namespace {
 const std::vector<std::string> kJointTypes = {"revolute2d", "prismatic2d", "weld2d",   "distance",
                                               "spherical",  "revolute3d",  "coupling", "driver",
                                               "expression",
-                                              // spatial joints (issue 21)
+                                              // spatial joints
                                               "universal",  "cylindrical", "prismatic3d", "weld3d",
                                               "planar3d",   "point_on_line", "point_on_plane",
-                                              // issue 21, second part (test_axial_joints.cpp)
+                                              // the axial joints (test_axial_joints.cpp)
                                               "screw", "revolute_driver", "prismatic_driver", "rolling_disk",
                                               "gear", "rack_pinion",
                                               // one-sided joints (test_contact_input.cpp, tests/contact)

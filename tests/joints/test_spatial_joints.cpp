@@ -1,4 +1,4 @@
-// The spatial joints of issue 21 against closed forms: scenes loaded from JSON, solved at their
+// The spatial joints against closed forms: scenes loaded from JSON, solved at their
 // initial state with the dense reference solver, compared with the mechanics of the same
 // system written by hand (a pendulum, a slide along a line or in a plane, a welded composite
 // body). And the orientation forms of rigid3d and of the joints, with their input errors.

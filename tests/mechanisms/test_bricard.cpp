@@ -1,4 +1,4 @@
-// Issue 3 acceptance: the Bricard mechanism (docs/benchmarks.md A04), an over-constrained
+// the Bricard mechanism (docs/benchmarks.md A04), an over-constrained
 // spatial loop. 5 rods x 7 coordinates = 35; 6 revolute3d x 5 rows + 5 quaternion norms = 35
 // rows: Grübler's count n - m = 0, yet it moves with one degree of freedom because one row
 // is redundant (rank A = 34). The graph analysis reports the count (0) next to the mobility

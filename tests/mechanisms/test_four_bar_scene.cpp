@@ -1,5 +1,5 @@
 #include <algorithm>
-// Issue 5: the bundled scene examples/scenes/n_four_bar_2.json (A02 N-four-bar, N = 2, built
+// the bundled scene examples/scenes/n_four_bar_2.json (A02 N-four-bar, N = 2, built
 // from the component library examples/lib/links.json) simulated with its own settings must
 // meet the A02 reference (docs/benchmarks.md) and keep its energy, like the C++ model of
 // tests/integrators/test_four_bar_a02.cpp does.
@@ -60,7 +60,7 @@ TEST_CASE("the bundled N-four-bar scene (N = 2) meets the A02 reference at t = 1
   CHECK(std::abs(vy - -0.49486884548704) <= 1e-3);
   // conservative: the energy (35.8 J) stays within 1e-5 J (measured: under 1e-6 J with
   // rtol = atol = 1e-10; the margin covers the rows released at each singular position).
-  // The failing run of issue 5 (atol 1e-12) had lost 1.2 J when its step size collapsed.
+  // The failing run of the first session (atol 1e-12) had lost 1.2 J when its step size collapsed.
   CHECK(drift <= 1e-5);
   CHECK(r.stats.maxPositionResidual < 1e-10);
 }

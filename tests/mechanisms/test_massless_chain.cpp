@@ -1,4 +1,4 @@
-// Issue 3 acceptance: a chain of rigid3d bodies on spherical joints whose last body has zero
+// a chain of rigid3d bodies on spherical joints whose last body has zero
 // mass and zero inertia is ill posed, and the diagnosis names that body's coordinates.
 //
 // What is really undetermined: the massless end body b3 hangs on one spherical joint. Its

@@ -1,4 +1,4 @@
-// Issue 3 acceptance: a planar four-bar built in 3-D from rigid3d bodies and revolute3d joints.
+// a planar four-bar built in 3-D from rigid3d bodies and revolute3d joints.
 //
 // Counting by hand: 3 moving bodies x 7 coordinates = 21; 4 revolute3d x 5 rows = 20 joint
 // rows + 3 quaternion norms = 23 rows. Grübler's count n - m = -2, but the mechanism moves

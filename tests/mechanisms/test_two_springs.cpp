@@ -1,4 +1,4 @@
-// Issue 3 acceptance: seed 002 (Udwadia & Phohomsiri 2006), Example 3, assembled from two
+// seed 002 (Udwadia & Phohomsiri 2006), Example 3, assembled from two
 // substructures as the paper does it (equations.md section 5): substructure 1 is the mass m1
 // (a `particle`, coordinate x1) with its spring k1 to the wall; substructure 2 is a `linear`
 // body holding spring k2 and mass m2 (coordinates q1, the spring's massless left end, and

@@ -1,5 +1,5 @@
-"""Output channels, run summaries, overrides and studies from Python (issue 17, over the
-library of issue 14): the same ChannelRecorder / SummaryRecorder / overrides / study runner
+"""Output channels, run summaries, overrides and studies from Python (over the
+channels library): the same ChannelRecorder / SummaryRecorder / overrides / study runner
 as the command line, so the tests compare with closed forms and with the CLI's own files."""
 import csv
 import json

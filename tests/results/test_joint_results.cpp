@@ -179,7 +179,7 @@ TEST_CASE("two-bar truss at rest: bar tensions from statics", "[results]") {
                               {{"name", "bar2"}, {"type", "distance"}, {"body1", "ground"}, {"point1", {b, 0}},
                                {"body2", "apex"}, {"point2", {0, 0}}, {"length", (B - C).norm()}}}}};
   const Scene sc = scene(j);
-  // at rest (b = 0, q'' = 0) the structured path answers too (issue 22: it handed such states to
+  // at rest (b = 0, q'' = 0) the structured path answers too (it handed such states to
   // the dense solver, its residual scale being round-off), and agrees with the dense solver
   const auto [d, sp] = both(sc.model, sc.model.initialState(), true);
   for (const JointRun* r : {&d, &sp}) {

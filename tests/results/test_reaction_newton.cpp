@@ -1,4 +1,4 @@
-// Joint reactions by Newton's second law on a random spatial tree (issue 21's differential test
+// Joint reactions by Newton's second law on a random spatial tree (the differential test
 // against Simbody found it): a body held by one joint only feels that joint's force, so the
 // force on it is m (a - g) whatever the rest of the mechanism does. The tree (random seed
 // 108241 of tests/peers/random_mechanisms: a weld, two prismatic3d and a cylindrical joint on

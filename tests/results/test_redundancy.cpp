@@ -1,5 +1,5 @@
 // The joints' `unique` flags agree between the structured and the dense paths and with
-// `check` at every sample of a run (issue 14): the slider-crank with massless crank and rod
+// `check` at every sample of a run: the slider-crank with massless crank and rod
 // makes a pivot of the structured elimination vanish although A has full rank (the singular
 // mass blocks, not the rows). The structured path counts that pivot in
 // AccelerationStatus::redundant (1, where check says 0: docs/results.md), but the joint

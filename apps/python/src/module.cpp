@@ -12,5 +12,5 @@ PYBIND11_MODULE(_joinery, m) {
   joinery::python::bindCheck(m);
   joinery::python::bindSimulate(m);
   joinery::python::bindRegistry(m);
-  joinery::python::bindStudy(m);  // joinery.study (issue 17)
+  joinery::python::bindStudy(m);  // joinery.study
 }

@@ -18,7 +18,7 @@ PyCheckReport makeCheck(const PyModel& pm) {
   // checkScene is the library call behind `joinery check`. The GIL stays held: the completion
   // analysis of an ill-posed model is symbolic (GiNaC, not thread-safe).
   PyCheckReport r{checkScene(pm.scene()), {}};
-  // the check's solve is at the assembled state when the given one violates a joint (issue 19)
+  // the check's solve is at the assembled state when the given one violates a joint
   const State at = r.report.atAssembledState ? r.report.assembly.state : pm.model().initialState();
   r.solve = PySolution{r.report.solution, pm.shared(), at, nullptr};
   *r.solve.joints = jointResultsJson(r.report.joints, pm.model().coordinateNames());

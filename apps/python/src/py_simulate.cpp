@@ -7,7 +7,7 @@
 #include <limits>
 #include <memory>
 
-#include "exit_status.hpp"
+#include "joinery/study/exit_codes.hpp"
 #ifdef JOINERY_HAVE_HDF5
 #include "joinery/hdf5_table.hpp"
 #endif
@@ -99,7 +99,7 @@ py::dict statsOf(const SimulationResult& r) {
   d["steps"] = r.stats.integrator.steps;
   d["rejected"] = r.stats.integrator.rejected;
   d["evaluations"] = r.stats.integrator.evaluations;
-  d["jacobian_evaluations"] = r.stats.integrator.jacobianEvaluations;  // implicit methods (issue 18)
+  d["jacobian_evaluations"] = r.stats.integrator.jacobianEvaluations;  // implicit methods
   d["force_evaluations"] = r.stats.integrator.forceEvaluations;
   d["samples"] = r.stats.samples;
   d["projections"] = r.stats.projections;
@@ -226,7 +226,7 @@ result.columns; plus how the run ended (outcome, message, exit_code) and its sta
                              "'completed', 'stopped' (the callback returned False), 'ill_posed',\n"
                              "'inconsistent', 'invalid_initial_conditions' or 'failed'.")
       .def_property_readonly("completed", [](const PySimulationResult& x) { return x.run.completed(); })
-      .def_property_readonly("exit_code", [](const PySimulationResult& x) { return cli::exitCode(x.run.outcome); },
+      .def_property_readonly("exit_code", [](const PySimulationResult& x) { return study::exitCodeOf(x.run.outcome); },
                              "The exit status `joinery simulate` would give (0, 2, 3, 4, 5).")
       .def_property_readonly("message", [](const PySimulationResult& x) { return x.run.message; },
                              "Empty when completed; otherwise what happened, when and why.")

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 
-#include "exit_status.hpp"  // the exit status of `joinery simulate` (apps/joinery)
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/one_sided_handler.hpp"
@@ -22,6 +21,7 @@
 #include "joinery/integrators/settings.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/integrators/run_outputs.hpp"
+#include "joinery/study/exit_codes.hpp"
 #include "summary.hpp"
 
 namespace joinery::study {
@@ -109,7 +109,7 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
     OneSidedHandler oneSided(system);  // limits, ropes, contacts (docs/contact.md)
     const SimulationResult r = oneSided.empty() ? runSimulation(system, settings, rec)
                                                 : runSimulation(system, settings, rec, oneSided);
-    row.exit = cli::exitCode(r.outcome);
+    row.exit = exitCodeOf(r.outcome);
     row.message = r.message;
     // a run that failed after writing samples: collected over the samples that exist, and
     // its row says so (the exit status stays the run's)
@@ -124,19 +124,19 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
       partial = true;
     }
   } catch (const InputError& e) {
-    row.exit = cli::kInvalidInput;
+    row.exit = kExitInvalidInput;
     row.message = e.what();
   } catch (const SimulationError& e) {
-    row.exit = cli::kRunFailed;
+    row.exit = kExitRunFailed;
     row.message = e.what();
   } catch (const Error& e) {
-    row.exit = cli::kInvalidInput;
+    row.exit = kExitInvalidInput;
     row.message = e.what();
   } catch (const std::exception& e) {
-    row.exit = cli::kInternal;
+    row.exit = kExitInternal;
     row.message = std::string("internal error: ") + e.what();
   } catch (...) {
-    row.exit = cli::kInternal;
+    row.exit = kExitInternal;
     row.message = "internal error: an unknown exception";
   }
   if (row.exit != 0 && !partial) row.collected.clear();

@@ -18,7 +18,7 @@
 #include <deque>
 #include <string>
 
-#include "exit_status.hpp"  // the exit status of `joinery simulate` (apps/joinery)
+#include "joinery/study/exit_codes.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/study/study.hpp"
 
@@ -203,7 +203,7 @@ std::vector<Row> WorkerPool::collect(double seconds) {
     if (n <= 0) {  // the worker died
       int status = 0;
       ::waitpid(w.pid, &status, 0);
-      retire(w, cli::kInternal, describeStatus(status), out);
+      retire(w, kExitInternal, describeStatus(status), out);
       continue;
     }
     w.buffer.append(buf, static_cast<std::size_t>(n));
@@ -223,7 +223,7 @@ std::vector<Row> WorkerPool::collect(double seconds) {
       ::waitpid(w.pid, nullptr, 0);
       char msg[96];
       std::snprintf(msg, sizeof msg, "timed out: stopped after the time limit of %g s per case", timeLimit_);
-      retire(w, cli::kRunFailed, msg, out);
+      retire(w, kExitRunFailed, msg, out);
     }
   }
   return out;

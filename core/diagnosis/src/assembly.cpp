@@ -16,17 +16,10 @@ namespace joinery {
 
 namespace {
 
-enum class CoordKind { Length, Angle, Quaternion, Other };
+using CoordKind = CoordinateKind;
 
-/// What a body's local coordinate measures (docs/bodies.md): x y z of particles and rigid
-/// bodies are lengths, theta an angle, e0..e3 a quaternion; other body types are the user's.
-CoordKind kindOf(const Body& b, int local) {
-  const std::string_view t = b.typeName();
-  if (t == "particle") return CoordKind::Length;
-  if (t == "rigid2d") return local < 2 ? CoordKind::Length : CoordKind::Angle;
-  if (t == "rigid3d") return local < 3 ? CoordKind::Length : CoordKind::Quaternion;
-  return CoordKind::Other;
-}
+/// What a body's local coordinate measures, as the body says (Body::coordinateKind).
+CoordKind kindOf(const Body& b, int local) { return b.coordinateKind(local); }
 
 std::string num3(double v) { return formatNumber(v == 0 ? 0.0 : v, 3); }
 
@@ -59,13 +52,6 @@ double tolFor(const VectorXd& x, double tol) {
   return tol * std::max(1.0, x.size() ? x.cwiseAbs().maxCoeff() : 0.0);
 }
 
-/// A distance row is (|d|^2 - L^2) / 2 (docs/joints.md): as a length, |d| - L (positions) or
-/// about |d|' (velocities, divided by L).
-void toLength(const Constraint& c, bool velocities, double& value) {
-  const double L = c.toJson().value("length", 0.0);
-  if (!(L > 0)) return;
-  value = velocities ? value / L : std::sqrt(std::max(0.0, L * L + 2 * value)) - L;
-}
 
 }  // namespace
 
@@ -93,7 +79,8 @@ std::vector<JointResidual> jointResiduals(const Model& model, const State& s, bo
     const RowBlock& rb = model.rowBlocks()[bi];
     JointResidual jr;
     jr.joint = rb.name;
-    if (rb.constraint && rb.constraint->typeName() == "distance") toLength(*rb.constraint, velocities, r(rb.row));
+    if (rb.constraint)  // in the joint's own measure (a distance: a length)
+      for (int k = 0; k < rb.size; ++k) r(rb.row + k) = rb.constraint->measuredResidual(k, r(rb.row + k), velocities);
     const auto seg = r.segment(rb.row, rb.size);
     jr.residual = seg.norm();
     if (!(jr.residual > tolerance) && std::isfinite(jr.residual)) continue;
@@ -145,10 +132,12 @@ std::vector<BodyMotion> bodyMotions(const Model& model, const State& a, const St
       }
     }
     m.translation = std::sqrt(sq);
-    if (sl.body->typeName() == "rigid3d") {
-      const Eigen::Vector4d e1 = a.q.segment<4>(sl.offset + 3).normalized();
-      const Eigen::Vector4d e2 = b.q.segment<4>(sl.offset + 3).normalized();
+    for (int k = 0; k + 4 <= sl.size; ++k) {  // the rotation angle between two quaternions
+      if (kindOf(*sl.body, k) != CoordKind::Quaternion) continue;
+      const Eigen::Vector4d e1 = a.q.segment<4>(sl.offset + k).normalized();
+      const Eigen::Vector4d e2 = b.q.segment<4>(sl.offset + k).normalized();
       m.rotation = 2.0 * std::acos(std::min(1.0, std::abs(e1.dot(e2))));
+      break;
     }
     if (m.translation > tol || m.rotation > tol || m.other > tol) out.push_back(m);
   }
@@ -265,37 +254,7 @@ nlohmann::json withInitialState(const nlohmann::json& resolved, const Model& mod
     const Body* b = model.findBody(bj["name"].get<std::string>());
     if (b == nullptr || b->isGround()) continue;
     const BodySlot& sl = model.slotOf(*b);
-    const auto q = s.q.segment(sl.offset, sl.size);
-    const auto v = s.v.segment(sl.offset, sl.size);
-    auto arr = [](const auto& x) {
-      nlohmann::json a = nlohmann::json::array();
-      for (Eigen::Index i = 0; i < x.size(); ++i) a.push_back(x(i));
-      return a;
-    };
-    const std::string_view t = b->typeName();
-    if (t == "particle") {
-      bj["position"] = arr(q);
-      bj["velocity"] = arr(v);
-    } else if (t == "rigid2d") {
-      bj["position"] = {q(0), q(1)};
-      bj["angle"] = q(2);
-      bj["velocity"] = {v(0), v(1)};
-      bj["angular_velocity"] = v(2);
-    } else if (t == "rigid3d") {
-      MatrixXd Jw(3, sl.size);
-      b->frames()->calcAngularJacobian(q, Jw);
-      const Vector3d w = Jw * v;
-      bj["position"] = arr(q.head(3));
-      bj["orientation"] = arr(q.segment(3, 4));
-      bj["velocity"] = arr(v.head(3));
-      bj["angular_velocity"] = arr(w);
-    } else if (t == "linear" || t == "expression") {
-      bj["q0"] = arr(q);
-      bj["v0"] = arr(v);
-    } else {
-      throw ModelError("cannot write the initial state of body '" + b->name() + "' of type '" +
-                       std::string(t) + "'");
-    }
+    b->writeInitialState(s.q.segment(sl.offset, sl.size), s.v.segment(sl.offset, sl.size), bj);
   }
   return out;
 }

@@ -269,7 +269,7 @@ CheckReport checkScene(const Scene& scene, const CheckOptions& options) {
     for (const auto& w : warnings)
       if (w.find("not twice differentiable") != std::string::npos)
         throw InputError(w + " (" + e.what() + ")", scene.file);
-    // otherwise name the element it comes from (issue 22: "Q[0] is -nan" named nothing)
+    // otherwise name the element it comes from ("Q[0] is -nan" named nothing)
     const std::string source = describeNonFiniteSource(scene.model, scene.model.initialState());
     if (source.empty()) throw;
     throw InputError(std::string("the model is not finite at the initial state: ") + e.what() + "; it comes from " +

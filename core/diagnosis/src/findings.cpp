@@ -253,64 +253,34 @@ bool inNullSpace(const MatrixXd& N, const VectorXd& u) {
   return r.norm() <= 1e-6 * u.norm();
 }
 
-/// G(e) of a unit quaternion: body angular velocity = 2 G(e) e'.
-Eigen::Matrix<double, 3, 4> bodyG(const Eigen::Vector4d& e) {
-  Eigen::Matrix<double, 3, 4> G;
-  G << -e(1), e(0), e(3), -e(2), -e(2), -e(3), e(0), e(1), -e(3), e(2), -e(1), e(0);
-  return G;
-}
-
 const char* kAxis[3] = {"x", "y", "z"};
-
-/// The body's inertia from its scene JSON ([Ixx, Iyy, Izz] or a matrix; rigid2d: a number).
-Eigen::Matrix3d inertiaOf(const nlohmann::json& j) {
-  Eigen::Matrix3d J = Eigen::Matrix3d::Zero();
-  const auto& in = j.at("inertia");
-  if (in.is_number()) {
-    J(2, 2) = in.get<double>();
-  } else if (in.is_array() && in.size() == 3 && in[0].is_number()) {
-    for (int i = 0; i < 3; ++i) J(i, i) = in[static_cast<std::size_t>(i)].get<double>();
-  } else if (in.is_array() && in.size() == 3) {
-    for (int i = 0; i < 3; ++i)
-      for (int k = 0; k < 3; ++k) J(i, k) = in[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)].get<double>();
-  }
-  return J;
-}
 
 /// Causes on one body; marks the null-space directions they explain in `explained`.
 void bodyCauses(const Model& model, const BodySlot& sl, const State& s, const MatrixXd& N, bool forced,
                 std::vector<std::string>& out, MatrixXd& explained) {
   const Body& b = *sl.body;
-  const std::string t(b.typeName());
   const int n = model.numCoordinates();
   auto add = [&](const VectorXd& u) {
     explained.conservativeResize(n, explained.cols() + 1);
     explained.col(explained.cols() - 1) = u;
   };
-  const nlohmann::json j = b.toJson();
-  if (t == "rigid3d" || t == "rigid2d") {
-    const double mass = j.value("mass", 1.0);
-    const Eigen::Matrix3d J = inertiaOf(j);
-    for (int a = (t == "rigid2d" ? 2 : 0); a < 3; ++a) {
-      if (J(a, a) != 0) continue;
+  if (const std::optional<MassProperties> mp = b.massProperties()) {
+    const bool planar = mp->rotations == 1;
+    VectorXd local(sl.size);
+    for (int a = (planar ? 2 : 0); mp->rotations > 0 && a < 3; ++a) {
+      if (mp->inertia(a, a) != 0) continue;
       VectorXd u = VectorXd::Zero(n);
-      if (t == "rigid2d") {
-        u(sl.offset + 2) = 1;
-      } else {
-        const Eigen::Vector4d e = s.q.segment<4>(sl.offset + 3);
-        u.segment<4>(sl.offset + 3) = 0.5 * bodyG(e).transpose() * Eigen::Vector3d::Unit(a);
-      }
+      b.calcRotationRates(s.q.segment(sl.offset, sl.size), a, local);
+      u.segment(sl.offset, sl.size) = local;
       if (!inNullSpace(N, u)) continue;
       add(u);
       const std::string I = std::string("I") + kAxis[a] + kAxis[a];
       out.push_back(b.name() + " has zero inertia about its own " + kAxis[a] + " axis: give it " +
-                    (t == "rigid2d" ? std::string("inertia") : I) + " > 0 or constrain " +
-                    (t == "rigid2d" ? "its rotation" : "the spin"));
+                    (planar ? std::string("inertia") : I) + " > 0 or constrain " +
+                    (planar ? "its rotation" : "the spin"));
     }
-    if (mass != 0) return;
-  }
-  if (t == "rigid3d" || t == "rigid2d" || t == "particle") {
-    const int dims = t == "particle" ? sl.size : (t == "rigid2d" ? 2 : 3);
+    if (mp->rotations > 0 && mp->mass != 0) return;
+    const int dims = mp->translations;
     std::vector<std::string> free;
     for (int k = 0; k < dims; ++k) {
       VectorXd u = VectorXd::Zero(n);

@@ -126,8 +126,7 @@ void smoothStart(const Scene& scene, std::vector<std::string>& out) {
     for (std::size_t k = 0; k < model.rowBlocks().size(); ++k) {
       const RowBlock& rb = model.rowBlocks()[k];
       if (rb.constraint == nullptr) continue;
-      const std::string_view type = rb.constraint->typeName();
-      if (type != "driver" && type != "coupling") continue;
+      if (!rb.constraint->prescribesMotion()) continue;
       if (!ws.b.segment(rb.row, rb.size).allFinite() || !psi.segment(rb.row, rb.size).allFinite()) bad[k] = true;
     }
   }

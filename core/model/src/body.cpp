@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "joinery/core/constraint.hpp"
+#include "joinery/core/errors.hpp"
 #include "joinery/core/jacobian_scratch.hpp"
 
 namespace joinery {
@@ -58,6 +59,12 @@ double Body::calcKineticEnergy(double t, CVecRef q, CVecRef v) const {
 void Body::calcInternalConstraints(double, CVecRef, CVecRef, MatRef, VecRef) const {}
 void Body::calcInternalPositionError(double, CVecRef, VecRef) const {}
 void Body::normalizeCoordinates(VecRef) const {}
+void Body::calcRotationRates(CVecRef, int, VecRef u) const { u.setZero(); }
+
+void Body::writeInitialState(CVecRef, CVecRef, nlohmann::json&) const {
+  throw ModelError("cannot write the initial state of body '" + name() + "' of type '" + std::string(typeName()) +
+                   "'");
+}
 
 // ---------------------------------------------------------------------------------------
 Constraint::Constraint(std::string name, std::vector<const Body*> bodies)

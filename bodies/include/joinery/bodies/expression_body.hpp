@@ -38,6 +38,8 @@ class ExpressionBody final : public Body {
   SymbolicVector symbolicForces(const SymbolicNames& names) const override;
   SymbolicVector symbolicGravityForce(const Vector3d& g, const SymbolicNames& names) const override;
   double calcPotentialEnergy(double t, CVecRef q) const override;
+  /// Fields `q0` and `v0`.
+  void writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const override;
   nlohmann::json toJson() const override;
   /// The declared potential energy (scene field `potential`, an expression over the
   /// coordinates and t in the slots of the force expressions); it enters the energy column

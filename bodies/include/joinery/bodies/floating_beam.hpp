@@ -47,6 +47,11 @@ class FloatingBeam2d final : public Body {
   const PointMarker* points() const override { return &pointMarker_; }
   const FrameMarker* frames() const override { return &frameMarker_; }
   bool isPlanar() const override { return true; }
+  /// Fields `position`, `angle`, `velocity`, `angular_velocity` of the frame; a ModelError
+  /// when the elastic coordinates or their rates are not zero (the scene has no field for them).
+  void writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const override;
+  /// The beam's axis: 4 points per element (at most 401) from s = 0 to the length.
+  std::vector<Vector3d> drawingCurve() const override;
   nlohmann::json toJson() const override;
 
   int numElastic() const { return static_cast<int>(Mff_.rows()); }

@@ -66,6 +66,10 @@ class LinearBody final : public Body {
   const MatrixXd& gravityLoad() const noexcept { return gravityLoad_; }
   double calcKineticEnergy(double t, CVecRef q, CVecRef v) const override;
   double calcPotentialEnergy(double t, CVecRef q) const override;
+  /// Fields `q0` and `v0`.
+  void writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const override;
+  /// The interface nodes' reference positions, in their order (none without an interface).
+  std::vector<Vector3d> drawingCurve() const override;
   nlohmann::json toJson() const override;
   /// The declared potential energy (scene field `potential`, an expression over the
   /// coordinates and t in the slots of the force expressions); it enters the energy column

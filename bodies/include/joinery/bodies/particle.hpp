@@ -42,6 +42,11 @@ class Particle final : public Body, public PointMarker {
   double calcKineticEnergy(double t, CVecRef q, CVecRef v) const override;
   const PointMarker* points() const override { return this; }
   bool isPlanar() const override { return dim_ <= 2; }
+  /// Every coordinate is a length; mass m, no inertia, dim() translations, no rotation.
+  CoordinateKind coordinateKind(int) const override { return CoordinateKind::Length; }
+  std::optional<MassProperties> massProperties() const override;
+  /// Fields `position` and `velocity`.
+  void writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const override;
   nlohmann::json toJson() const override;
 
   // PointMarker: `local` is ignored (a particle is a point).

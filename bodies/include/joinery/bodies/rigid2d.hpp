@@ -45,6 +45,13 @@ class Rigid2d final : public Body, public PointMarker, public FrameMarker {
   const PointMarker* points() const override { return this; }
   const FrameMarker* frames() const override { return this; }
   bool isPlanar() const override { return true; }
+  /// x, y lengths, theta an angle; mass m, inertia I about z, 2 translations, 1 rotation.
+  CoordinateKind coordinateKind(int k) const override { return k < 2 ? CoordinateKind::Length : CoordinateKind::Angle; }
+  std::optional<MassProperties> massProperties() const override;
+  /// axis 2 (z): theta' = 1.
+  void calcRotationRates(CVecRef q, int axis, VecRef u) const override;
+  /// Fields `position`, `angle`, `velocity`, `angular_velocity`.
+  void writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const override;
   nlohmann::json toJson() const override;
 
   Vector3d calcPointPosition(CVecRef q, const Vector3d& local) const override;

@@ -64,6 +64,13 @@ class Rigid3d final : public Body, public PointMarker, public FrameMarker {
 
   const PointMarker* points() const override { return this; }
   const FrameMarker* frames() const override { return this; }
+  /// x, y, z lengths, e0..e3 a quaternion; mass m, inertia J, 3 translations, 3 rotations.
+  CoordinateKind coordinateKind(int k) const override { return k < 3 ? CoordinateKind::Length : CoordinateKind::Quaternion; }
+  std::optional<MassProperties> massProperties() const override;
+  /// e' = 1/2 G(e)^T e_axis: a unit body-frame angular velocity about `axis`.
+  void calcRotationRates(CVecRef q, int axis, VecRef u) const override;
+  /// Fields `position`, `orientation`, `velocity` and the world `angular_velocity` (from e').
+  void writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const override;
   nlohmann::json toJson() const override;
 
   Vector3d calcPointPosition(CVecRef q, const Vector3d& local) const override;

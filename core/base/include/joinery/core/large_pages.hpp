@@ -2,8 +2,8 @@
 // Internal to joinery (namespace detail): storage on large (2 MiB) pages for the arrays an
 // evaluation of a large model streams through (the workspace's blocks, the structured
 // factorization). With 4 KiB pages, an evaluation of the 65 536-link chain touches tens of
-// thousands of pages, each a TLB miss and a stop for the hardware prefetcher; on large pages the
-// same evaluation took 0.85-0.91 of the time (docs/performance.md, "Large pages").
+// thousands of pages, each a TLB miss and a stop for the hardware prefetcher; large pages save a
+// part of that time (measured in bench/results/performance-rounds.md, "Large pages").
 //
 // Arrays of at least kLargePageBytes get a mapping of their own, 2 MiB-aligned and marked
 // MADV_HUGEPAGE before their first touch, so the kernel backs them with large pages where

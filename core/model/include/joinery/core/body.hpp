@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,26 @@ class FrameMarker {
   virtual void calcAngularJacobian(CVecRef q, MatRef Jw) const = 0;
   /// Velocity-product term Jw' q' of the world angular acceleration.
   virtual Vector3d calcAngularBias(CVecRef q, CVecRef v) const = 0;
+};
+
+/// What a body coordinate measures: the unit the diagnosis writes a residual or a motion in.
+enum class CoordinateKind {
+  Length,      ///< a world position, m
+  Angle,       ///< a rotation angle, rad
+  Quaternion,  ///< one of four consecutive Euler parameters (dimensionless, unit norm)
+  Other        ///< the user's own units (linear, expression and user-defined bodies)
+};
+
+/// The rigid mass of a body whose leading coordinates are the world position of its centre of
+/// mass and then its orientation (particle, rigid2d, rigid3d; Body::massProperties()).
+struct MassProperties {
+  double mass = 0;                      ///< kg (>= 0)
+  Matrix3d inertia = Matrix3d::Zero();  ///< body frame, about the centre of mass, kg m^2 (planar: only (2, 2))
+  /// Coordinates 0 .. translations-1 are the world x (y, z) of the centre of mass, m.
+  int translations = 0;
+  /// 0 (a point), 1 (a planar angle about world z) or 3 (a spatial orientation): the body axes
+  /// Body::rotationRates() answers for are z only, or x, y and z.
+  int rotations = 0;
 };
 
 /// Base of every body type. A body type overrides the public virtual `calc*` methods; callers
@@ -137,6 +158,31 @@ class Body {
     (void)k;
     return {};
   }
+
+  // ---- capability queries: what the diagnosis, the viewer and the tools ask a body ------------
+  // Each has a neutral default, so a body type defined outside the library works with all of
+  // them (it is assembled, checked, simulated and drawn) and answers more by overriding.
+
+  /// What coordinate k measures (default: CoordinateKind::Other, the user's units).
+  virtual CoordinateKind coordinateKind(int k) const {
+    (void)k;
+    return CoordinateKind::Other;
+  }
+  /// The body's rigid mass, when its leading coordinates are a centre of mass and an
+  /// orientation (particle, rigid2d, rigid3d); none by default (the diagnosis then reasons
+  /// per coordinate).
+  virtual std::optional<MassProperties> massProperties() const { return std::nullopt; }
+  /// The coordinate rates `u` (n_i) of a unit angular velocity about body axis `axis` (0, 1, 2
+  /// = x, y, z) at `q`, for bodies with massProperties()->rotations > 0 (planar bodies: axis 2
+  /// only). The default writes zeros.
+  virtual void calcRotationRates(CVecRef q, int axis, VecRef u) const;
+  /// Writes the state (q, v) (n_i each) into the body's scene definition `definition` as its
+  /// initial-state fields (`joinery assemble` writes the assembled state this way). The
+  /// default throws ModelError: the body type cannot write its initial state.
+  virtual void writeInitialState(CVecRef q, CVecRef v, nlohmann::json& definition) const;
+  /// Body-local points that `joinery view` draws as a curve bending with the body (through
+  /// points()): a flexible beam's axis, a linear body's interface nodes; none by default.
+  virtual std::vector<Vector3d> drawingCurve() const { return {}; }
 
   /// The body's definition as scene JSON (type, name and fields); round-trips through the registry.
   virtual nlohmann::json toJson() const = 0;

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,6 +74,23 @@ class NonidealLaw {
   virtual nlohmann::json toJson() const = 0;
 };
 
+/// A joint's axis, with the turn about it and/or the travel along it (Constraint::axisMotion()):
+/// the travel is s = (R1 axis1).(r2 - r1) of point2 from point1, the turn the angle about
+/// R1 axis1 from R1 reference1 to R2 reference2. A gear or a rack and pinion couples them.
+struct AxisMotion {
+  const Body* body1 = nullptr;
+  const Body* body2 = nullptr;
+  Vector3d point1 = Vector3d::Zero();  ///< body-1 frame, m
+  Vector3d point2 = Vector3d::Zero();  ///< body-2 frame, m
+  Vector3d axis1 = Vector3d::UnitZ();  ///< body-1 frame, non-zero (not necessarily unit)
+  Vector3d axis2 = Vector3d::UnitZ();  ///< body-2 frame (the turn's axis on body 2)
+  bool turn = false;                   ///< the joint leaves (or drives) the turn about the axis
+  bool travel = false;                 ///< the joint leaves (or drives) the travel along the axis
+  /// The turn's zero (body-1 and body-2 frames) when the joint defines one; empty: a direction
+  /// perpendicular to axis1, and the body-2 direction along it at the initial state.
+  std::optional<Vector3d> reference1, reference2;
+};
+
 /// Base of joints and constraints.
 class Constraint {
  public:
@@ -118,6 +136,23 @@ class Constraint {
     (void)k;
     return Vector3d::Zero();
   }
+
+  // ---- capability queries (neutral defaults; a joint type overrides what it has) ---------------
+
+  /// True when the rows prescribe a motion in time (drivers, couplings with a time function):
+  /// the diagnosis checks that it starts smoothly. False by default.
+  virtual bool prescribesMotion() const { return false; }
+  /// The residual `value` of row `row` (its position error, or its velocity error when
+  /// `velocity`) in the joint's own measure, for messages: a distance joint's squared form
+  /// becomes a length in m. The default returns `value`.
+  virtual double measuredResidual(int row, double value, bool velocity) const {
+    (void)row;
+    (void)velocity;
+    return value;
+  }
+  /// The joint's axis with its turn or travel (revolute3d, cylindrical, prismatic3d, screw,
+  /// point_on_line, the axial drivers); none by default.
+  virtual std::optional<AxisMotion> axisMotion() const { return std::nullopt; }
 
   /// Optional non-ideal law (friction, ...): C over the local coordinates.
   const NonidealLaw* nonideal() const noexcept { return nonideal_.get(); }

@@ -1,5 +1,5 @@
 #pragma once
-// Where a non-finite model value comes from (issue 22): the element of the model (a body's
+// Where a non-finite model value comes from: the element of the model (a body's
 // mass matrix, its own forces or gravity on it, a force element, a joint's rows) that gives
 // NaN or Inf at a state, named as the scene names it.
 #include <string>

@@ -72,7 +72,7 @@ struct ModelSystemOptions {
   double singularInconsistency = 1e-3;
   /// Structured path: when false, a state it cannot answer is not handed to the dense solver
   /// (O(n^3) time, O(n^2) memory): calcAccelerations returns undecided, `structured` false and
-  /// not ok(). For callers that weigh the dense cost first (`check` of a large model, issue 22).
+  /// not ok(). For callers that weigh the dense cost first (`check` of a large model).
   bool denseFallback = true;
 };
 
