@@ -23,7 +23,7 @@ const char* kUsage =
     "  graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT\n"
     "  validate MANIFEST [--quick]      run a validation set, print errors against references\n"
     "  equilibrium SCENE [--json]       static equilibrium, its stability and residual\n"
-    "  modes SCENE [--at initial|equilibrium] [-n K] [--json]   linearised vibration modes\n"
+    "  modes SCENE [--at initial|equilibrium|steady] [-n K] [--sweep P=a:b:n] [--json]   linearised modes; steady motions\n"
     "  view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page\n"
     "  study STUDY.json -o TABLE.csv [-j N] [--resume]   run a parameter study, one row per case\n"
     "  library [NAME [PART]]            shipped component libraries; with NAME its parts, parameters, ports\n"

@@ -81,3 +81,15 @@ TEST_CASE("joinery check and view on MJCF and URDF files directly, joint ranges 
   CHECK(v.exitCode == 0);
   CHECK(joinery::test::readText(page).find("right_lower_arm") != std::string::npos);
 }
+
+TEST_CASE("joinery import: names from the model file are escaped before they reach the terminal", "[import][cli]") {
+  const auto dir = joinery::test::tempFolder("import_cli_terminal");
+  // a joint name holding U+009B (CSI, legal in XML 1.0) and "2J": raw, a terminal clears the screen
+  const std::string model = joinery::test::writeText(dir / "csi.xml", "<mujoco><worldbody><body name=\"arm\">"
+      "<joint name=\"h\xC2\x9B" "2J\" damping=\"0.3\"/><geom type=\"sphere\" size=\"0.1\"/></body></worldbody></mujoco>");
+  const auto r = joinery::test::runCommand(kExe + " import " + model + " -o " + (dir / "csi.json").string());
+  INFO(r.output);
+  CHECK(r.exitCode == 2);
+  CHECK(r.output.find("\xC2\x9B") == std::string::npos);
+  CHECK(r.output.find("h\\u009b2J: damping 0.3") != std::string::npos);
+}

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "joinery/core/format.hpp"
+#include "joinery/core/terminal_text.hpp"
 
 namespace joinery::import_detail {
 
@@ -234,6 +235,7 @@ nlohmann::json matJson(const Matrix3d& m) {
 
 }  // namespace joinery::import_detail
 
+
 namespace joinery {
 
 bool isImportableModel(const std::string& path) {
@@ -246,8 +248,10 @@ bool isImportableModel(const std::string& path) {
 
 std::string importNotesText(const ImportResult& r, const std::string& prefix) {
   std::string out;
-  for (const ImportNote& n : r.notConverted) out += prefix + "not converted: " + n.where + ": " + n.message + "\n";
-  for (const ImportNote& n : r.warnings) out += prefix + "warning: " + n.where + ": " + n.message + "\n";
+  // names and messages come from the model file: made safe for a terminal, a line each
+  for (const ImportNote& n : r.notConverted)
+    out += prefix + "not converted: " + sanitizeForTerminal(n.where + ": " + n.message) + "\n";
+  for (const ImportNote& n : r.warnings) out += prefix + "warning: " + sanitizeForTerminal(n.where + ": " + n.message) + "\n";
   return out;
 }
 
