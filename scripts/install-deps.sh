@@ -59,6 +59,7 @@ test_only=(
   libopenmpi-dev openmpi-bin
   python3-pytest python3-matplotlib
   python3-h5py                   # the tests read `simulate -o RUN.h5` back with h5py
+  libmujoco-dev libmujoco-samples libdart-utils-urdf-dev  # the importers' peers (tests/peers/import)
 )
 if [ "$with_tests" = 0 ]; then
   kept=()
