@@ -68,7 +68,7 @@ nlohmann::json assembledScene(const std::string& file, const std::string& out, c
           inc.get<std::string>().rfind("joinery:", 0) != 0)
         inc = (from / inc.get<std::string>()).lexically_normal().lexically_relative(to.lexically_normal()).generic_string();
   doc.erase("assembled");
-  doc["assembled"] = assembledRecord(withInitialState(scene.resolved(), scene.model, a.state));
+  doc["assembled"] = assembledRecord(withInitialState(scene.resolved(), scene.model, a.state), scene.model);
   return doc;
 }
 

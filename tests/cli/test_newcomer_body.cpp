@@ -109,8 +109,10 @@ TEST_CASE("newcomer: a body type defined in a test file is assembled, checked, s
   // assemble: the rod's 1 cm error is closed and the bead writes its own initial state
   const std::string assembled = kTmp + "assembled.json";
   REQUIRE(cli::runAssemble({scene, "-o", assembled}) == 0);
+  // assemble keeps the scene as written and records the assembled state beside it
+  // (docs/diagnosis.md): the bead's own fields, as its writeInitialState wrote them
   const json a = json::parse(readAll(assembled));
-  const double sa = a["bodies"][0]["s"].get<double>(), sb = a["bodies"][1]["s"].get<double>();
+  const double sa = a["assembled"]["bodies"]["a"]["s"].get<double>(), sb = a["assembled"]["bodies"]["b"]["s"].get<double>();
   CHECK(std::hypot(sa, sb) == Approx(L).epsilon(1e-10));  // the projection's tolerance
 
   // check: well posed (exit 0) on the assembled scene

@@ -78,4 +78,6 @@ def test_a_failed_study_case_collects_over_its_samples(cli, scenes, tmp_path):
         ys = [float(l.split(",")[names.index("bob.y")]) for l in lines[1:]]
         assert float(row["bob.y:min"]) == min(ys)
         assert f"{len(ys)} sample(s)" in row["message"]
-        assert 0.3 * L < float(row["t"]) < 0.39 * L
+        # "t" is where the run stopped: the end of the first step whose sample is NaN (the
+        # channel is real up to 0.38 L; steps here are about 0.01 s and shorter than 0.04 L)
+        assert 0.38 * L < float(row["t"]) < 0.42 * L

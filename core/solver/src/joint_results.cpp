@@ -320,8 +320,7 @@ void calcJointResults(const Model& model, const State& s, const JointMultipliers
     // the effort of a one-row driver: of a coupling or coordinate driver (Effort kind), and of
     // a revolute_driver or prismatic_driver, whose one row theta - value(t) (s - value(t))
     // makes its multiplier the torque about (the force along) the driven axis
-    const bool axisDriver = r.type == "revolute_driver" || r.type == "prismatic_driver";
-    r.effort = (r.kind == JointResultKind::Effort || axisDriver) && rows == 1 ? lamTotal(0) : 0.0;
+    r.effort = (r.kind == JointResultKind::Effort || c.prescribesMotion()) && rows == 1 ? lamTotal(0) : 0.0;
     r.tension = 0;
     if (r.kind != JointResultKind::Points && r.kind != JointResultKind::Tension) continue;
     const int n0 = j.views.empty() ? 0 : j.views[0].n;

@@ -88,10 +88,11 @@ void checkJointKind(const OutputSpec& s, const Constraint& j) {
                              " joint without body points (no force and torque at a point); expected "
                              "a joint between body points" +
                              (k == JointResultKind::Effort ? " (use \"effort\" for a driver)" : ""));
-  const bool axisDriver = type == "revolute_driver" || type == "prismatic_driver";  // efforts too
-  if (s.kind == OutputKind::Effort && k != JointResultKind::Effort && !axisDriver)
+  // every driver has an effort: couplings and coordinate drivers (Effort kind), and the axial
+  // drivers, whose one row makes its multiplier the torque about (force along) the axis
+  if (s.kind == OutputKind::Effort && k != JointResultKind::Effort && !j.prescribesMotion())
     fail(s, "/effort", "joint '" + s.target + "' is a " + type +
-                           " joint; expected a driver: a coupling, a coordinate driver (such as theta = omega t), a "
+                           " joint; expected a coupling, a coordinate driver (such as theta = omega t), a "
                            "revolute_driver or a prismatic_driver");
 }
 

@@ -12,20 +12,22 @@
 
 namespace joinery {
 
+class Model;
 struct Scene;
 
-/// The body fields that hold an initial state (position, angle, orientation, velocity,
-/// angular_velocity, q0, v0): what an assembly changes and a fingerprint leaves out.
+/// The built-in body fields that hold an initial state (position, angle, orientation, velocity,
+/// angular_velocity, q0, v0). With them, a body's own fields are those its
+/// Body::writeInitialState writes: what an assembly changes and a fingerprint leaves out.
 bool isInitialStateField(const std::string& key);
 
 /// A fingerprint (16 hex digits, FNV-1a over the JSON text) of a flattened scene
-/// (Scene::resolved()) without its bodies' initial states, its name and its --set record:
+/// (Scene::resolved()) of `model` without its bodies' initial states, its name and its --set record:
 /// equal exactly when the model is the same apart from where it starts.
-std::string modelFingerprint(const nlohmann::json& resolved);
+std::string modelFingerprint(const nlohmann::json& resolved, const Model& model);
 
 /// `{"fingerprint": ..., "bodies": {name: {initial-state fields}}}` from a flattened scene
 /// whose bodies hold the assembled state (withInitialState, assembly.hpp).
-nlohmann::json assembledRecord(const nlohmann::json& assembledResolved);
+nlohmann::json assembledRecord(const nlohmann::json& assembledResolved, const Model& model);
 
 /// The scene loaded from `document` with the record `document["assembled"]` applied: its
 /// bodies start in the recorded state when the fingerprint matches (the scene is then loaded
