@@ -168,7 +168,7 @@ std::unique_ptr<AxisRow> axialRow(detail::BodyFrame f1, detail::BodyFrame f2, de
                                    ct != 0 ? kTwoPi * std::abs(ct) : 0.0, std::move(f));
 }
 
-const detail::MarkerNeeds kNeeds{.points = true, .frames = true, .planar = false};
+const detail::MarkerNeeds kAxialJointsNeeds{.points = true, .frames = true, .planar = false};
 
 /// What the three types read besides the two bodies and points.
 struct AxialInput {
@@ -286,7 +286,7 @@ std::unique_ptr<Constraint> makeAxial(const JsonCursor& c, const FactoryContext&
   if (screw || revolute) keys.insert(keys.end(), {"reference1", "reference2"});
   if (!screw) keys.emplace_back("value");
   c.rejectUnknownKeys(keys);
-  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kNeeds, std::string(type) + " joint", true);
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kAxialJointsNeeds, std::string(type) + " joint", true);
   AxialInput a;
   a.axis1 = detail::parseAxis(c.at("axis1"), ctx);
   if (screw || revolute) a.axis2 = detail::parseAxis(c.at("axis2"), ctx);

@@ -12,7 +12,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kDistanceType = "distance";
-const detail::MarkerNeeds kNeeds{.points = true, .frames = false, .planar = false};
+const detail::MarkerNeeds kDistanceNeeds{.points = true, .frames = false, .planar = false};
 
 class Distance final : public detail::TwoPointJoint {
  public:
@@ -38,7 +38,7 @@ class Distance final : public detail::TwoPointJoint {
 
 std::unique_ptr<Constraint> makeDistance(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "length", "nonideal"});
-  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kNeeds, "distance joint", true);
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kDistanceNeeds, "distance joint", true);
   const double length = ctx.number(c.at("length"));
   if (!(length > 0))
     c.at("length").failWith("length must be > 0, got " + std::to_string(length) +
@@ -55,7 +55,7 @@ ConstraintPtr joints::distance(std::string name, const Body& body1, const Vector
   if (!(length > 0))
     throw ModelError("distance joint '" + name + "': the length must be > 0 (m), got " + std::to_string(length));
   return std::make_unique<Distance>(
-      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "distance joint"), length);
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kDistanceNeeds, "distance joint"), length);
 }
 
 JOINERY_REGISTER(ConstraintRegistry,

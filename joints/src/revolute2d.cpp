@@ -7,7 +7,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kRevolute2dType = "revolute2d";
-const detail::MarkerNeeds kNeeds{.points = true, .frames = false, .planar = true};
+const detail::MarkerNeeds kRevolute2dNeeds{.points = true, .frames = false, .planar = true};
 
 class Revolute2d final : public detail::TwoPointJoint {
  public:
@@ -39,7 +39,7 @@ std::unique_ptr<Constraint> makeRevolute2d(const JsonCursor& c, const FactoryCon
 ConstraintPtr joints::revolute2d(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
                                  const Vector3d& point2) {
   return std::make_unique<Revolute2d>(
-      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "revolute2d joint"), std::nullopt);
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kRevolute2dNeeds, "revolute2d joint"), std::nullopt);
 }
 
 JOINERY_REGISTER(ConstraintRegistry,

@@ -11,7 +11,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kRevolute3dType = "revolute3d";
-const detail::MarkerNeeds kNeeds{.points = true, .frames = true, .planar = false};
+const detail::MarkerNeeds kRevolute3dNeeds{.points = true, .frames = true, .planar = false};
 
 class Revolute3d final : public detail::TwoPointJoint {
  public:
@@ -66,7 +66,7 @@ ConstraintPtr joints::revolute3d(std::string name, const Body& body1, const Vect
   for (const Vector3d* a : {&axis1, &axis2})
     if (!(a->norm() > 0)) throw ModelError("revolute3d joint '" + name + "': an axis must be a non-zero direction");
   return std::make_unique<Revolute3d>(
-      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "revolute3d joint"), axis1, axis2,
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kRevolute3dNeeds, "revolute3d joint"), axis1, axis2,
       std::nullopt, Eigen::Quaterniond::Identity());
 }
 

@@ -7,7 +7,7 @@ namespace joinery {
 namespace {
 
 constexpr std::string_view kSphericalType = "spherical";
-const detail::MarkerNeeds kNeeds{.points = true, .frames = false, .planar = false};
+const detail::MarkerNeeds kSphericalNeeds{.points = true, .frames = false, .planar = false};
 
 class Spherical final : public detail::TwoPointJoint {
  public:
@@ -21,7 +21,7 @@ class Spherical final : public detail::TwoPointJoint {
 
 std::unique_ptr<Constraint> makeSpherical(const JsonCursor& c, const FactoryContext& ctx) {
   c.rejectUnknownKeys({"name", "type", "body1", "point1", "body2", "point2", "nonideal"});
-  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kNeeds, "spherical joint", true);
+  const detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, kSphericalNeeds, "spherical joint", true);
   auto joint = joints::spherical(in.name, *in.body1, in.point1, *in.body2, in.point2);
   attachNonideal(c, ctx, *joint);
   return joint;
@@ -32,7 +32,7 @@ std::unique_ptr<Constraint> makeSpherical(const JsonCursor& c, const FactoryCont
 ConstraintPtr joints::spherical(std::string name, const Body& body1, const Vector3d& point1, const Body& body2,
                                 const Vector3d& point2) {
   return std::make_unique<Spherical>(
-      detail::twoBodies(std::move(name), body1, point1, body2, point2, kNeeds, "spherical joint"));
+      detail::twoBodies(std::move(name), body1, point1, body2, point2, kSphericalNeeds, "spherical joint"));
 }
 
 JOINERY_REGISTER(ConstraintRegistry,
