@@ -175,7 +175,8 @@ void draw(cairo_t* cr, double w, double h, const Table& t, std::size_t xi, const
           const std::vector<Axis>& yAxes, const std::vector<int>& axisOf, const std::string& title) {
   const double left = 80, right = yAxes.size() > 1 ? 80 : 24, top = title.empty() ? 20 : 40, bottom = 56;
   const double pw = w - left - right, ph = h - top - bottom;
-  const auto [x0, x1] = rangeOf({&t.columns[xi]});
+  const auto xRange = rangeOf({&t.columns[xi]});
+  const double x0 = xRange.first, x1 = xRange.second;  // not a structured binding: clang 14 cannot capture one
   auto X = [&](double v) { return left + (v - x0) / (x1 - x0) * pw; };
   auto Y = [&](const Axis& a, double v) { return top + ph - (v - a.lo) / (a.hi - a.lo) * ph; };
   cairo_set_source_rgb(cr, 1, 1, 1);
