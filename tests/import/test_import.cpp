@@ -339,12 +339,12 @@ TEST_CASE("MJCF equality connect: a closed four-bar moves as the same mechanism 
 TEST_CASE("Hostile model files: clear errors, no crash", "[import]") {
   // a URDF chain deeper than the importer recurses
   std::string chain = "<robot name=\"deep\"><link name=\"l0\"/>";
-  for (int i = 1; i <= 6000; ++i)
+  for (int i = 1; i <= 1200; ++i)
     chain += "<link name=\"l" + std::to_string(i) + "\"/><joint name=\"j" + std::to_string(i) +
              "\" type=\"fixed\"><parent link=\"l" + std::to_string(i - 1) + "\"/><child link=\"l" +
              std::to_string(i) + "\"/></joint>";
   chain += "</robot>";
-  CHECK_THROWS_WITH(urdf(chain), Catch::Contains("more than 5000 links"));
+  CHECK_THROWS_WITH(urdf(chain), Catch::Contains("more than 1000 links"));
   CHECK_THROWS_WITH(urdf("<robot name=\"r\"><link name=\"a\"/><link name=\"b\"/></robot>"),
                     Catch::Contains("not a valid URDF"));  // two roots: urdfdom's message
   CHECK_THROWS_WITH(mjcf("<mujoco><worldbody><body pos=\"nan 0 0\"/></worldbody></mujoco>"),

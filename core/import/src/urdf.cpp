@@ -220,8 +220,10 @@ class UrdfReader {
   }
 
   void children(const urdf::ModelInterface& model, const urdf::Link& l, int self) {
-    // a chain deeper than this is refused rather than recursed into (the stack is finite)
-    constexpr int kMaxDepth = 5000;
+    // a chain deeper than this is refused rather than recursed into (the stack is finite:
+    // under AddressSanitizer 5000 levels overflowed the 8 MiB main stack; robot arms and
+    // legged machines are a few tens of links deep)
+    constexpr int kMaxDepth = 1000;
     if (++depth_ > kMaxDepth)
       throw InputError("a chain of more than " + std::to_string(kMaxDepth) + " links below the root, at link '" +
                            l.name + "'; expected a shallower tree",
