@@ -193,13 +193,42 @@ TEST_CASE("MJCF: several joints in one body become a chain through massless fram
   CHECK(scene.model.numCoordinates() - sol.diagnosis.rankA == 3);
 }
 
+TEST_CASE("MJCF: a hinge's and a slide's stiffness and damping become joint springs, rest = springref - ref",
+          "[import]") {
+  const ImportResult res = mjcf(R"(<mujoco><compiler angle="degree"/><worldbody>
+      <body name="arm"><joint name="h" ref="10" springref="40" stiffness="3" damping="0.2"/>
+        <geom type="capsule" fromto="0 0 0 1 0 0" size="0.05"/>
+        <body name="slider" pos="1 0 0"><joint name="s" type="slide" axis="1 0 0" stiffness="50" springref="0.1"/>
+          <geom type="sphere" size="0.1"/></body></body></worldbody></mujoco>)");
+  CHECK(res.dynamicsComplete);
+  REQUIRE(res.scene["forces"].size() == 2);
+  const nlohmann::json& h = res.scene["forces"][0];
+  CHECK(h["type"] == "joint_spring");
+  CHECK(h["joint"] == "h");
+  CHECK(h["stiffness"] == 3.0);
+  CHECK(h["damping"] == 0.2);
+  CHECK(h["rest"].get<double>() == Approx(30 * 3.14159265358979323846 / 180).epsilon(1e-15));  // degrees to rad
+  const nlohmann::json& sl = res.scene["forces"][1];
+  CHECK(sl["joint"] == "s");
+  CHECK(sl["rest"].get<double>() == Approx(0.1).epsilon(1e-15));  // a slide's springref is a length
+  CHECK_FALSE(sl.contains("damping"));
+  const joinery::Scene scene = joinery::sceneFromJson(res.scene, "springs.json");  // and it loads
+  CHECK(scene.model.forces().size() == 2);
+}
+
 TEST_CASE("MJCF: what is not converted is named, and whether the dynamics are complete", "[import]") {
   const ImportResult res = mjcf(R"(<mujoco><worldbody><geom type="plane" size="1 1 1"/>
       <body name="arm"><joint name="j" damping="0.5" armature="0.1"/><geom type="capsule" fromto="0 0 0 1 0 0" size="0.05"/>
         <site name="tip" pos="1 0 0"/></body></worldbody>
       <actuator><motor joint="j"/></actuator></mujoco>)");
   CHECK_FALSE(res.dynamicsComplete);
-  CHECK(mentions(res.notConverted, "j", "damping 0.5, armature 0.1"));
+  CHECK(mentions(res.notConverted, "j", "armature 0.1"));
+  // the damping is converted: a joint_spring on the hinge (tests/peers/import checks its forces)
+  REQUIRE(res.scene.contains("forces"));
+  REQUIRE(res.scene["forces"].size() == 1);
+  CHECK(res.scene["forces"][0] == nlohmann::json{{"name", "j_spring"}, {"type", "joint_spring"}, {"joint", "j"},
+                                                 {"damping", 0.5}});
+  CHECK_FALSE(mentions(res.notConverted, "j", "damping"));
   CHECK(mentions(res.notConverted, "actuator", "1 actuators"));
   CHECK(mentions(res.notConverted, "worldbody", "geom"));
   REQUIRE(res.scene["outputs"].size() == 1);  // the site as a named point, from the centre of mass

@@ -45,13 +45,13 @@ TEST_CASE("joinery import: a URDF arm, written and checked", "[import][cli]") {
 TEST_CASE("joinery import: items that change the dynamics give exit 2, the scene still written", "[import][cli]") {
   const auto dir = joinery::test::tempFolder("import_cli_partial");
   const std::string model = joinery::test::writeText(dir / "damped.xml", R"(<mujoco><worldbody>
-      <body name="arm"><joint name="hinge" damping="0.3"/><geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02"/></body>
+      <body name="arm"><joint name="hinge" damping="0.3" armature="0.02"/><geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02"/></body>
     </worldbody></mujoco>)");
   const std::string out = (dir / "damped.json").string();
   const auto r = joinery::test::runCommand(kExe + " import " + model + " -o " + out);
   INFO(r.output);
   CHECK(r.exitCode == 2);
-  CHECK(r.output.find("not converted: hinge: damping 0.3") != std::string::npos);
+  CHECK(r.output.find("not converted: hinge: armature 0.02") != std::string::npos);
   CHECK(std::filesystem::exists(out));
   const auto bad = joinery::test::runCommand(kExe + " import " + (dir / "missing.xml").string() + " -o " + out);
   CHECK(bad.exitCode == 2);
@@ -72,8 +72,8 @@ TEST_CASE("joinery check and view on MJCF and URDF files directly, joint ranges 
   const auto h = joinery::test::runCommand(kExe + " check " + humanoid);
   INFO(h.output);
   CHECK(h.exitCode == 0);  // the items not converted are named, the check itself is well posed
-  CHECK(h.output.find("joinery: import: not converted: right_knee: damping 0.2, stiffness 1, armature 0.01") !=
-        std::string::npos);
+  CHECK(h.output.find("joinery: import: not converted: right_knee: armature 0.01") != std::string::npos);
+  CHECK(h.output.find("right_knee: damping") == std::string::npos);  // converted: a joint_spring
   CHECK(h.output.find("by rank (n - rank A) = 27") != std::string::npos);  // MuJoCo's nv
   const std::string page = (dir / "humanoid.html").string();
   const auto v = joinery::test::runCommand(kExe + " view " + humanoid + " -o " + page);
@@ -86,10 +86,10 @@ TEST_CASE("joinery import: names from the model file are escaped before they rea
   const auto dir = joinery::test::tempFolder("import_cli_terminal");
   // a joint name holding U+009B (CSI, legal in XML 1.0) and "2J": raw, a terminal clears the screen
   const std::string model = joinery::test::writeText(dir / "csi.xml", "<mujoco><worldbody><body name=\"arm\">"
-      "<joint name=\"h\xC2\x9B" "2J\" damping=\"0.3\"/><geom type=\"sphere\" size=\"0.1\"/></body></worldbody></mujoco>");
+      "<joint name=\"h\xC2\x9B" "2J\" armature=\"0.3\"/><geom type=\"sphere\" size=\"0.1\"/></body></worldbody></mujoco>");
   const auto r = joinery::test::runCommand(kExe + " import " + model + " -o " + (dir / "csi.json").string());
   INFO(r.output);
   CHECK(r.exitCode == 2);
   CHECK(r.output.find("\xC2\x9B") == std::string::npos);
-  CHECK(r.output.find("h\\u009b2J: damping 0.3") != std::string::npos);
+  CHECK(r.output.find("h\\u009b2J: armature 0.3") != std::string::npos);
 }

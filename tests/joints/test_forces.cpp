@@ -1,6 +1,7 @@
 // Force elements: conservative parts against -dV/dq, dissipation of the dampers, applied
 // forces against their virtual work, generalized forces by value.
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "joint_test_support.hpp"
 
@@ -139,6 +140,84 @@ TEST_CASE("torsion2d: Q = -dV/dq, damping dissipates, sign convention", "[forces
     StateHolder s({&ground, &r}, {VectorXd(), Eigen::Vector3d(1, 2, 0.35)}, {VectorXd(), Eigen::Vector3d::Zero()}, 0);
     CHECK_THAT(generalizedForce(*spring, s.state()), isApprox(Eigen::Vector3d(0, 0, -2), 1e-12, 1e-12));
     CHECK(spring->calcPotentialEnergy(s.state()) == Approx(0.5 * 20 * 0.01));
+  }
+}
+
+TEST_CASE("joint_spring: Q = -dV/dq on a joint's turn and travel, damping dissipates", "[forces]") {
+  std::mt19937 rng(16);
+  // body pairings of a revolute3d (turn) and a prismatic3d (travel); the axes are not aligned
+  // with any body axis and the joint's points are off the centres of mass
+  for (const auto& [k1, k2, jointType] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"ground", "rigid3d", "revolute3d"}, {"rigid3d", "rigid3d", "revolute3d"},
+           {"rigid3d", "ground", "revolute3d"}, {"rigid3d", "rigid3d", "prismatic3d"},
+           {"ground", "rigid3d", "prismatic3d"}}) {
+    DYNAMIC_SECTION("joint_spring on a " << jointType << " between " << k1 << " and " << k2) {
+      TestScene scene;
+      const Body& b1 = scene.add(k1, "b1");
+      const Body& b2 = scene.add(k2, "b2");
+      nlohmann::json jj = {{"name", "hinge"}, {"type", jointType}, {"body1", b1.name()},
+                           {"point1", {0.3, -0.2, 0.1}}, {"body2", b2.name()}, {"point2", {0.1, 0.4, -0.3}},
+                           {"axis1", {0.2, 0.5, 0.8}}};
+      if (jointType == "revolute3d") jj["axis2"] = {-0.3, 0.7, 0.4};
+      const auto joint = scene.joint(jj);
+      scene.ctx.addConstraint(*joint);
+      const auto spring = scene.force({{"name", "s"}, {"type", "joint_spring"}, {"joint", "hinge"},
+                                       {"stiffness", 40}, {"rest", -1.0}});
+      const auto damper = scene.force({{"name", "d"}, {"type", "joint_spring"}, {"joint", "hinge"}, {"damping", 2.5}});
+      REQUIRE(spring->bodies() == joint->bodies());
+      for (int trial = 0; trial < 4; ++trial) {
+        ElementMotion motion(spring->bodies(), rng, 0.3);
+        const auto s = motion.at(0);
+        const VectorXd Qs = generalizedForce(*spring, s->state());
+        // the conservative part: no velocity dependence without damping
+        CHECK_THAT(Qs, isApprox(VectorXd(-potentialGradient(*spring, motion.q(0), 0.3)), 1e-6, 1e-6));
+        // the damper's power is -c x'^2; x'^2 from the spring: dV/dt = k (x - rest) x' = -Qs.v
+        // and V = k (x - rest)^2 / 2, so x'^2 = (Qs.v)^2 / (2 k V) (rest = -1 keeps V away from 0)
+        const VectorXd v = s->velocities();
+        const double V = spring->calcPotentialEnergy(s->state());
+        REQUIRE(V > 1e-3);
+        const double rate2 = Qs.dot(v) * Qs.dot(v) / (2 * 40 * V);
+        CHECK(generalizedForce(*damper, s->state()).dot(v) == Approx(-2.5 * rate2).epsilon(1e-9).margin(1e-12));
+        CHECK(damper->calcPotentialEnergy(s->state()) == 0);
+      }
+    }
+  }
+  SECTION("at the initial state the turn and the travel are 0: the energy is k rest^2 / 2") {
+    TestScene scene;
+    scene.add("rigid3d", "b2");
+    const auto joint = scene.joint({{"name", "hinge"}, {"type", "revolute3d"}, {"body1", "ground"},
+                                    {"point1", {0, 0, 0}}, {"body2", "b2"}, {"point2", {0.5, 0, 0}},
+                                    {"axis1", {0, 0, 1}}, {"axis2", {0, 0, 1}}});
+    scene.ctx.addConstraint(*joint);
+    const auto spring = scene.force({{"name", "s"}, {"type", "joint_spring"}, {"joint", "hinge"},
+                                     {"stiffness", 40}, {"rest", 0.3}});
+    const Body& b2 = *joint->bodies()[1];
+    VectorXd q0(b2.numCoordinates()), v0(b2.numCoordinates());
+    b2.getInitialState(q0, v0);
+    StateHolder st({&scene.ctx.ground(), &b2}, {VectorXd(), q0}, {VectorXd(), v0}, 0);
+    CHECK(spring->calcPotentialEnergy(st.state()) == Approx(0.5 * 40 * 0.09).epsilon(1e-14));
+  }
+  SECTION("errors name the joint and what was expected") {
+    TestScene scene;
+    scene.add("rigid3d", "b2");
+    const auto joint = scene.joint({{"name", "ball"}, {"type", "spherical"}, {"body1", "ground"},
+                                    {"point1", {0, 0, 0}}, {"body2", "b2"}, {"point2", {0.5, 0, 0}}});
+    scene.ctx.addConstraint(*joint);
+    CHECK_THROWS_WITH(scene.force({{"name", "s"}, {"type", "joint_spring"}, {"joint", "ball"}, {"stiffness", 1}}),
+                      Catch::Contains("joint 'ball' is a spherical joint, which has no turn"));
+    CHECK_THROWS_WITH(scene.force({{"name", "s"}, {"type", "joint_spring"}, {"joint", "bal"}, {"stiffness", 1}}),
+                      Catch::Contains("unknown joint 'bal'"));
+    const auto hinge = scene.joint({{"name", "hinge"}, {"type", "revolute3d"}, {"body1", "ground"},
+                                    {"point1", {0, 0, 0}}, {"body2", "b2"}, {"point2", {0.5, 0, 0}},
+                                    {"axis1", {0, 0, 1}}, {"axis2", {0, 0, 1}}});
+    scene.ctx.addConstraint(*hinge);
+    CHECK_THROWS_WITH(scene.force({{"name", "s"}, {"type", "joint_spring"}, {"joint", "hinge"}}),
+                      Catch::Contains("needs a 'stiffness' or a 'damping'"));
+    CHECK_THROWS_WITH(scene.force({{"name", "s"}, {"type", "joint_spring"}, {"joint", "hinge"}, {"damping", -1}}),
+                      Catch::Contains("expected a finite number >= 0 (N m s/rad)"));
+    CHECK_THROWS_WITH(scene.force({{"name", "s"}, {"type", "joint_spring"}, {"joint", "hinge"}, {"stiffness", 1},
+                                   {"quantity", "travel"}}),
+                      Catch::Contains("a turn only"));
   }
 }
 

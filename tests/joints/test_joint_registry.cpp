@@ -20,7 +20,7 @@ const std::vector<std::string> kJointTypes = {"revolute2d", "prismatic2d", "weld
                                               "gear", "rack_pinion",
                                               // one-sided joints (test_contact_input.cpp, tests/contact)
                                               "rope", "contact"};
-const std::vector<std::string> kForceTypes = {"spring", "torsion2d", "force", "generalized"};
+const std::vector<std::string> kForceTypes = {"spring", "torsion2d", "force", "generalized", "joint_spring"};
 
 }  // namespace
 
@@ -100,6 +100,13 @@ TEST_CASE("every force type is registered and round-trips through JSON", "[force
       TestScene scene;
       scene.add("rigid2d", "body1");
       scene.add("rigid2d", "body2");
+      // a force on a joint's own quantity (joint_spring): its example names the joint "knee"
+      std::unique_ptr<Constraint> knee;
+      if (info->example.contains("joint")) {
+        knee = scene.joint({{"name", info->example.at("joint")}, {"type", "revolute_driver"}, {"body1", "body1"},
+                            {"axis1", {0, 0, 1}}, {"body2", "body2"}, {"axis2", {0, 0, 1}}, {"value", "0.3*t"}});
+        scene.ctx.addConstraint(*knee);
+      }
       const auto force = scene.force(info->example);
       CHECK(force->typeName() == type);
       const nlohmann::json j = force->toJson();

@@ -100,7 +100,8 @@ void mixedUnits(const Scene& scene, std::vector<std::string>& out) {
   const double median = lengths[lengths.size() / 2];
   if (g > 5 && g < 15 && median >= 20) {
     out.push_back("the lengths look like millimetres (median " + num4(median) + ") while gravity is " + num4(g) +
-                  " m/s^2: joinery is SI; give lengths in metres (or gravity in mm/s^2, " + num4(g * 1000) + ")");
+                  " m/s^2: joinery is SI; give lengths in metres, or declare the scene's units at its top level, "
+                  "\"units\": {\"length\": \"mm\"}, and its numbers are converted (docs/scene-format.md, Units)");
   } else if (g > 5000 && g < 15000 && median < 5) {
     out.push_back("gravity " + num4(g) + " looks like mm/s^2 while the lengths look like metres (median " +
                   num4(median) + "): joinery is SI; give gravity in m/s^2 (" + num4(g / 1000) + ")");

@@ -583,16 +583,34 @@ class MjcfReader {
         J["limit"] = {{"min", r[0] * unit - ref}, {"max", r[1] * unit - ref}};
       }
     }
+    // a hinge's or a slide's stiffness and damping: a joint_spring on the joint's turn or travel
+    // (MuJoCo: qfrc_passive = -stiffness (q - springref) - damping q'; the joint's turn is q - ref)
+    const double stiffness = number(j, cls, "stiffness", 0.0, path), damping = number(j, cls, "damping", 0.0, path);
+    nlohmann::json spring;
+    if (axial && (stiffness != 0.0 || damping != 0.0)) {
+      if (!(stiffness >= 0) || !(damping >= 0))
+        fail(path, "stiffness " + num(stiffness) + ", damping " + num(damping) + ": expected numbers >= 0");
+      const std::string jointName = J["name"];
+      spring = {{"name", b_.uniqueName(jointName + "_spring", "spring")}, {"type", "joint_spring"}, {"joint", jointName}};
+      if (stiffness != 0.0) spring["stiffness"] = stiffness;
+      if (damping != 0.0) spring["damping"] = damping;
+      const double rest = number(j, cls, "springref", 0.0, path) * unit - ref;
+      if (stiffness != 0.0 && rest != 0.0) spring["rest"] = rest;
+    }
     std::string passive;
     for (const char* a : {"damping", "stiffness", "armature", "frictionloss"}) {
+      if (axial && (std::string(a) == "damping" || std::string(a) == "stiffness")) continue;  // the spring above
       const double v = number(j, cls, a, 0.0, path);
       if (v != 0.0) passive += (passive.empty() ? "" : ", ") + std::string(a) + " " + num(v);
     }
     if (!passive.empty())
-      b_.notConverted(where, passive + ": no joinery element for a spatial joint's own spring, damper, rotor "
-                                       "inertia or friction (the scene's joint is ideal)",
+      b_.notConverted(where, passive + (axial ? ": no joinery element for a joint's rotor inertia (armature) or dry "
+                                                "friction (frictionloss)"
+                                              : ": no joinery element for a ball joint's own spring, damper, rotor "
+                                                "inertia or friction (the scene's joint is ideal)"),
                       true);
     b_.addJoint(J, body1, body2, fields);
+    if (!spring.is_null()) b_.addForce(spring, {});
   }
 
   void site(XMLElement* s, const std::string& cls, const std::string& path, int owner) {

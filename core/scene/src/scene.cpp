@@ -39,6 +39,11 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
                          " levels deep; expected at most " + std::to_string(detail::kMaxJsonDepth),
                      file, "/");
   const JsonCursor root(doc, file);
+  if (doc.is_object() && doc.contains("units")) {
+    // the file's numbers in SI first (scene_units.cpp); the paths of errors stay those of the file
+    documents_.push_back(convertToSi(root, readSceneUnits(root.at("units"))));
+    return load(documents_.back(), file);
+  }
   checkVersion(root, "a scene");
   root.rejectUnknownKeys(kSceneKeys);
   std::string name;

@@ -119,6 +119,10 @@ void Loader::addIncludes(const JsonCursor& list, const fs::path& base, std::vect
     stack.push_back({key, display});
     try {
       documents_.push_back(readIncluded(display, shipped ? fs::path() : includeRoot_, entry, given));
+      if (documents_.back().is_object() && documents_.back().contains("units")) {
+        const JsonCursor written(documents_.back(), display);
+        documents_.back() = convertToSi(written, readSceneUnits(written.at("units")));
+      }
       const JsonCursor lib(documents_.back(), display);
       // never quote what an included file holds (it may be any file the scene names): say what
       // kind of value it is and what was expected

@@ -47,12 +47,28 @@ inline const std::vector<std::string> kSceneKeys{"joinery", "name",   "descripti
                                           "forces",  "components", "instances", "simulation",
                                           "complete_massless", "outputs",
                                           "overrides",  // a record of --set (overrides.hpp); ignored
-                                          "assembled"};  // joinery assemble's state (assembled_state.hpp)
-inline const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components"};
+                                          "assembled",  // joinery assemble's state (assembled_state.hpp)
+                                          "units"};     // the file's units, converted to SI on reading (scene_units.cpp)
+inline const std::vector<std::string> kLibraryKeys{"joinery", "name", "description", "include", "components", "units"};
 inline const std::vector<std::string> kComponentKeys{"description", "parameters", "bodies", "joints",
                                               "forces",      "ports",      "instances", "outputs",
                                               "units",       "descriptions"};  // documentation (ext.)
 inline const std::vector<std::string> kInstanceKeys{"name", "component", "parameters", "placement"};
+
+// ---- units (scene_units.cpp) ----------------------------------------------------------------
+
+/// A file's "units": the factors that take its lengths, masses and angles to m, kg and rad.
+struct SceneUnits {
+  double length = 1, mass = 1, angle = 1;
+  std::string lengthName = "m", massName = "kg", angleName = "rad";
+  bool isSi() const { return length == 1 && mass == 1 && angle == 1; }
+  std::string describe() const;  ///< "length mm, mass g, angle deg"
+};
+/// Reads a "units" object. @throws InputError for an unknown unit or key.
+SceneUnits readSceneUnits(const JsonCursor& c);
+/// `doc` (a scene or a component library) with its numbers in SI and without "units".
+/// @throws InputError at a field that has no conversion.
+nlohmann::json convertToSi(const JsonCursor& doc, const SceneUnits& units);
 
 // ---- scopes, plans ------------------------------------------------------------------------
 

@@ -148,8 +148,8 @@ nlohmann::json rewriteElement(const JsonCursor& c, const LocalNames& ln, bool is
   nlohmann::json out = nlohmann::json::object();
   static const std::set<std::string> kBodyRefs{"body", "body1", "body2"};
   static const std::set<std::string> kPortRefs{"port", "port1", "port2"};
-  // joints that name other joints (gear, rack_pinion): a local name gets the instance prefix
-  static const std::set<std::string> kJointRefs{"joint1", "joint2", "pinion_joint", "rack_joint"};
+  // elements that name joints (gear, rack_pinion, joint_spring): a local name gets the instance prefix
+  static const std::set<std::string> kJointRefs{"joint", "joint1", "joint2", "pinion_joint", "rack_joint"};
   for (auto it = c.value().begin(); it != c.value().end(); ++it) {
     const std::string& key = it.key();
     const JsonCursor child = c.at(key);
@@ -207,7 +207,7 @@ void resolveStrings(nlohmann::json& element, const SymbolTable& parameters) {
       }
   static const std::set<std::string> kNameKeys{"name",  "type",       "body",       "body1",
                                                "body2", "coordinate", "coordinates",
-                                               "joint1", "joint2", "pinion_joint", "rack_joint"};
+                                               "joint", "joint1", "joint2", "pinion_joint", "rack_joint"};
   std::vector<nlohmann::json*> stack;
   stack.reserve(16);  // one block for a definition's fields (a toJson() of a few levels)
   stack.push_back(&element);

@@ -1,14 +1,18 @@
 // An MJCF model imported by joinery against MuJoCo 2.2.2 compiling the same file
-// (docs/import.md, "Validation"). MuJoCo's contacts, joint limits, passive forces (springs,
-// dampers), friction loss, actuation and armature are switched off; the imported scene carries
-// none of them either (--no-limits). At qpos0 and at random configurations:
+// (docs/import.md, "Validation"). MuJoCo's contacts, joint limits, friction loss, actuation and
+// armature are switched off, and so are the passive forces that the importer does not convert
+// (a ball or free joint's spring and damper, tendons'); the imported scene carries none of them
+// either (--no-limits). The hinge and slide joints' stiffness and damping stay on both sides
+// (MuJoCo's qfrc_passive, joinery's joint_spring elements). At qpos0 and at random configurations:
 //   - total mass and centre of mass (MuJoCo's subtree_com of the world);
 //   - the test's own kinematics (the frames of the massless intermediate bodies that a body with
 //     several joints becomes) against MuJoCo's xpos/xquat and its COM Jacobians (mj_jacBodyCom);
 //   - the joint velocities mapped to joinery's coordinates satisfy joinery's constraints, A J = 0;
 //   - the joint-space mass matrix J^T M J from joinery's M against mj_fullM;
-//   - the accelerations under gravity at rest: joinery's q'' against J qacc of mj_forward, and
-//     the joint accelerations recovered from q'' against qacc;
+//   - the accelerations under gravity and the joint springs at rest: joinery's q'' against
+//     J qacc of mj_forward, and the joint accelerations recovered from q'' against qacc;
+//   - at random joint velocities, the joint springs' and dampers' generalized forces J^T dQ
+//     (joinery's Q with the springs minus without) against MuJoCo's qfrc_passive;
 //   - mobility: n - rank(A) equals MuJoCo's nv.
 // Every comparison is relative to the largest entry of MuJoCo's quantity (or 1) and must be
 // below --tol (default 1e-9). Exit 0 when all pass, 1 otherwise.
@@ -84,17 +88,36 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "MuJoCo cannot load %s: %s\n", path.c_str(), err);
     return 2;
   }
-  m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_LIMIT | mjDSBL_PASSIVE | mjDSBL_FRICTIONLOSS | mjDSBL_ACTUATION |
-                         mjDSBL_EQUALITY;
+  m->opt.disableflags |= mjDSBL_CONTACT | mjDSBL_LIMIT | mjDSBL_FRICTIONLOSS | mjDSBL_ACTUATION | mjDSBL_EQUALITY;
   for (int i = 0; i < m->nv; ++i) m->dof_armature[i] = 0;
+  // passive forces the importer does not convert: off in MuJoCo too
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE) continue;
+    m->jnt_stiffness[j] = 0;
+    const int dofs = m->jnt_type[j] == mjJNT_FREE ? 6 : 3;
+    for (int k = 0; k < dofs; ++k) m->dof_damping[m->jnt_dofadr[j] + k] = 0;
+  }
+  for (int t = 0; t < m->ntendon; ++t) m->tendon_stiffness[t] = m->tendon_damping[t] = 0;
+  m->opt.viscosity = 0;
+  m->opt.density = 0;
+  int springs = 0;
+  for (int j = 0; j < m->njnt; ++j)
+    if (m->jnt_stiffness[j] != 0 || m->dof_damping[m->jnt_dofadr[j]] != 0) ++springs;
   mjData* d = mj_makeData(m);
 
   joinery::ImportOptions options;
   options.limits = false;
   const joinery::ImportResult imported = joinery::importModel(path, options);
   const nlohmann::json base = imported.scene;
-  std::printf("%s: MuJoCo nbody %d nv %d; joinery %zu bodies, %zu joints\n", path.c_str(), m->nbody, m->nv,
-              base["bodies"].size(), base["joints"].size());
+  const std::size_t forces = base.contains("forces") ? base["forces"].size() : 0;
+  std::printf("%s: MuJoCo nbody %d nv %d, %d joints with a spring or damper; joinery %zu bodies, %zu joints, %zu "
+              "joint springs\n",
+              path.c_str(), m->nbody, m->nv, springs, base["bodies"].size(), base["joints"].size(), forces);
+  if (forces != static_cast<std::size_t>(springs)) {
+    std::printf("FAIL: %d MuJoCo joints have a stiffness or a damping, %zu joint_spring elements imported\n", springs,
+                forces);
+    return 1;
+  }
   // joinery's bodies in MuJoCo's order: each body, then its intermediate frames (one per joint but the last)
   std::vector<std::pair<int, int>> jb;  // (MuJoCo body, frame index: -1 the body itself, k after joint k)
   for (int b = 1; b < m->nbody; ++b) {
@@ -245,6 +268,18 @@ int main(int argc, char** argv) {
       scene["bodies"][k]["position"] = {com.x(), com.y(), com.z()};
       scene["bodies"][k]["orientation"] = {e.w(), e.x(), e.y(), e.z()};
     }
+    // a joint's turn and travel are zero at the scene's initial state (the contract), here this
+    // configuration: the springs' rest moves by the joint's displacement from qpos0
+    if (scene.contains("forces"))
+      for (auto& f : scene["forces"]) {
+        const int j = mj_name2id(m, mjOBJ_JOINT, f["joint"].get<std::string>().c_str());
+        if (j < 0) {
+          std::printf("FAIL: joint_spring %s names no MuJoCo joint\n", f["name"].get<std::string>().c_str());
+          return 1;
+        }
+        const int a = m->jnt_qposadr[j];
+        f["rest"] = f.value("rest", 0.0) - (d->qpos[a] - m->qpos0[a]);
+      }
     const joinery::Scene sc = joinery::sceneFromJson(scene, path);
     const joinery::Model& model = sc.model;
     const joinery::State s = model.initialState();
@@ -285,6 +320,25 @@ int main(int argc, char** argv) {
     c.check("accelerations q'' vs J qacc (gravity, at rest)", relErr(sol.qdd, expected), where);
     const VectorXd recovered = J.colPivHouseholderQr().solve(sol.qdd);
     c.check("joint accelerations vs mj_forward qacc", relErr(recovered, qacc), where);
+    if (forces > 0) {
+      // the springs and dampers at random joint velocities: J^T (Q - Q without them) against
+      // MuJoCo's qfrc_passive (the same state; the velocity-product terms cancel in the difference)
+      for (int i = 0; i < m->nv; ++i) d->qvel[i] = 2 * U(rng);
+      mj_forward(m, d);
+      const VectorXd qvel = Eigen::Map<const VectorXd>(d->qvel, m->nv);
+      joinery::State sv = s;
+      sv.v = J * qvel;
+      nlohmann::json bare = scene;
+      bare.erase("forces");
+      const joinery::Scene noSprings = joinery::sceneFromJson(bare, path);
+      joinery::ModelWorkspace ws2 = noSprings.model.makeWorkspace(true);
+      model.calcMassAndForces(sv, ws);
+      noSprings.model.calcMassAndForces(sv, ws2);
+      const VectorXd passive = J.transpose() * (ws.Q - ws2.Q);
+      const VectorXd theirs = Eigen::Map<const VectorXd>(d->qfrc_passive, m->nv);
+      c.check("joint springs J^T dQ vs qfrc_passive (moving)", relErr(passive, theirs), where);
+      mju_zero(d->qvel, m->nv);
+    }
   }
   std::printf("%s\n", c.ok ? "PASS" : "FAIL");
   mj_deleteData(d);
