@@ -19,6 +19,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/terminal_text.hpp"
 #include "plot_units.hpp"
 #include "run_files.hpp"
 #ifdef JOINERY_HAVE_HDF5
@@ -322,7 +323,7 @@ int runPlot(const std::vector<std::string>& argv) {
   std::vector<std::size_t> ys;
   for (const auto& name : splitList(*yArg)) ys.push_back(columnIndex(t, name, path));
   // a y axis per unit: the first on the left, a second on the right; more than two units
-  // share the left one, labelled with every name
+  // share the left one, labelled with every name and its own unit
   std::vector<std::string> units;
   for (std::size_t y : ys) {
     const std::string u = columnUnit(t.names[y]);
@@ -339,8 +340,10 @@ int runPlot(const std::vector<std::string>& argv) {
     for (std::size_t s = 0; s < ys.size(); ++s)
       if (static_cast<std::size_t>(axisOf[s]) == a) {
         cols.push_back(&t.columns[ys[s]]);
-        const std::string name = t.names[ys[s]].substr(0, 40);
-        if (label.size() < 60) label += (label.empty() ? "" : ", ") + name;
+        std::string name = t.names[ys[s]].substr(0, 40);
+        const std::string own = columnUnit(t.names[ys[s]]);
+        if (units.size() > 2) name += " (" + (own.empty() ? std::string("no unit") : own) + ")";
+        if (label.size() < 80) label += (label.empty() ? "" : ", ") + name;
       }
     const std::string unit = nAxes == 2 || units.size() == 1 ? units[a] : "";
     if (!unit.empty()) label += " (" + unit + ")";
@@ -370,6 +373,8 @@ int runPlot(const std::vector<std::string>& argv) {
   for (std::size_t y : ys) points += static_cast<std::size_t>(std::count_if(t.columns[y].begin(), t.columns[y].end(), [](double v) { return std::isfinite(v); }));
   std::cout << "wrote " << *out << ": " << ys.size() << " column(s) against " << t.names[xi] << ", " << points
             << " point(s), " << nAxes << " y axis/axes\n";
+  for (std::size_t a = 0; a < nAxes; ++a)
+    std::cout << "  " << (a == 0 ? "left" : "right") << " axis: " << sanitizeForTerminal(axes[a].label) << "\n";
   return kOk;
 #else
   (void)title;

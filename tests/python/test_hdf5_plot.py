@@ -131,6 +131,21 @@ def test_plot_svg_structure(cli, scenes, tmp_path):
     assert len(uses) > 40
 
 
+def test_plot_three_units_share_an_axis_each_named_with_its_unit(cli, scenes, tmp_path):
+    # a length, a force and a torque: more than two units share the left axis, and its label
+    # gives each column its own unit (an axis labelled with names alone would mix N and m unseen)
+    scene = scenes / "slider_crank_outputs.json"
+    csv = tmp_path / "run.csv"
+    run(cli, "simulate", scene, "-o", csv, "--t-end", "0.1")
+    out = run(cli, "plot", csv, "--y", "pin.fx,pin.tz,crank.rod.x", "-o", tmp_path / "p.svg").stdout
+    assert "1 y axis" in out
+    left = [l for l in out.splitlines() if "left axis:" in l]
+    assert left and "pin.fx (N)" in left[0] and "crank.rod.x (m)" in left[0], out
+    assert "pin.tz (N" in left[0], out
+    two = run(cli, "plot", csv, "--y", "pin.fx,pin.tz", "-o", tmp_path / "q.svg").stdout
+    assert "left axis: pin.fx (N)" in two and "right axis: pin.tz (N" in two, two
+
+
 def png_size(path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
