@@ -8,8 +8,7 @@
 // --integrators radau5,radau5-fd,dopri5 (default all three; radau5-fd: the finite-difference
 // Jacobian of q''), --reuse X (radau5's Jacobian reuse threshold, 0: default), --sparse-from X
 // (radau5's sparse-LU threshold in unknowns, 0: always dense; default: its own);
-// radau5-denselin: radau5 with the force linearization in dense n x n form (as before the
-// sparse form; RunOptions::radauSparseLinearization = false). --lin-timing 1: only the CPU
+// --lin-timing 1: only the CPU
 // of one force linearization, dense and sparse form, at the initial state.
 // One JSON line per run on stdout: model, k/ne, integrator, tol, error, evaluations (calls of
 // calcAccelerations, jacobian_evaluations of them in Jacobians), force_evaluations (Q alone), steps,
@@ -112,10 +111,9 @@ Run run(const Model& model, const std::string& integ, double tol, double T, doub
   RunOptions opt;
   opt.radauSparseFrom = gSparseFrom;
   opt.forceLinearization = integ != "radau5-fd";
-  opt.radauSparseLinearization = integ != "radau5-denselin";  // the dense n x n linearization (before)
   opt.jacobianReuse = reuse;
   set.tEnd = T;
-  set.integrator = *parseIntegratorKind(integ == "radau5-fd" || integ == "radau5-denselin" ? "radau5" : integ);
+  set.integrator = *parseIntegratorKind(integ == "radau5-fd" ? "radau5" : integ);
   set.rtol = tol;
   set.atol = tol;
   set.step = 1e-5;

@@ -27,11 +27,11 @@ packages=(
   libmimalloc-dev                # the joinery programs' allocator (optional; faster scene loading)
   pkgconf                        # finds GiNaC
   graphviz                       # renders `joinery graph` output in tests
-  libsimbody-dev                 # peer engine of tests/peers (random mechanisms, A06) and bench/peers (issue 21)
+  libsimbody-dev                 # peer engine of tests/peers (random mechanisms, A06) and bench/peers
   libdart-dev                    # second peer of tests/peers for trees (random mechanisms; not in the sanitizer build)
   clang libclang-rt-14-dev       # libFuzzer targets (scripts/fuzz.sh)
   chromium                       # joinery view: test_viewer drives it headless (puppeteer-core)
-  libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines (issue 15)
+  libopenmpi-dev openmpi-bin     # joinery-mpi: studies across machines
   libtinyxml2-dev                # joinery import: reads MJCF (MuJoCo XML) files (docs/import.md)
   liburdfdom-dev                 # joinery import: reads URDF files (urdfdom, the ROS parser)
   # tests and benchmarks of the importers only, never linked into the library or the program:

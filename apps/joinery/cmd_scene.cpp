@@ -229,7 +229,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   specs.push_back({"--accelerations", "", false, "also write the accelerations body.coord_ddot"});
   specs.push_back({"--format", "", true, "csv, npy or hdf5 (default: npy for a .npy file, hdf5 for .h5 or .hdf5, else csv)"});
   specs.push_back({"--max-samples", "", true, "most samples the run may write (default 10000000; more is refused before the run)"});
-  specs.push_back({"--max-steps", "", true, "most steps the run may take (default 100000000, every integrator: a run that would take more fails, exit 5)"});
+  specs.push_back({"--max-steps", "", true, "most steps the run may take (default 100000000, every integrator: a run that would take more fails, exit 5, as soon as it is sure to)"});
+  specs.push_back({"--max-wall-time", "", true, "most seconds of wall time the run's steps may take (default: no limit; a run that takes longer fails, exit 5)"});
   specs.push_back(completeMasslessOption());
   specs.push_back(setOption());
   const Args args = parseArgs(argv, specs);
@@ -270,6 +271,11 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (auto v = args.get("--max-samples")) options.maxSamples = countOption("--max-samples", *v);
   if (auto v = args.get("--max-steps")) options.maxFixedSteps = options.maxSteps = countOption("--max-steps", *v);
   else options.maxSteps = options.maxFixedSteps;  // a default work bound for adaptive runs too (t_end 1e308)
+  if (auto v = args.get("--max-wall-time")) {
+    options.maxWallSeconds = parseDoubleOption("--max-wall-time", *v);
+    if (!(options.maxWallSeconds > 0) || !std::isfinite(options.maxWallSeconds))
+      throw UsageError{"--max-wall-time must be a finite number of seconds > 0"};
+  }
   installInterruptHandlers();
   options.interrupt = interruptFlag();
 

@@ -72,12 +72,12 @@ int main(int argc, char** argv) {
     if (cmd == "simulate") return runSimulate(args);
     if (cmd == "graph") return runGraph(args);
     if (cmd == "validate") return runValidate(args);
-    if (cmd == "equilibrium") return runEquilibrium(args);  // issue 18
-    if (cmd == "modes") return runModes(args);              // issue 18
+    if (cmd == "equilibrium") return runEquilibrium(args);
+    if (cmd == "modes") return runModes(args);
     if (cmd == "view") return runView(args);
-    if (cmd == "study") return runStudyCommand(args);  // issue 15
+    if (cmd == "study") return runStudyCommand(args);
     if (cmd == "library") return runLibrary(args);  // cmd_library.cpp
-    if (cmd == "assemble") return runAssemble(args);  // cmd_assemble.cpp (issue 19)
+    if (cmd == "assemble") return runAssemble(args);  // cmd_assemble.cpp
     if (cmd == "plot") return runPlot(args);  // cmd_plot.cpp
     if (cmd == "kinematics") return runKinematics(args);  // cmd_kinematics.cpp
     if (cmd == "import") return runImport(args);  // cmd_import.cpp (MJCF, URDF)

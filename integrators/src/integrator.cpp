@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/errors.hpp"
 
 namespace joinery {
@@ -47,12 +48,14 @@ void Integrator::loadY() {
 }
 
 void Integrator::storeY(double t) {
+  JOINERY_ASSERT(y_.size() == 2 * n_ && state_.q.size() == n_, "integrator: y of 2n entries, q of n");
   state_.t = t;
   state_.q = y_.head(n_);
   state_.v = y_.tail(n_);
 }
 
 AccelerationStatus Integrator::evaluate(double t, const VectorXd& y, VectorXd& dy) {
+  JOINERY_ASSERT(y.size() == 2 * n_ && dy.size() == 2 * n_, "integrator: y and y' of 2n entries");
   work_.t = t;
   work_.q = y.head(n_);
   work_.v = y.tail(n_);

@@ -13,8 +13,8 @@ namespace joinery {
 namespace {
 
 const std::vector<std::pair<IntegratorKind, std::string>> kIntegratorNames{
-    {IntegratorKind::Rk4, "rk4"}, {IntegratorKind::Dopri5, "dopri5"}, {IntegratorKind::Rkm, "rkm"},  // rkm: issue 20
-    {IntegratorKind::Radau5, "radau5"}, {IntegratorKind::Radau5, "implicit"}};  // implicit: issue 18
+    {IntegratorKind::Rk4, "rk4"}, {IntegratorKind::Dopri5, "dopri5"}, {IntegratorKind::Rkm, "rkm"},
+    {IntegratorKind::Radau5, "radau5"}, {IntegratorKind::Radau5, "implicit"}};  // "implicit": radau5
 const std::vector<std::pair<Stabilization, std::string>> kStabilizationNames{
     {Stabilization::None, "none"}, {Stabilization::Baumgarte, "baumgarte"}, {Stabilization::Projection, "projection"}};
 

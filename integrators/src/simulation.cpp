@@ -193,7 +193,7 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.maxStep = options.maxStep;
       return std::make_unique<Dopri5Integrator>(system, o, bg);
     }
-    case IntegratorKind::Rkm: {  // Kutta–Merson 4(5) (issue 20): dopri5's settings
+    case IntegratorKind::Rkm: {  // Kutta–Merson 4(5): dopri5's settings
       RkmOptions o;
       o.rtol = settings.rtol;
       o.atol = settings.atol;
@@ -202,7 +202,7 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.maxStep = options.maxStep;
       return std::make_unique<RkmIntegrator>(system, o, bg);
     }
-    case IntegratorKind::Radau5: {  // implicit (issue 18)
+    case IntegratorKind::Radau5: {  // the implicit method
       Radau5Options o;
       o.rtol = settings.rtol;
       o.atol = settings.atol;
@@ -212,7 +212,6 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.useForceLinearization = options.forceLinearization;
       if (options.jacobianReuse > 0) o.jacobianReuse = o.linearizedJacobianReuse = options.jacobianReuse;
       if (options.radauSparseFrom >= 0) o.sparseFrom = options.radauSparseFrom;
-      o.sparseLinearization = options.radauSparseLinearization;
       return std::make_unique<Radau5Integrator>(system, o, bg);
     }
   }
@@ -262,6 +261,13 @@ class Run {
   bool handleEvent(const State& before, State& cur, State& sample);
   /// Stops the run where the integrator is.
   SimulationResult& stopAtIntegrator(RunOutcome o, double t, std::string message);
+  /// After an accepted step: why the run must stop although it is well (a work bound), or
+  /// nothing.
+  std::optional<std::string> runaway() const;
+  /// The projected-work rule of runaway(): from this many accepted steps on, a run that would
+  /// pass the step limit even with steps kRunawayStepGrowth times its largest so far stops.
+  static constexpr long long kRunawayMinSteps = 1000;
+  static constexpr double kRunawayStepGrowth = 1000;
 
   DynamicSystem& system_;
   const SimulationSettings& settings_;
@@ -435,6 +441,30 @@ bool Run::handleEvent(const State& before, State& cur, State& sample) {
   return true;
 }
 
+std::optional<std::string> Run::runaway() const {
+  // the wall-time bound (--max-wall-time), when set
+  if (options_.maxWallSeconds > 0) {
+    const double wall = std::chrono::duration<double>(Clock::now() - wall0_).count();
+    if (wall > options_.maxWallSeconds)
+      return "wall-time limit of " + num(options_.maxWallSeconds) + " s (--max-wall-time) reached at t = " +
+             num(integ_->time()) + " after " + std::to_string(integ_->stats().steps) + " steps";
+  }
+  // a run that cannot end within the step limit: even with steps kRunawayStepGrowth times the
+  // largest one so far, the steps left to t_end would pass --max-steps (a t_end of 1e308).
+  // The largest step, not the last or the mean: a run slowed for a while (an early transient
+  // of small steps, an impact) keeps the large steps it took before, and one slowed from its
+  // start is allowed a thousandfold growth
+  const IntegratorStats& st = integ_->stats();
+  if (options_.maxSteps <= 0 || st.steps < kRunawayMinSteps || !(st.maxStep > 0)) return std::nullopt;
+  const double t = integ_->time(), left = settings_.tEnd - t;
+  const double needed = static_cast<double>(st.steps) + left / (kRunawayStepGrowth * st.maxStep);
+  if (!(needed > static_cast<double>(options_.maxSteps))) return std::nullopt;
+  return "the run cannot reach t_end = " + num(settings_.tEnd) + " within the step limit of " +
+         std::to_string(options_.maxSteps) + " steps (--max-steps): after " + std::to_string(st.steps) +
+         " steps at t = " + num(t) + " (largest step " + num(st.maxStep) + " s) it would need more than " +
+         num(needed) + " steps even with steps " + num(kRunawayStepGrowth) + " times larger";
+}
+
 SimulationResult& Run::integrate(const State& s) {
   const double tEnd = settings_.tEnd;
   const bool dense = integ_->hasDenseOutput();
@@ -449,7 +479,7 @@ SimulationResult& Run::integrate(const State& s) {
     const AccelerationStatus st = system_.calcAccelerations(s, qdd, bg_);
     if (!st.ok()) {
       res_.t = s.t;
-      // a model not finite at the initial state is an input error, as `check` says (issue 22)
+      // a model not finite at the initial state is an input error, as `check` says
       if (!st.finite) return finish(RunOutcome::InvalidInitialConditions, describeStop(st, s.t));
       return finish(outcomeOf(st) == RunOutcome::Completed ? RunOutcome::Failed : outcomeOf(st),
                     describeStop(st, s.t));
@@ -468,6 +498,10 @@ SimulationResult& Run::integrate(const State& s) {
       if (locator_ && handleEvent(before, cur, sample)) continue;
       if (dense) recordInside(r.tNew, sample);
       acceptStep(cur);
+      if (const std::optional<std::string> why = runaway()) {
+        res_.stats.integrator = integ_->stats();
+        return finish(RunOutcome::Failed, *why);
+      }
       if (interrupted(options_)) {
         res_.stats.integrator = integ_->stats();
         return finish(RunOutcome::Stopped, "interrupted after the step to t = " + num(cur.t));
@@ -505,7 +539,7 @@ SimulationResult Run::run(const State& initial) {
   try {
     res_.initial = makeConsistent(system_, s, options_, icOutcome);
   } catch (const NonFiniteError& e) {
-    // the status of the accelerations at the initial state names the element (issue 22)
+    // the status of the accelerations at the initial state names the element
     std::string why = e.what();
     try {
       VectorXd qdd = VectorXd::Zero(system_.numCoordinates());

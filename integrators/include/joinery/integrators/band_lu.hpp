@@ -1,8 +1,8 @@
 #pragma once
 /// @file band_lu.hpp
 /// LU factorization with partial pivoting of a banded matrix in preallocated storage (the
-/// layout and algorithm of LAPACK's dgbtf2/dgbtrs): radau5's sparse KKT path (issue 18,
-/// docs/integrators.md) factorizes its Newton matrices, reordered once by reverse
+/// layout and algorithm of LAPACK's dgbtf2/dgbtrs): radau5's sparse KKT path
+/// (docs/integrators.md) factorizes its Newton matrices, reordered once by reverse
 /// Cuthill-McKee, with it. Storage is sized once by reset(); setZero(), factorize() and
 /// solveInPlace() never allocate. Partial pivoting on a banded matrix only looks below the
 /// diagonal within the lower bandwidth (the rest of the column is zero), so this is Gaussian
@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "joinery/core/assert.hpp"
+
 namespace joinery {
 
 template <class Scalar>
@@ -22,6 +24,7 @@ class BandLu {
  public:
   /// n x n with kl sub- and ku super-diagonals (allocates: once per pattern).
   void reset(Eigen::Index n, Eigen::Index kl, Eigen::Index ku) {
+    JOINERY_ASSERT(n >= 0 && kl >= 0 && ku >= 0, "BandLu: a size and bandwidths >= 0");
     n_ = n;
     kl_ = kl;
     ku_ = ku;
@@ -35,7 +38,11 @@ class BandLu {
   /// Whether (r, c) lies in the band of the matrix to factorize.
   bool inBand(Eigen::Index r, Eigen::Index c) const noexcept { return r - c <= kl_ && c - r <= ku_; }
   /// Position of (r, c) in data() (r, c in the band, or in U's widened band after factorize).
-  Eigen::Index index(Eigen::Index r, Eigen::Index c) const noexcept { return c * ld_ + kl_ + ku_ + r - c; }
+  Eigen::Index index(Eigen::Index r, Eigen::Index c) const noexcept {
+    JOINERY_ASSERT(r >= 0 && r < n_ && c >= 0 && c < n_, "BandLu: (r, c) inside the matrix");
+    JOINERY_ASSERT(r - c <= kl_ && c - r <= kl_ + ku_, "BandLu: (r, c) inside the (widened) band");
+    return c * ld_ + kl_ + ku_ + r - c;
+  }
   Scalar* data() noexcept { return ab_.data(); }
   void setZero() { std::fill(ab_.begin(), ab_.end(), Scalar(0)); }
 
@@ -76,6 +83,7 @@ class BandLu {
   /// b := A^-1 b for the factorized A (b of size n).
   template <class Vec>
   void solveInPlace(Vec& b) const {
+    JOINERY_ASSERT(b.size() == n_, "BandLu: a right-hand side of n entries");
     const Scalar* a = ab_.data();
     const Eigen::Index kv = kl_ + ku_;
     for (Eigen::Index j = 0; j + 1 < n_; ++j) {  // L (unit, with the interchanges)

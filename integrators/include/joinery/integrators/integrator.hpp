@@ -9,7 +9,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/dynamic_system.hpp"
 
 namespace joinery {
@@ -120,65 +122,102 @@ class Rk4Integrator final : public Integrator {
   VectorXd k2_, k3_, k4_, yt_;
 };
 
-/// Options of Dormand–Prince 5(4).
-struct Dopri5Options {
+/// Options of the embedded Runge–Kutta pairs (dopri5, rkm).
+struct EmbeddedRkOptions {
   double rtol = 1e-6;
   double atol = 1e-9;
-  double initialStep = 0;  ///< first trial step; 0: Hairer's automatic choice
-  double minStep = 0;      ///< below this the run fails ("step-size collapse"); 0: 1e-12 * max(1, |t|)
+  double initialStep = 0;  ///< first trial step; 0: Hairer's automatic choice (for the method's order)
+  double minStep = 0;      ///< below this the run fails ("step-size collapse"); 0: StepSizeRule's relative minimum
   double maxStep = 0;      ///< 0: no limit
   /// Fixed step `initialStep`, no error control (for convergence studies only).
   bool fixedStep = false;
 };
+using Dopri5Options = EmbeddedRkOptions;
+using RkmOptions = EmbeddedRkOptions;
 
-/// Dormand–Prince 5(4) with error control and dense output (Hairer, Nørsett & Wanner, Solving
-/// ODEs I, §II.5 and II.6, code DOPRI5): the 5th-order solution is propagated, the embedded
-/// 4th-order one estimates the error, err = rms(e_i / (atol + rtol max(|y0_i|, |y1_i|))), and a
-/// PI controller (beta = 0.04, safety 0.9, factors in [0.2, 10]) picks the next step.
-/// The dense output is the standard 4th-order continuous extension. A stage that is not
-/// finite, ill posed or inconsistent rejects the trial step (h /= 4).
-class Dopri5Integrator final : public Integrator {
+/// An explicit embedded Runge–Kutta pair given by its Butcher tableau: nodes c, the strictly
+/// lower matrix a, the weights b of the propagated solution and e of the error estimate (the
+/// difference of the two solutions, times h). Stage i is k_i = f(t + c_i h, y + h sum_j a_ij k_j);
+/// y1 = y + h sum b_i k_i. `fsal`: the last stage is evaluated at y1 (a_s = b), so its
+/// derivative starts the next step ("first same as last").
+struct ButcherTableau {
+  static constexpr int kMaxStages = 7;
+  const char* name;  ///< for messages ("dopri5: step-size collapse ...")
+  int stages;
+  int order;  ///< of the propagated solution (the exponent of Hairer's initial-step guess)
+  bool fsal;
+  double c[kMaxStages];
+  double a[kMaxStages][kMaxStages];
+  double b[kMaxStages];
+  double e[kMaxStages];
+};
+
+/// The adaptive step of every embedded pair (one implementation, the method is the tableau; the
+/// form of MuJoCo's mj_RungeKutta, with error control): the stages, the error norm
+/// err = rms(e_i / (atol + rtol max(|y0_i|, |y1_i|))), Hairer's PI controller and the rules for
+/// failed stages and step-size collapse of StepSizeRule (step_control.hpp). A stage that is not
+/// finite, ill posed or inconsistent rejects the trial step (h /= 4). Each method adds its
+/// dense output.
+class EmbeddedRkIntegrator : public Integrator {
  public:
-  Dopri5Integrator(DynamicSystem& system, Dopri5Options opt, Baumgarte stab = {});
-  const char* name() const override { return "dopri5"; }
-  StepResult advance(double tLimit) override;
+  StepResult advance(double tLimit) final;
   bool hasDenseOutput() const override { return true; }
-  void interpolate(double t, State& out) override;
   /// The step size the next advance() will try.
   double nextStep() const noexcept { return h_; }
-  /// Keeps the last stage (first same as last) when the change is at most kFsalKeep of the
-  /// error tolerance in every component (|dy_i| <= kFsalKeep (atol + rtol |y_i|)): the stale
+  /// The weighted RMS norm of the last trial step's error estimate (accepted when <= 1).
+  double lastErrorNorm() const noexcept { return errLast_; }
+  const ButcherTableau& tableau() const noexcept { return tab_; }
+  /// A first-same-as-last pair keeps its last stage when the change is at most kFsalKeep of
+  /// the error tolerance in every component (|dy_i| <= kFsalKeep (atol + rtol |y_i|)): the stale
   /// derivative then errs by L |dy|, a thousandth of what a step may err. Otherwise reset().
   void adjust(const State& s) override;
   static constexpr double kFsalKeep = 1e-3;
   /// Accepted steps that kept their last stage across a state adjustment.
   long long fsalKept() const noexcept { return fsalKept_; }
 
+ protected:
+  EmbeddedRkIntegrator(DynamicSystem& system, const ButcherTableau& tab, EmbeddedRkOptions opt, Baumgarte stab);
+  /// Stage i (0-based; stage 0 is k1_, the derivative at the step's start).
+  const VectorXd& stage(int i) const {
+    JOINERY_ASSERT(i >= 0 && i < tab_.stages, "embedded RK: stage index in range");
+    return i == 0 ? k1_ : k_[static_cast<std::size_t>(i - 1)];
+  }
+  const ButcherTableau& tab_;
+  EmbeddedRkOptions opt_;
+  VectorXd yt_, y0_, y1_, err_, inner_;  // inner_: dense output's scratch (sized once)
+  double tOld_ = 0, hLast_ = 0;          // the last accepted step
+  bool haveStep_ = false;
+  long long advances_ = 0;               // calls of advance() (a dense output made since stays valid)
+
  private:
   double initialStep(double tLimit);
-  Dopri5Options opt_;
-  double h_ = 0;
+  /// out = y + h sum_j w_j k_j (or h sum_j w_j k_j without y) over the stages j < count with
+  /// w_j != 0, in one pass (a one-term sum as y + (h w) k).
+  void combine(VectorXd& out, const VectorXd* y, double h, const double* w, int count) const;
+  std::vector<VectorXd> k_;  // stages 2..s
+  double h_ = 0, errLast_ = 0;
   double facold_ = 1e-4;
   bool lastRejected_ = false;
-  bool fsal_ = false;  // k7 holds y'(state) (no reset since the last step)
-  VectorXd k2_, k3_, k4_, k5_, k6_, k7_, yt_, y0_, y1_, err_, dense_;
-  VectorXd inner_;  // interpolate()'s scratch (sized once: sampling allocates nothing)
-  AccelerationStatus status7_;
+  bool fsal_ = false;  // the last stage holds y'(state) (no reset since the last step)
+  AccelerationStatus statusLast_;
   long long resetsAtStep_ = -1;
-  double tOld_ = 0, hLast_ = 0;
-  bool haveStep_ = false, haveDense_ = false;
   long long fsalKept_ = 0;
 };
 
-/// Options of Kutta–Merson 4(5) (the same meaning as Dopri5Options').
-struct RkmOptions {
-  double rtol = 1e-6;
-  double atol = 1e-9;
-  double initialStep = 0;  ///< first trial step; 0: Hairer's automatic choice (for order 4)
-  double minStep = 0;      ///< below this the run fails ("step-size collapse"); 0: 1e-12 * max(1, |t|)
-  double maxStep = 0;      ///< 0: no limit
-  /// Fixed step `initialStep`, no error control (for convergence studies only).
-  bool fixedStep = false;
+/// Dormand–Prince 5(4) with error control and dense output (Hairer, Nørsett & Wanner, Solving
+/// ODEs I, §II.5 and II.6, code DOPRI5): the 5th-order solution is propagated, the embedded
+/// 4th-order one estimates the error, and a PI controller (beta = 0.04, safety 0.9, factors in
+/// [0.2, 10]) picks the next step; first same as last (6 evaluations per accepted step).
+/// The dense output is the standard 4th-order continuous extension.
+class Dopri5Integrator final : public EmbeddedRkIntegrator {
+ public:
+  Dopri5Integrator(DynamicSystem& system, Dopri5Options opt, Baumgarte stab = {});
+  const char* name() const override { return "dopri5"; }
+  void interpolate(double t, State& out) override;
+
+ private:
+  VectorXd dense_;
+  long long denseAt_ = -1;  // advances_ when dense_ was made
 };
 
 /// Merson's 4(5) method (R. H. Merson 1957; Hairer, Nørsett & Wanner, Solving ODEs I, §II.4,
@@ -195,37 +234,21 @@ struct RkmOptions {
 /// problems with constant coefficients it is exactly the leading local error of y1
 /// (-(h L)^5/720 y), in general it is O(h^4), a conservative over-estimate. The error norm,
 /// the PI controller (exponent for order 4: 1/5 - 0.75 beta), the rejection of failed stages
-/// (h /= 4), the collapse rule and the fixed-step mode are dopri5's. Stable on the imaginary
-/// axis up to |h lambda| = sqrt(12) = 3.46 (|R(iy)|^2 = 1 + y^8 (y^2 - 12) / 20736), against
-/// dopri5's 3.3 with 6-7 evaluations: the cheaper method where oscillations hold the step.
-/// No first same as last (k5 is not at y1), so every accepted step costs 5 evaluations.
-/// Dense output: a free continuous extension of order 3 from k1, k3, k4, k5 (see interpolate()).
-class RkmIntegrator final : public Integrator {
+/// (h /= 4), the collapse rule and the fixed-step mode are dopri5's (EmbeddedRkIntegrator).
+/// Stable on the imaginary axis up to |h lambda| = sqrt(12) = 3.46 (|R(iy)|^2 = 1 + y^8 (y^2 -
+/// 12) / 20736), against dopri5's 3.3 with 6-7 evaluations: the cheaper method where
+/// oscillations hold the step. No first same as last (k5 is not at y1), so every accepted step
+/// costs 5 evaluations. Dense output: a free continuous extension of order 3 from k1, k3, k4,
+/// k5 (see interpolate()).
+class RkmIntegrator final : public EmbeddedRkIntegrator {
  public:
   RkmIntegrator(DynamicSystem& system, RkmOptions opt, Baumgarte stab = {});
   const char* name() const override { return "rkm"; }
-  StepResult advance(double tLimit) override;
-  bool hasDenseOutput() const override { return true; }
   /// y(t0 + theta h) = y0 + h (b1 k1 + b3 k3 + b4 k4 + b5 k5) with the weights b_i(theta) of
   /// the quadrature interpolating at the nodes 0, 1/3, 1/2, 1 (stages 1, 3, 4, 5): third order
   /// (local error O(h^4), one below the step's, as dopri5's extension is one below its step),
   /// continuous (y1 at theta = 1), no extra evaluation.
   void interpolate(double t, State& out) override;
-  /// The step size the next advance() will try.
-  double nextStep() const noexcept { return h_; }
-  /// The weighted RMS norm of the last trial step's error estimate (accepted when <= 1).
-  double lastErrorNorm() const noexcept { return errLast_; }
-
- private:
-  double initialStep(double tLimit);
-  RkmOptions opt_;
-  double h_ = 0;
-  double facold_ = 1e-4;
-  bool lastRejected_ = false;
-  VectorXd k2_, k3_, k4_, k5_, yt_, y0_, y1_, err_;
-  VectorXd inner_;  // interpolate()'s scratch (sized once: sampling allocates nothing)
-  double tOld_ = 0, hLast_ = 0, errLast_ = 0;
-  bool haveStep_ = false;
 };
 
 }  // namespace joinery

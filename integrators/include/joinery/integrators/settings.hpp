@@ -22,7 +22,7 @@
 namespace joinery {
 
 /// Radau5: Radau IIA 5, the implicit (stiff) method, scene names "radau5" and "implicit".
-/// Rkm: Kutta–Merson 4(5), "rkm" (issue 20: loose tolerances on oscillating models).
+/// Rkm: Kutta–Merson 4(5), "rkm" (loose tolerances on oscillating models).
 enum class IntegratorKind { Rk4, Dopri5, Radau5, Rkm };
 enum class Stabilization { None, Baumgarte, Projection };
 

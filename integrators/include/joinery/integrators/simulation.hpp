@@ -50,8 +50,12 @@ struct RunOptions {
   double maxStep = 0;
   /// dopri5, rkm: first trial step; 0 uses SimulationSettings::step.
   double initialStep = 0;
-  /// Accepted steps allowed before the run fails (0: unlimited).
+  /// Accepted steps allowed before the run fails (0: unlimited). A run that cannot end within
+  /// it fails early: from 1000 steps on, when even steps 1000 times its largest so far would
+  /// not reach t_end within maxSteps (a t_end of 1e308).
   long long maxSteps = 0;
+  /// Wall-clock seconds the step loop may take before the run fails (0: unlimited).
+  double maxWallSeconds = 0;
   /// Most samples a run may write, (t_end - t0) / output_interval; more is invalid input
   /// before the run starts (docs/scene-format.md, "Limits").
   long long maxSamples = 10'000'000;
@@ -60,7 +64,7 @@ struct RunOptions {
   /// Stabilization `projection`: samples taken from dense output inside a step are
   /// projected onto the constraints too (the integration state is not affected).
   bool projectSamples = true;
-  /// radau5 (issue 18): build the Newton matrix from the system's force linearization when it
+  /// radau5: build the Newton matrix from the system's force linearization when it
   /// has one (false: finite differences of q'', 2n evaluations per Jacobian); the Jacobian
   /// reuse thresholds (<= 0: Radau5Options' defaults).
   bool forceLinearization = true;
@@ -68,9 +72,6 @@ struct RunOptions {
   /// radau5: sparse LU of the KKT matrix from this many unknowns on (< 0: Radau5Options'
   /// default; 0: always dense).
   int radauSparseFrom = -1;
-  /// radau5: the force linearization in sparse form where the KKT matrix is sparse
-  /// (Radau5Options::sparseLinearization; false: the dense form, for comparison).
-  bool radauSparseLinearization = true;
   /// When set, read after every accepted step: a nonzero value ends the run there with
   /// RunOutcome::Stopped (the samples so far are kept; the recorder's end() closes them). Meant
   /// for a signal handler's flag (the CLI's SIGTERM/SIGINT, apps/joinery/run_files.hpp). Read

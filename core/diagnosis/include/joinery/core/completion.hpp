@@ -20,39 +20,10 @@
 #include <vector>
 
 #include "joinery/core/dense_solver.hpp"
+#include "joinery/core/massless_balance.hpp"
 #include "joinery/core/model.hpp"
 
 namespace joinery {
-
-/// The level at which a force balance is a constraint.
-enum class BalanceLevel {
-  Position,  ///< depends on coordinates (and t) only: holonomic phi(q, t) = 0
-  Velocity   ///< depends on velocities too: psi(q, q', t) = 0
-};
-
-/// One indeterminate direction and the force balance that completes it (when it can).
-struct MasslessBalance {
-  std::vector<int> coordinates;       ///< global coordinate indices moved by w
-  std::vector<std::string> names;     ///< their names "body.coord"
-  std::vector<double> coefficients;   ///< w, 1 on its pivot coordinate (rational when close)
-  std::vector<std::string> coefficientTexts;  ///< the same as printed in the balance ("1", "-1/2")
-  bool completable = false;
-  std::string expression;   ///< w^T Q in the scene language (qualified names); empty if unknown
-  BalanceLevel level = BalanceLevel::Position;
-  double valueAtState = 0;  ///< the balance evaluated at the analysed state (0 when balanced)
-  bool satisfiedAtState = true;  ///< |valueAtState| within the force-balance tolerance
-  std::string reason;       ///< why it is not completable (empty when completable)
-  nlohmann::json joint;     ///< the `expression` joint to add (null when not completable)
-};
-
-/// The balances of every indeterminate direction of a model at a state.
-struct CompletionAnalysis {
-  /// One per direction of the null space of [M; A], in reduced row-echelon form: each has
-  /// coefficient 1 on its own (pivot) coordinate and 0 on the pivots of the others.
-  std::vector<MasslessBalance> balances;
-  /// True when there is at least one direction and every one is completable.
-  bool completable() const;
-};
 
 /// Force balances along the indeterminate directions of `d` (the diagnosis of
 /// solveForwardDynamics() at `s`). Joint names are `balance_<coordinate>` ('.' -> '_'),
@@ -65,9 +36,6 @@ CompletionAnalysis analyzeMasslessBalances(const Model& model, const State& s, c
 /// elements) as an expression text in qualified names, or an empty string with `why` set
 /// when some contribution has no symbolic form.
 std::string symbolicGeneralizedForce(const Model& model, int i, std::string& why);
-
-/// "position" or "velocity".
-const char* toString(BalanceLevel level) noexcept;
 
 /// The analysis as JSON (for `check --json`): direction, expression, level, completable,
 /// reason, joint.

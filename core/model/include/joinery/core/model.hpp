@@ -11,11 +11,35 @@
 
 #include "joinery/core/body.hpp"
 #include "joinery/core/constraint.hpp"
-#include "joinery/core/large_pages.hpp"
 #include "joinery/core/state.hpp"
 #include "joinery/core/types.hpp"
 
 namespace joinery {
+
+namespace detail {
+/// Doubles on large pages when large (LargePageAllocator, large_pages.hpp: internal, and with
+/// it <sys/mman.h>, so it stays out of this header; made in large_page_doubles.cpp). Zeroed by
+/// assign(); copies are deep.
+class LargePageDoubles {
+ public:
+  LargePageDoubles() = default;
+  LargePageDoubles(const LargePageDoubles& o);
+  LargePageDoubles& operator=(const LargePageDoubles& o);
+  LargePageDoubles(LargePageDoubles&& o) noexcept;
+  LargePageDoubles& operator=(LargePageDoubles&& o) noexcept;
+  ~LargePageDoubles();
+  /// n entries, each v (allocates).
+  void assign(std::size_t n, double v);
+  double* data() noexcept { return p_; }
+  const double* data() const noexcept { return p_; }
+  std::size_t size() const noexcept { return n_; }
+
+ private:
+  void release() noexcept;
+  double* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+}  // namespace detail
 
 /// Where one body's coordinates sit in the global vectors.
 struct BodySlot {
@@ -89,7 +113,7 @@ class ModelWorkspace {
   /// Every block, one after another in the order Model::calcBlocks writes them (each body's
   /// mass block, then its internal rows; then the joints' rows), on large pages when large:
   /// an evaluation of a large model streams through them (large_pages.hpp).
-  detail::LargePageVector<double> blocks_;
+  detail::LargePageDoubles blocks_;
   VectorXd rowNorm_;            // |row| of every row of rowA_ (m)
   double massDiagMax_ = 0;      // max |M_ii| of bodyM_
   MatrixXd jqBody_, jvBody_;    // a body's own force Jacobians (largest body), for the triplet form

@@ -13,8 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "joinery/core/completion.hpp"
+#include "joinery/core/dense_solver.hpp"  // Eigen/Dense, Diagnosis: as the completion header gave them
 #include "joinery/core/errors.hpp"
+#include "joinery/core/massless_balance.hpp"
 #include "joinery/core/model.hpp"
 #include "joinery/core/outputs.hpp"
 #include "joinery/core/overrides.hpp"
