@@ -164,6 +164,7 @@ TEST_CASE("cli verdict: two drivers on a one-degree-of-freedom slider-crank are 
   const auto js = runCommand("(" + kExe + " check --json " + f + " 2>/dev/null)");
   const nlohmann::json j = nlohmann::json::parse(js.output);
   CHECK(j["conflict"]["overdriven"] == true);
+  CHECK(j["verdict"] == "inconsistent");  // not "cannot be assembled": the drivers contradict each other
   CHECK(j["conflict"]["joints"] == nlohmann::json::array({"motor", "push"}));
   // the fix: keep one driver (push removed): well posed, only the motor's speed to assemble
   nlohmann::json doc = verdictReadJson(f);

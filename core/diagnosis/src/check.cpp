@@ -238,13 +238,22 @@ Verdict CheckReport::verdict() const {
                                        : "the accelerations are not unique";
     return v;
   }
+  if (conflict.overdriven) {
+    // more drivers than degrees of freedom: the constraints contradict each other, whatever
+    // the assembly (which fails because of them)
+    v.status = Posedness::Inconsistent;
+    v.kind = "inconsistent";
+    v.text = "INCONSISTENT: the constraints contradict each other";
+    v.headline = conflict.message;
+    return v;
+  }
   if (!assembly.assembled) {
     v.status = Posedness::Inconsistent;
     v.kind = "cannot_be_assembled";
     v.text = "INCONSISTENT: the mechanism cannot be assembled";
     // the joint whose geometry the loop cannot reach, with the distance, before the removal
     // test's linearized culprits (which name the whole loop); over-driving first of all
-    const bool byConflict = conflict.overdriven || (!conflict.joints.empty() && assembly.closure.joint.empty());
+    const bool byConflict = !conflict.joints.empty() && assembly.closure.joint.empty();
     v.headline = byConflict ? conflict.message : assemblySummary(assembly);
     return v;
   }
