@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/kinematics.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
@@ -113,6 +114,15 @@ int runKinematics(const std::vector<std::string>& argv) {
       std::cout << "\n";
     }
     if (r.singular.empty()) std::cout << "  no dead point, end of range or change of mobility over the range\n";
+    const nlohmann::json mu = sweepToJson(r)["transmission"];
+    if (!mu.is_null())
+      std::cout << "  transmission angle at " << mu["joint"].get<std::string>() << " ("
+                << (r.transmission.slider ? "coupler against the normal of " + r.transmission.outputJoint
+                                          : "between " + r.transmission.couplerJoint + "-" + r.transmission.joint +
+                                                " and " + r.transmission.joint + "-" + r.transmission.outputJoint)
+                << "): " << formatNumber(mu["min_deg"].get<double>(), 4) << "° at " << r.coordinateName << " = "
+                << formatNumber(mu["min_at"].get<double>(), 4) << " to " << formatNumber(mu["max_deg"].get<double>(), 4)
+                << "° at " << formatNumber(mu["max_at"].get<double>(), 4) << "\n";
     if (out) std::cout << "  table: " << *out << "\n";
   }
   return r.completed ? kOk : kInconsistent;

@@ -155,3 +155,90 @@ TEST_CASE("cli messages: an angle in degrees and a length in millimetres are sai
   CHECK_THAT(r.output, Catch::Contains("unknown name 'mm': a unit? numbers in joinery are SI") &&
                            !Catch::Contains("did you mean"));
 }
+
+TEST_CASE("cli verdict: two drivers on a one-degree-of-freedom slider-crank are both named (exit 4)") {
+  const std::string f = kVerdictMistakes + "slider_crank_two_drivers.json";
+  // at the dead centre (theta = 0) only push contradicts the pins at velocity level; the
+  // cause is that two drivers prescribe one degree of freedom, and both are named
+  verdictAgree(f, 4, "error: motor and push both drive the mechanism, which has 1 degree of freedom without them");
+  const auto js = runCommand("(" + kExe + " check --json " + f + " 2>/dev/null)");
+  const nlohmann::json j = nlohmann::json::parse(js.output);
+  CHECK(j["conflict"]["overdriven"] == true);
+  CHECK(j["verdict"] == "inconsistent");  // not "cannot be assembled": the drivers contradict each other
+  CHECK(j["conflict"]["joints"] == nlohmann::json::array({"motor", "push"}));
+  // the fix: keep one driver (push removed): well posed, only the motor's speed to assemble
+  nlohmann::json doc = verdictReadJson(f);
+  for (std::size_t k = 0; k < doc["joints"].size(); ++k)
+    if (doc["joints"][k]["name"] == "push") {
+      doc["joints"].erase(k);
+      break;
+    }
+  verdictWrite(verdictScratch("one_driver.json"), doc);
+  const auto r = runCommand(kExe + " check " + verdictScratch("one_driver.json"));
+  CHECK(r.exitCode == 0);
+  CHECK_THAT(verdictLine1(r.output), Catch::StartsWith("warning: the initial velocities violate motor"));
+}
+
+TEST_CASE("cli verdict: a massless flag on a pin is named with its pin (exit 3)") {
+  const std::string f = kVerdictMistakes + "slider_crank_massless_flag.json";
+  verdictAgree(f, 3, "error: flag has zero inertia about flagpin: give it inertia or fix it with a weld");
+  // both fixes it proposes make the model well posed: inertia (its mass may stay 0) ...
+  nlohmann::json doc = verdictReadJson(f);
+  for (auto& b : doc["bodies"])
+    if (b["name"] == "flag") b["inertia"] = 1e-6;
+  verdictWrite(verdictScratch("flag_inertia.json"), doc);
+  auto r = runCommand(kExe + " check " + verdictScratch("flag_inertia.json"));
+  CHECK(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::Contains("WELL POSED"));
+  // ... or a weld2d in place of flagpin
+  doc = verdictReadJson(f);
+  for (auto& j : doc["joints"])
+    if (j["name"] == "flagpin") j["type"] = "weld2d";
+  verdictWrite(verdictScratch("flag_weld.json"), doc);
+  r = runCommand(kExe + " check " + verdictScratch("flag_weld.json"));
+  CHECK(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::Contains("WELL POSED"));
+}
+
+TEST_CASE("cli verdict: the bundled angle in degrees and length in millimetres say so first") {
+  std::string f = kVerdictMistakes + "slider_crank_angle_in_degrees.json";
+  verdictAgree(f, 0, "warning: the initial positions violate motor by 90 rad");
+  auto r = runCommand(kExe + " check " + f);
+  CHECK_THAT(verdictLine1(r.output), Catch::Contains("(an angle in degrees? joinery's angles are in radians: 90° is 1.57 rad)"));
+  // the fix: radians, 0 as the motor holds at t = 0: the positions are then assembled
+  nlohmann::json doc = verdictReadJson(f);
+  doc["bodies"][0]["angle"] = 0;
+  verdictWrite(verdictScratch("radians.json"), doc);
+  r = runCommand(kExe + " check " + verdictScratch("radians.json"));
+  CHECK(r.exitCode == 0);
+  CHECK_THAT(verdictLine1(r.output), Catch::StartsWith("warning: the initial velocities violate motor"));
+  f = kVerdictMistakes + "slider_crank_length_in_mm.json";
+  for (const char* cmd : {" check ", " check --json ", " solve "}) {
+    r = runCommand("(" + kExe + cmd + f + " 2>&1)");
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.output, Catch::Contains("/parameters/L") && Catch::Contains("unknown name 'mm': a unit?") &&
+                             Catch::Contains("write 0.1 for 100 mm"));
+  }
+  r = runCommand("(" + kExe + " simulate " + f + " -o " + verdictScratch("mm.csv") + " 2>&1)");
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("unknown name 'mm'"));
+  doc = verdictReadJson(f);
+  doc["parameters"]["L"] = 0.1;
+  verdictWrite(verdictScratch("metres.json"), doc);
+  r = runCommand(kExe + " check " + verdictScratch("metres.json"));
+  CHECK(r.exitCode == 0);
+}
+
+TEST_CASE("cli verdict: the bundled assembled slider-crank re-assembles under --set and says so first") {
+  const std::string f = kVerdictMistakes + "slider_crank_assembled.json";
+  auto r = runCommand("(" + kExe + " check " + f + " 2>&1)");
+  CHECK(r.exitCode == 0);
+  CHECK_THAT(verdictLine1(r.output), Catch::StartsWith("scene: "));  // starts assembled: nothing to say
+  for (const std::string& cmd : {std::string(" check "), " simulate -o " + verdictScratch("set.csv") + " "}) {
+    INFO(cmd);
+    r = runCommand("(" + kExe + cmd + f + " --set rpm=100 --set m_p=4 2>&1 >/dev/null)");
+    CHECK(r.exitCode == 0);
+    CHECK_THAT(verdictLine1(r.output), Catch::StartsWith("note: the assembled initial state this file records") &&
+                                           Catch::Contains("rpm = 100 (300 when assembled)"));
+  }
+}

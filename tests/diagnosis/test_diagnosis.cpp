@@ -153,13 +153,21 @@ TEST_CASE("plausibility: planar z, millimetres and a driver with no finite start
 
 TEST_CASE("no false alarms: every well-posed bundled scene checks clean, with no warning") {
   int checked = 0;
-  for (const char* dir : {"scenes", "validation", "analyses", "tutorial"}) {
+  for (const char* dir : {"scenes", "validation", "analyses", "tutorial", "contact", "flexible"}) {
     for (const auto& e : std::filesystem::directory_iterator(kSource + "/examples/" + dir)) {
       if (e.path().extension() != ".json" || e.path().filename() == "cases.json") continue;
       const std::string file = e.path().string();
       std::ifstream in(file);
       const nlohmann::json doc = nlohmann::json::parse(in);
       if (!doc.contains("bodies") && !doc.contains("instances")) continue;
+      // its rod and piston start at rest on purpose, the crank's speed left to the assembly
+      // (docs/contact.md): the velocity warning it gets is true, not a false alarm
+      if (e.path().filename() == "slider_crank_stop.json") {
+        const CheckReport r = checkScene(loadScene(file));
+        CHECK(r.status() == Posedness::WellPosed);
+        CHECK(r.assembly.positionBefore.empty());
+        continue;
+      }
       INFO(file);
       const Scene scene = completeMasslessPoints(loadScene(file));
       const CheckReport r = checkScene(scene);
@@ -170,5 +178,5 @@ TEST_CASE("no false alarms: every well-posed bundled scene checks clean, with no
       ++checked;
     }
   }
-  CHECK(checked >= 40);
+  CHECK(checked >= 49);
 }

@@ -5,6 +5,7 @@
 // an assembly that exists, and on ones that have none.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
 #include <numbers>
 #include <nlohmann/json.hpp>
 
@@ -239,4 +240,147 @@ TEST_CASE("assembly: the spatial validation mechanisms (A04 Bricard, A06) assemb
     CHECK(a.assembled);
     CHECK(jointResiduals(scene.model, a.state, false, 1e-8).empty());
   }
+}
+
+TEST_CASE("kinematics: the transmission angle of a four-bar follows its closed form over a full turn") {
+  // crank a, coupler b, rocker c, ground d; theta the crank's angle from the ground line O2-O4.
+  // Triangles O2-A-O4 and A-B-O4 share the diagonal A-O4: e^2 = a^2 + d^2 - 2 a d cos(theta)
+  // = b^2 + c^2 - 2 b c cos(mu), so cos(mu) = (b^2 + c^2 - a^2 - d^2 + 2 a d cos(theta)) / (2 b c),
+  // mu the angle at the coupler-rocker pin B between B-A and B-O4.
+  const double a = 1, b = 3, c = 2.5, d = 3;
+  const Scene scene = sceneFromJson(kinFourBar(a, b, c, d, "input", 0.3), "crank_rocker_mu.json");
+  const SweepResult r = sweepDriver(scene.model);
+  REQUIRE(r.completed);
+  CHECK(r.transmission.joint == "B");
+  CHECK(r.transmission.couplerJoint == "A");
+  CHECK(r.transmission.outputJoint == "O4");
+  CHECK_FALSE(r.transmission.slider);
+  double worst = 0;
+  for (const SweepSample& s : r.samples) {
+    const double mu = std::acos((b * b + c * c - a * a - d * d + 2 * a * d * std::cos(s.value)) / (2 * b * c));
+    worst = std::max(worst, std::abs(s.transmission - mu));
+  }
+  // the positions are solved to 1e-10: the angle within 1e-8 rad
+  CHECK(worst < 1e-8);
+  // the extremes: at theta = 0 (e = d - a) and theta = pi (e = d + a)
+  const json j = sweepToJson(r)["transmission"];
+  CHECK(j["min_deg"].get<double>() == Approx(std::acos((b * b + c * c - (d - a) * (d - a)) / (2 * b * c)) * 180 / kKinPi).margin(0.05));
+  CHECK(j["max_deg"].get<double>() == Approx(std::acos((b * b + c * c - (d + a) * (d + a)) / (2 * b * c)) * 180 / kKinPi).margin(0.05));
+  // the table's last column
+  const std::string csv = sweepToCsv(scene.model, r);
+  CHECK_THAT(csv.substr(0, csv.find('\n')), Catch::EndsWith(",transmission_angle_deg(B)"));
+}
+
+TEST_CASE("kinematics: the transmission angle of a slider-crank, against the normal of the guide") {
+  // the rod from the wrist pin to the crank pin rises r sin(theta) over its length L: the angle
+  // between the rod and the guide's normal is acos(r |sin theta| / L)
+  const Scene scene = loadScene(kinMistake("slider_crank_rod_shorter_than_crank.json"), [] {
+    SceneOptions o;
+    o.overrides = {{"L", 0.4}};
+    return o;
+  }());
+  const SweepResult r = sweepDriver(scene.model);
+  REQUIRE(r.completed);
+  CHECK(r.transmission.joint == "wristpin");
+  CHECK(r.transmission.outputJoint == "guide");
+  CHECK(r.transmission.slider);
+  double worst = 0;
+  for (const SweepSample& s : r.samples)
+    worst = std::max(worst, std::abs(s.transmission - std::acos(0.1 * std::abs(std::sin(s.value)) / 0.4)));
+  CHECK(worst < 1e-8);
+}
+
+namespace {
+/// An RSSR linkage: crank a = 0.1 about z at the origin, rocker c = 0.2 about x at (0.3, 0, 0),
+/// coupler with spherical joints at both ends, assembled at theta = 0, psi = pi/2
+/// (B = (0.1, 0, 0), C = (0.3, 0, 0.2), b = |C - B| = 0.2 sqrt 2).
+json kinRssr() {
+  auto body = [](const std::string& n, double x, double y, double z) {
+    return json{{"name", n}, {"type", "rigid3d"}, {"mass", 1.0}, {"inertia", {1e-3, 1e-3, 1e-3}}, {"position", {x, y, z}}};
+  };
+  json bodies = {body("crank", 0.05, 0, 0), body("coupler", 0.2, 0, 0.1), body("rocker", 0.3, 0, 0.1)};
+  json joints = {
+      {{"name", "A"}, {"type", "revolute3d"}, {"body1", "ground"}, {"point1", {0, 0, 0}}, {"axis1", {0, 0, 1}},
+       {"body2", "crank"}, {"point2", {-0.05, 0, 0}}, {"axis2", {0, 0, 1}}},
+      {{"name", "B"}, {"type", "spherical"}, {"body1", "crank"}, {"point1", {0.05, 0, 0}}, {"body2", "coupler"},
+       {"point2", {-0.1, 0, -0.1}}},
+      {{"name", "C"}, {"type", "spherical"}, {"body1", "coupler"}, {"point1", {0.1, 0, 0.1}}, {"body2", "rocker"},
+       {"point2", {0, 0, 0.1}}},
+      {{"name", "D"}, {"type", "revolute3d"}, {"body1", "ground"}, {"point1", {0.3, 0, 0}}, {"axis1", {1, 0, 0}},
+       {"body2", "rocker"}, {"point2", {0, 0, -0.1}}, {"axis2", {1, 0, 0}}}};
+  return {{"joinery", 1}, {"gravity", {0, 0, -9.81}}, {"bodies", bodies}, {"joints", joints}};
+}
+}  // namespace
+
+TEST_CASE("assembly: a spatial RSSR and badly started slider-cranks assemble; the scene as given closes") {
+  {
+    const Scene ok = sceneFromJson(kinRssr(), "rssr.json");
+    CHECK_FALSE(assembleInitialState(ok.model).needed());  // the geometry above is closed
+  }
+  // every body turned (crank 1 rad about z, rocker 0.8 rad about x, coupler 1.2 rad about y)
+  // and moved by up to 0.15 m: the joints are violated by tenths of a metre
+  json doc = kinRssr();
+  doc["bodies"][0]["orientation"] = {{"axis", {0, 0, 1}}, {"angle", 1.0}};
+  doc["bodies"][1]["orientation"] = {{"axis", {0, 1, 0}}, {"angle", 1.2}};
+  doc["bodies"][1]["position"] = {0.1, 0.15, 0.0};
+  doc["bodies"][2]["orientation"] = {{"axis", {1, 0, 0}}, {"angle", 0.8}};
+  const Scene scene = sceneFromJson(doc, "rssr_bad.json");
+  const AssemblyReport a = assembleInitialState(scene.model);
+  REQUIRE(a.needed());
+  CHECK(a.positionBefore.front().residual > 0.05);
+  CHECK(a.assembled);
+  CHECK(jointResiduals(scene.model, a.state, false, 1e-8).empty());
+  // slider-cranks with the crank turned by up to 3 rad and the piston put 0.3 m off its place
+  for (double twist : {1.0, 2.0, 3.0, -2.5}) {
+    INFO(twist);
+    json sc = json::parse(std::ifstream(kinMistake("slider_crank_rod_shorter_than_crank.json")));
+    sc["parameters"]["L"] = 0.4;
+    sc["bodies"][0]["angle"] = twist;
+    sc["bodies"][1]["angle"] = -twist;
+    sc["bodies"][2]["position"] = {0.2, 0.3};
+    for (std::size_t k = 0; k < sc["joints"].size(); ++k)
+      if (sc["joints"][k]["name"] == "motor") {
+        sc["joints"].erase(k);
+        break;
+      }
+    const Scene s = sceneFromJson(sc, "slider_crank_bad.json");
+    const AssemblyReport r = assembleInitialState(s.model);
+    CHECK(r.assembled);
+    CHECK(r.closure.joint.empty());
+    CHECK(jointResiduals(s.model, r.state, false, 1e-8).empty());
+  }
+}
+
+TEST_CASE("assembly: truly impossible mechanisms name the joint their loop cannot reach, with the distance") {
+  // a four-bar whose links violate the closure inequality: d = 5 > a + b + c = 4.5 (the chain
+  // from O2 reaches at most 4.5 m, the pivot O4 is 5 m away: O4 stays 0.5 m open at best)
+  json bodies = {kinBar("input", 0, 0, 1, 0), kinBar("coupler", 1, 0, 2.5, 0), kinBar("output", 2.5, 0, 4.5, 0)};
+  json joints = {kinPin("O2", "ground", 0, "input", -0.5), kinPin("A", "input", 0.5, "coupler", -0.75),
+                 kinPin("B", "coupler", 0.75, "output", -1.0), kinPin("O4", "ground", 0, "output", 1.0)};
+  joints[3]["point1"] = {5.0, 0.0};
+  const Scene scene = sceneFromJson(json{{"joinery", 1}, {"gravity", {0, -9.81, 0}}, {"bodies", bodies}, {"joints", joints}},
+                                    "four_bar_too_short.json");
+  const CheckReport r = checkScene(scene);
+  CHECK(r.status() == Posedness::Inconsistent);
+  CHECK_FALSE(r.assembly.assembled);
+  CHECK(r.assembly.closure.joint == "O4");
+  CHECK(r.assembly.closure.gap == Approx(0.5).margin(1e-6));
+  CHECK(r.assembly.closure.loop == std::vector<std::string>{"O2", "A", "B", "O4"});
+  CHECK(r.verdict().kind == "cannot_be_assembled");
+  CHECK_THAT(r.headline(), Catch::StartsWith("the mechanism cannot be assembled: O4 cannot close: its points stay at "
+                                             "least 0.5 m apart"));
+  // the bundled slider-crank whose cylinder axis is 1 m up, out of the 0.8 m reach of crank and rod
+  const CheckReport sc = checkScene(loadScene(kinMistake("slider_crank_cannot_close.json")));
+  CHECK(sc.assembly.closure.joint == "cylinder");
+  CHECK(sc.assembly.closure.gap == Approx(0.2).margin(1e-6));
+  CHECK_THAT(sc.headline(), Catch::StartsWith("the mechanism cannot be assembled: cylinder's axis is out of reach: "
+                                              "the point of piston.block stays at least 0.2 m from it"));
+  // the fix it proposes: the cylinder moved down by the gap (h = 0.8) closes the loop
+  const Scene fixed = loadScene(kinMistake("slider_crank_cannot_close.json"), [] {
+    SceneOptions o;
+    o.overrides = {{"h", 0.8}};
+    return o;
+  }());
+  const AssemblyReport fa = assembleInitialState(fixed.model);
+  CHECK(fa.assembled);
 }

@@ -97,6 +97,9 @@ def test_matrix_problems_as_the_cli(cli, problems):
     ("slider_crank_massless_sensor.json", "ill_posed", "sensor has zero inertia about its own z axis"),
     ("slider_crank_guide_wrong_axis.json", "well_posed", "the initial positions violate guide by 0.5 m"),
     ("slider_crank_rod_shorter_than_crank.json", "well_posed", "the mechanism cannot pass crank.theta = 0.5236 rad"),
+    ("slider_crank_two_drivers.json", "inconsistent", "motor and push both drive the mechanism"),
+    ("slider_crank_massless_flag.json", "ill_posed", "flag has zero inertia about flagpin"),
+    ("slider_crank_cannot_close.json", "inconsistent", "the mechanism cannot be assembled: cylinder's axis is out of reach"),
 ])
 def test_check_says_the_cli_verdict(cli, scenes, name, status, first):
     """One verdict: Python's status, verdict and headline are those of `joinery check --json`."""

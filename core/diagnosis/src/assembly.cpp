@@ -144,6 +144,50 @@ std::vector<BodyMotion> bodyMotions(const Model& model, const State& a, const St
   return out;
 }
 
+/// The joints of the loop that cannot close: each whose removal lets the others assemble,
+/// with the least gap it then keeps (minimizeJointGap); the blamed one is the last declared
+/// that prescribes no motion (the loop's closing joint as written).
+ClosureFinding findClosure(const Model& model, const State& given, const State& from, double tolerance) {
+  ClosureFinding out;
+  struct Candidate {
+    int block;
+    double gap;
+  };
+  std::vector<Candidate> found;
+  for (std::size_t b = 0; b < model.rowBlocks().size(); ++b) {
+    const RowBlock& rb = model.rowBlocks()[b];
+    if (rb.constraint == nullptr || rb.constraint->level() != ConstraintLevel::Position) continue;
+    // from the given state (where the loop was written) and from the least-squares one
+    KinematicSolveOptions ko;
+    ko.tolerance = 0.1 * tolerance;
+    State s = given;
+    model.normalizeCoordinates(s.q);
+    double gap = 0, gap2 = 0;
+    const bool a = minimizeJointGap(model, static_cast<int>(b), s, gap, 0, ko);
+    s = from;
+    const bool c = minimizeJointGap(model, static_cast<int>(b), s, gap2, 16, ko);
+    if (!a && !c) continue;
+    if (!a || (c && gap2 < gap)) gap = gap2;
+    if (!(gap > tolerance)) continue;  // it closes after all: not the joint that prevents it
+    found.push_back({static_cast<int>(b), gap});
+    out.loop.push_back(rb.name);
+  }
+  const Candidate* blamed = nullptr;
+  for (const Candidate& c : found)
+    if (!model.rowBlocks()[static_cast<std::size_t>(c.block)].constraint->prescribesMotion()) blamed = &c;
+  if (blamed == nullptr && !found.empty()) blamed = &found.back();
+  if (blamed == nullptr) return out;
+  const RowBlock& rb = model.rowBlocks()[static_cast<std::size_t>(blamed->block)];
+  out.joint = rb.name;
+  out.type = std::string(rb.constraint->typeName());
+  for (const Body* b : rb.constraint->bodies()) out.bodies.push_back(b->name());
+  out.gap = blamed->gap;
+  ModelWorkspace ws = model.makeWorkspace(false);
+  model.calcRowBlocks(from, ws);
+  out.unit = rowUnit(model, ws, static_cast<std::size_t>(blamed->block), 0);
+  return out;
+}
+
 }  // namespace
 
 AssemblyReport assembleInitialState(const Model& model, const AssemblyOptions& options) {
@@ -171,6 +215,8 @@ AssemblyReport assembleInitialState(const Model& model, const AssemblyOptions& o
     if (n <= 300 && searchAssembly(model, found, n <= 60 ? options.starts : 0, ko)) r.state.q = found.q;
     r.positionAfter = jointResiduals(model, r.state, false, tolFor(r.state.q, options.tolerance));
   }
+  if (!r.positionAfter.empty() && model.numCoordinates() <= 60 && model.rowBlocks().size() <= 80)
+    r.closure = findClosure(model, r.given, r.state, tolFor(r.state.q, options.tolerance));
   system.projectVelocities(r.state, po);
   r.velocityAfter = jointResiduals(model, r.state, true, tolFor(r.state.v, options.tolerance));
   if (!r.velocityAfter.empty() && r.positionAfter.empty() && model.numCoordinates() <= 300) {
@@ -193,6 +239,28 @@ AssemblyReport assembleInitialState(const Model& model, const AssemblyOptions& o
 std::string assemblySummary(const AssemblyReport& r) {
   if (!r.needed()) return "";
   std::ostringstream os;
+  if (!r.assembled && !r.closure.joint.empty() && !r.positionAfter.empty()) {
+    // the joint whose placement the rest of its loop cannot reach, with the distance
+    const ClosureFinding& c = r.closure;
+    const std::string by = num3(c.gap) + (c.unit.empty() ? "" : " " + c.unit);
+    std::string moving;
+    for (const std::string& b : c.bodies)
+      if (b != "ground") moving = b;
+    os << "the mechanism cannot be assembled: ";
+    if ((c.type == "prismatic2d" || c.type == "prismatic3d" || c.type == "point_on_line") && !moving.empty())
+      os << c.joint << "'s axis is out of reach: the point of " << moving << " stays at least " << by
+         << " from it";
+    else if ((c.type == "revolute2d" || c.type == "spherical" || c.type == "revolute3d") && !moving.empty())
+      os << c.joint << " cannot close: its points stay at least " << by << " apart";
+    else
+      os << c.joint << " cannot close: it stays open by at least " << by;
+    std::vector<std::string> others;
+    for (const std::string& j : c.loop)
+      if (j != c.joint) others.push_back(j);
+    if (!others.empty()) os << " whatever the positions of the loop of " << joinNames(others);
+    os << "; move " << c.joint << " or change the lengths of the loop by " << by;
+    return os.str();
+  }
   if (!r.assembled) {
     const auto& open = r.positionAfter.empty() ? r.velocityAfter : r.positionAfter;
     os << "the mechanism cannot be assembled: ";
@@ -242,6 +310,12 @@ nlohmann::json assemblyToJson(const AssemblyReport& a) {
           {"velocity_violations", residualsJson(a.velocityBefore)},
           {"position_open", residualsJson(a.positionAfter)},
           {"velocity_open", residualsJson(a.velocityAfter)},
+          {"closure", a.closure.joint.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json{{"joint", a.closure.joint},
+                                                               {"type", a.closure.type},
+                                                               {"gap", a.closure.gap},
+                                                               {"unit", a.closure.unit},
+                                                               {"loop", a.closure.loop}}},
           {"moved", moved},
           {"velocity_changes", vel}};
 }

@@ -1,6 +1,7 @@
 // The check report as a library call (check.hpp).
 #include "joinery/core/check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <new>
 #include <set>
@@ -29,7 +30,7 @@ std::vector<std::string> bodiesOfCoordinates(const Model& model, const std::vect
 namespace {
 
 nlohmann::json culpritsToJson(const Culprits& c) {
-  return {{"searched", c.searched}, {"joints", c.joints},       {"also_restoring", c.alsoRestoring},
+  return {{"searched", c.searched}, {"overdriven", c.overdriven}, {"joints", c.joints},       {"also_restoring", c.alsoRestoring},
           {"rows", c.rows},         {"coordinates", c.coordinates}, {"message", c.message}};
 }
 
@@ -132,6 +133,19 @@ void addFindings(const Model& model, const State& s, CheckReport& r) {
         r.assembly.positionAfter.empty() ? ConstraintLevel::Velocity : ConstraintLevel::Position;
     r.conflict = findConflictingJoints(model, r.assembly.state, level);
   }
+  // more drivers than degrees of freedom: every driver is a culprit, by name (the removal
+  // test names only the rows that contradict at this configuration: at a dead centre, one)
+  if (!d.consistent || !r.assembly.assembled) {
+    Culprits over = findOverdrivingJoints(model, r.assembly.assembled ? s : r.assembly.state);
+    const auto named = [&](const std::string& j) {
+      return std::find(r.conflict.joints.begin(), r.conflict.joints.end(), j) != r.conflict.joints.end();
+    };
+    if (!over.joints.empty() && !std::all_of(over.joints.begin(), over.joints.end(), named)) {
+      over.rows = r.conflict.rows;
+      over.alsoRestoring = r.conflict.alsoRestoring;
+      r.conflict = std::move(over);
+    }
+  }
   if (d.consistent && d.redundant > 0 && r.assembly.assembled) r.redundancy = findRedundantJoints(model, s, d);
   if (r.assembly.assembled) r.locked = describeLockedVelocities(model, r.assembly);
 }
@@ -224,11 +238,23 @@ Verdict CheckReport::verdict() const {
                                        : "the accelerations are not unique";
     return v;
   }
+  if (conflict.overdriven) {
+    // more drivers than degrees of freedom: the constraints contradict each other, whatever
+    // the assembly (which fails because of them)
+    v.status = Posedness::Inconsistent;
+    v.kind = "inconsistent";
+    v.text = "INCONSISTENT: the constraints contradict each other";
+    v.headline = conflict.message;
+    return v;
+  }
   if (!assembly.assembled) {
     v.status = Posedness::Inconsistent;
     v.kind = "cannot_be_assembled";
     v.text = "INCONSISTENT: the mechanism cannot be assembled";
-    v.headline = conflict.joints.empty() ? assemblySummary(assembly) : conflict.message;
+    // the joint whose geometry the loop cannot reach, with the distance, before the removal
+    // test's linearized culprits (which name the whole loop); over-driving first of all
+    const bool byConflict = !conflict.joints.empty() && assembly.closure.joint.empty();
+    v.headline = byConflict ? conflict.message : assemblySummary(assembly);
     return v;
   }
   if (!d.consistent) {

@@ -1,6 +1,7 @@
 // The diagnosis in the engineer's words (findings.hpp, docs/diagnosis.md).
 #include "joinery/core/findings.hpp"
 
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -193,6 +194,44 @@ Culprits findRedundantJoints(const Model& model, const State& s, const Diagnosis
   return c;
 }
 
+Culprits findOverdrivingJoints(const Model& model, const State& s) {
+  Culprits c;
+  if (!withinLimits(model) || model.numConstraintRows() == 0) return c;
+  const Dense D = denseAt(model, s);
+  std::vector<std::size_t> drivers;
+  int driverRows = 0;
+  for (std::size_t w = 0; w < D.blocks.size(); ++w) {
+    const Constraint* k = D.blocks[w]->constraint;
+    if (k != nullptr && k->prescribesMotion() && k->level() != ConstraintLevel::Acceleration) {
+      drivers.push_back(w);
+      driverRows += D.blocks[w]->size;
+    }
+  }
+  if (drivers.size() < 2) return c;
+  // the mobility of the mechanism without its drivers, by rank at s
+  MatrixXd freeRows(D.A.rows() - driverRows, D.A.cols());
+  for (std::size_t w = 0, k = 0; w < D.blocks.size(); ++w) {
+    if (std::find(drivers.begin(), drivers.end(), w) != drivers.end()) continue;
+    freeRows.middleRows(static_cast<Eigen::Index>(k), D.blocks[w]->size) = D.A.middleRows(D.rowStart[w], D.blocks[w]->size);
+    k += static_cast<std::size_t>(D.blocks[w]->size);
+  }
+  const Eigen::Index rank =
+      freeRows.rows() ? Eigen::JacobiSVD<MatrixXd>(freeRows).setThreshold(1e-9).rank() : Eigen::Index{0};
+  const int mobility = model.numCoordinates() - static_cast<int>(rank);
+  if (driverRows <= mobility) return c;
+  c.searched = true;
+  c.overdriven = true;
+  for (std::size_t w : drivers) c.joints.push_back(D.blocks[w]->name);
+  c.coordinates = {};
+  std::ostringstream os;
+  os << andList(c.joints) << (c.joints.size() == 2 ? " both" : " all") << " drive the mechanism, which has " << mobility
+     << " degree" << (mobility == 1 ? "" : "s") << " of freedom without them: " << driverRows
+     << " prescribed motions for " << mobility << "; remove " << (driverRows - mobility == 1 ? "one" : "some")
+     << " of them (or give it as a force)";
+  c.message = os.str();
+  return c;
+}
+
 std::vector<std::string> findLockingJoints(const Model& model, const State& s) {
   std::vector<std::string> out;
   if (!withinLimits(model) || model.numConstraintRows() == 0) return out;
@@ -340,6 +379,44 @@ std::vector<std::string> describeIndeterminacy(const Model& model, const State& 
       anyForced = anyForced || forced[static_cast<std::size_t>(sl.offset + k)];
     }
     if (touched) bodyCauses(model, sl, s, N, anyForced, out, explained);
+  }
+  // a massless body that turns (or slides) about the joints that hold it: a motion of that
+  // body alone, about its joints rather than about its own axes (a flag on a pin)
+  const auto rankOf = [](const MatrixXd& X) {
+    return X.cols() ? static_cast<Eigen::Index>(Eigen::FullPivLU<MatrixXd>(X).setThreshold(1e-9).rank()) : 0;
+  };
+  for (const BodySlot& sl : model.bodySlots()) {
+    if (sl.size == 0 || rankOf(explained) >= N.cols()) break;
+    const std::optional<MassProperties> mp = sl.body->massProperties();
+    if (!mp || mp->mass != 0) continue;
+    // combinations of N's columns that vanish off this body: the body's own null motions
+    MatrixXd off(model.numCoordinates() - sl.size, N.cols());
+    for (int i = 0, k = 0; i < model.numCoordinates(); ++i)
+      if (i < sl.offset || i >= sl.offset + sl.size) off.row(k++) = N.row(i);
+    // (N's columns are orthonormal: singular values of `off` at most 1, an absolute threshold)
+    MatrixXd Z = MatrixXd::Identity(N.cols(), N.cols());
+    if (off.rows()) {
+      Eigen::JacobiSVD<MatrixXd> svd(off, Eigen::ComputeFullV);
+      Eigen::Index kept = 0;
+      for (Eigen::Index i = 0; i < svd.singularValues().size(); ++i)
+        if (svd.singularValues()(i) > 1e-9) ++kept;
+      Z = svd.matrixV().rightCols(N.cols() - kept);
+    }
+    if (Z.cols() == 0) continue;
+    const MatrixXd W = N * Z;
+    MatrixXd both(explained.rows(), explained.cols() + W.cols());
+    both.leftCols(explained.cols()) = explained;
+    both.rightCols(W.cols()) = W;
+    if (rankOf(both) <= rankOf(explained)) continue;
+    std::vector<std::string> holding;
+    for (const Constraint* c : model.constraints())
+      if (std::find(c->bodies().begin(), c->bodies().end(), sl.body) != c->bodies().end()) holding.push_back(c->name());
+    if (holding.empty()) continue;  // free: said above, along the world axes
+    explained = both;
+    const bool planar = mp->rotations == 1;
+    out.push_back(sl.body->name() + " has zero inertia about " + andList(holding) +
+                  ": give it inertia or fix it with a weld (a " + (planar ? "weld2d" : "weld3d") + " in place of " +
+                  (holding.size() > 1 ? "one of them" : holding.front()) + ")");
   }
   // what the named causes do not explain: massless motions spanning several bodies
   const Eigen::Index covered = explained.cols() ? Eigen::FullPivLU<MatrixXd>(explained).rank() : 0;

@@ -193,6 +193,106 @@ bool searchAssembly(const Model& model, State& s, int starts, const KinematicSol
   return found;
 }
 
+namespace {
+
+/// |phi| of row block `block` at s, each row in the joint's own measure.
+double blockGap(const Model& model, ModelWorkspace& ws, VectorXd& phi, const State& s, int block) {
+  model.calcPositionErrors(s, ws, phi);
+  const RowBlock& rb = model.rowBlocks()[static_cast<std::size_t>(block)];
+  double sq = 0;
+  for (int k = 0; k < rb.size; ++k) {
+    const double v = rb.constraint ? rb.constraint->measuredResidual(k, phi(rb.row + k), false) : phi(rb.row + k);
+    sq += v * v;
+  }
+  return std::sqrt(sq);
+}
+
+/// From s on the other rows' manifold: Gauss-Newton steps on block's rows within the null space
+/// of the others' Jacobian, each step projected back onto the others (newton); s keeps the
+/// least |phi_block|.
+double descendGap(const Model& model, PositionSystem& rest, int block, State& s, const KinematicSolveOptions& o) {
+  ModelWorkspace ws = model.makeWorkspace();
+  VectorXd phi = VectorXd::Zero(model.numConstraintRows());
+  const RowBlock& rb = model.rowBlocks()[static_cast<std::size_t>(block)];
+  double gap = blockGap(model, ws, phi, s, block);
+  for (int it = 0; it < 40 && gap > o.tolerance; ++it) {
+    model.calcConstraints(s, ws);
+    const MatrixXd Jb = ws.A.middleRows(rb.row, rb.size);
+    const VectorXd pb = phi.segment(rb.row, rb.size);
+    const MatrixXd Jr = rest.jacobian(s);
+    MatrixXd Z;
+    if (Jr.rows() == 0) {
+      Z = MatrixXd::Identity(model.numCoordinates(), model.numCoordinates());
+    } else {
+      Eigen::JacobiSVD<MatrixXd> svd(Jr, Eigen::ComputeFullV);
+      svd.setThreshold(1e-10);
+      const Eigen::Index r = svd.rank();
+      Z = svd.matrixV().rightCols(model.numCoordinates() - r);
+    }
+    if (Z.cols() == 0) break;
+    Eigen::CompleteOrthogonalDecomposition<MatrixXd> cod(Jb * Z);
+    cod.setThreshold(1e-12);
+    const VectorXd dq = Z * cod.solve(pb);
+    const State s0 = s;
+    bool improved = false;
+    double step = 1.0;
+    for (int k = 0; k < 12; ++k, step *= 0.5) {
+      State t = s0;
+      t.q = s0.q - step * dq;
+      model.normalizeCoordinates(t.q);
+      if (!newton(model, rest, t, 0.0, o)) continue;
+      const double g = blockGap(model, ws, phi, t, block);
+      if (std::isfinite(g) && g < gap * (1 - 1e-12)) {
+        s = t;
+        improved = gap - g > 1e-12 * std::max(1.0, gap);
+        gap = g;
+        break;
+      }
+    }
+    if (!improved) break;
+    blockGap(model, ws, phi, s, block);
+  }
+  return gap;
+}
+
+}  // namespace
+
+bool minimizeJointGap(const Model& model, int block, State& s, double& gap, int starts,
+                      const KinematicSolveOptions& options) {
+  PositionSystem rest(model, block, -1);
+  KinematicSolveOptions o = options;
+  o.tolerance = scaledTolerance(s, options);
+  const State given = s;
+  const int n = model.numCoordinates();
+  double extent = 0;
+  for (int i = 0; i < n; ++i)
+    if (coordinateUnit(model, i) == "m") extent = std::max(extent, std::abs(given.q(i)));
+  if (!(extent > 0)) extent = 1.0;
+  std::mt19937 gen(20261202u);  // deterministic
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  bool found = false;
+  for (int k = 0; k <= starts; ++k) {
+    State trial = given;
+    if (k > 0)
+      for (int i = 0; i < n; ++i) {
+        const std::string u = coordinateUnit(model, i);
+        trial.q(i) += u == "rad" ? std::numbers::pi * unit(gen)
+                      : u == "m" ? 2.0 * extent * unit(gen)
+                                 : std::max(1.0, std::abs(given.q(i))) * unit(gen);
+      }
+    model.normalizeCoordinates(trial.q);
+    if (!newton(model, rest, trial, 0.0, o)) continue;
+    const double g = descendGap(model, rest, block, trial, o);
+    if (!found || g < gap) {
+      found = true;
+      gap = g;
+      s = trial;
+    }
+    if (gap <= o.tolerance) break;
+  }
+  return found;
+}
+
 std::vector<CoordinateDriverInfo> coordinateDrivers(const Model& model) {
   std::vector<CoordinateDriverInfo> out;
   if (model.numConstraintRows() == 0) return out;
@@ -274,6 +374,98 @@ std::vector<std::string> involvedJoints(const Model& model, const MatrixXd& J, c
 }
 
 }  // namespace
+
+namespace {
+
+/// The world position of the point `local` of body b at q (the ground: `local` itself).
+Vector3d pointAt(const Model& model, const Body& b, const Vector3d& local, const VectorXd& q) {
+  const PointMarker* pm = b.points();
+  if (b.isGround() || pm == nullptr) return local;
+  const BodySlot& sl = model.slotOf(b);
+  return pm->calcPointPosition(q.segment(sl.offset, sl.size), local);
+}
+
+/// The world position of joint c's point on its k-th body at q.
+Vector3d jointPointAt(const Model& model, const Constraint& c, int k, const VectorXd& q) {
+  const Body& b = *c.bodies()[static_cast<std::size_t>(k)];
+  return pointAt(model, b, c.actionPoint(k), q);
+}
+
+int bodyIndexIn(const Constraint& c, const Body* b) {
+  for (std::size_t k = 0; k < c.bodies().size(); ++k)
+    if (c.bodies()[k] == b) return static_cast<int>(k);
+  return -1;
+}
+
+const Body* otherBody(const Constraint& c, const Body* b) {
+  if (c.bodies().size() != 2) return nullptr;
+  return c.bodies()[0] == b ? c.bodies()[1] : c.bodies()[1] == b ? c.bodies()[0] : nullptr;
+}
+
+}  // namespace
+
+TransmissionSpec findTransmission(const Model& model, const Body& input) {
+  const auto& cs = model.constraints();
+  auto isPin = [](const Constraint* c) { return c->typeName() == "revolute2d" && c->bodies().size() == 2; };
+  for (std::size_t ci = 0; ci < cs.size(); ++ci) {
+    const Constraint* C = cs[ci];
+    if (!isPin(C) || C->bodies()[0]->isGround() || C->bodies()[1]->isGround()) continue;
+    for (int side = 0; side < 2; ++side) {
+      const Body* coupler = C->bodies()[static_cast<std::size_t>(side)];
+      const Body* output = C->bodies()[static_cast<std::size_t>(1 - side)];
+      if (coupler == &input || output == &input) continue;
+      int d = -1, b = -1;
+      bool slider = false;
+      for (std::size_t k = 0; k < cs.size(); ++k) {
+        const Body* o = otherBody(*cs[k], output);
+        if (k == ci || o == nullptr || !o->isGround()) continue;
+        if (isPin(cs[k])) d = static_cast<int>(k), slider = false;
+        else if (cs[k]->typeName() == "prismatic2d" && d < 0) d = static_cast<int>(k), slider = true;
+      }
+      for (std::size_t k = 0; k < cs.size() && d >= 0; ++k) {
+        const Body* o = otherBody(*cs[k], coupler);
+        if (k == ci || !isPin(cs[k]) || o == nullptr || o == output) continue;
+        if (b < 0 || o == &input) b = static_cast<int>(k);  // the pin to the input first
+      }
+      if (d < 0 || b < 0) continue;
+      TransmissionSpec t;
+      t.joint = C->name();
+      t.couplerJoint = cs[static_cast<std::size_t>(b)]->name();
+      t.outputJoint = cs[static_cast<std::size_t>(d)]->name();
+      t.slider = slider;
+      t.c = static_cast<int>(ci);
+      t.b = b;
+      t.d = d;
+      return t;
+    }
+  }
+  return {};
+}
+
+double transmissionAngle(const Model& model, const TransmissionSpec& t, const VectorXd& q) {
+  const auto& cs = model.constraints();
+  const Constraint& C = *cs[static_cast<std::size_t>(t.c)];
+  const Constraint& B = *cs[static_cast<std::size_t>(t.b)];
+  const Constraint& D = *cs[static_cast<std::size_t>(t.d)];
+  // the coupler: the body C and B share
+  const Body* coupler = bodyIndexIn(B, C.bodies()[0]) >= 0 ? C.bodies()[0] : C.bodies()[1];
+  const Body* output = coupler == C.bodies()[0] ? C.bodies()[1] : C.bodies()[0];
+  const Vector3d pc = jointPointAt(model, C, bodyIndexIn(C, coupler), q);
+  const Vector3d pb = jointPointAt(model, B, bodyIndexIn(B, coupler), q);
+  const Eigen::Vector2d u = (pb - pc).head<2>();
+  if (t.slider) {
+    // the guide's axis in the world: the image of its axis on the output body
+    const int k = bodyIndexIn(D, output);
+    const Vector3d p0 = jointPointAt(model, D, k, q);
+    const Vector3d p1 = pointAt(model, *output, D.actionPoint(k) + D.jointAxis(k), q);
+    const Eigen::Vector2d axis = (p1 - p0).head<2>().normalized();
+    const Eigen::Vector2d normal(-axis.y(), axis.x());
+    return std::acos(std::min(1.0, std::abs(u.dot(normal)) / u.norm()));
+  }
+  const Vector3d pd = jointPointAt(model, D, bodyIndexIn(D, output), q);
+  const Eigen::Vector2d w = (pd - pc).head<2>();
+  return std::acos(std::clamp(u.dot(w) / (u.norm() * w.norm()), -1.0, 1.0));
+}
 
 SweepResult sweepDriver(const Model& model, const SweepOptions& options) {
   const std::vector<CoordinateDriverInfo> drivers = coordinateDrivers(model);
@@ -373,6 +565,8 @@ SweepResult sweepDriver(const Model& model, const SweepOptions& options) {
     a = cod.solve(b);
   };
 
+  if (r.driver.rotary && model.numCoordinates() > 0)
+    r.transmission = findTransmission(model, model.bodyOfCoordinate(k));
   auto record = [&](double value, State& st) {
     SweepSample smp;
     smp.value = value;
@@ -380,6 +574,7 @@ SweepResult sweepDriver(const Model& model, const SweepOptions& options) {
     motion(st, smp.a, dqds);
     smp.q = st.q;
     smp.v = st.v;
+    if (!r.transmission.joint.empty()) smp.transmission = transmissionAngle(model, r.transmission, st.q);
     r.samples.push_back(std::move(smp));
     return dqds;
   };
@@ -518,6 +713,28 @@ std::string describe(const SweepResult& r, const SingularConfiguration& c) {
   return os.str();
 }
 
+namespace {
+/// The transmission angle's joints and extremes over the sweep (degrees), null when none.
+nlohmann::json transmissionJson(const SweepResult& r) {
+  if (r.transmission.joint.empty() || r.samples.empty()) return nullptr;
+  const SweepSample* lo = &r.samples.front();
+  const SweepSample* hi = lo;
+  for (const SweepSample& s : r.samples) {
+    if (s.transmission < lo->transmission) lo = &s;
+    if (s.transmission > hi->transmission) hi = &s;
+  }
+  const double deg = 180.0 / std::numbers::pi;
+  return {{"joint", r.transmission.joint},
+          {"coupler_joint", r.transmission.couplerJoint},
+          {"output_joint", r.transmission.outputJoint},
+          {"kind", r.transmission.slider ? "slider" : "four_bar"},
+          {"min_deg", lo->transmission * deg},
+          {"min_at", lo->value},
+          {"max_deg", hi->transmission * deg},
+          {"max_at", hi->value}};
+}
+}  // namespace
+
 nlohmann::json sweepToJson(const SweepResult& r) {
   nlohmann::json singular = nlohmann::json::array();
   for (const auto& c : r.singular)
@@ -531,7 +748,8 @@ nlohmann::json sweepToJson(const SweepResult& r) {
           {"mobility", r.mobility},
           {"samples", r.samples.size()},
           {"singular", singular},
-          {"completed", r.completed}};
+          {"completed", r.completed},
+          {"transmission", transmissionJson(r)}};
 }
 
 std::string sweepToCsv(const Model& model, const SweepResult& r) {
@@ -542,11 +760,14 @@ std::string sweepToCsv(const Model& model, const SweepResult& r) {
   for (const auto& nm : names) os << "," << nm;
   for (const auto& nm : names) os << "," << nm << "'";
   for (const auto& nm : names) os << "," << nm << "''";
+  const bool mu = !r.transmission.joint.empty();
+  if (mu) os << ",transmission_angle_deg(" << r.transmission.joint << ")";
   os << "\n";
   for (const SweepSample& s : r.samples) {
     os << s.value;
     for (const VectorXd* x : {&s.q, &s.v, &s.a})
       for (Eigen::Index i = 0; i < x->size(); ++i) os << "," << (*x)(i);
+    if (mu) os << "," << s.transmission * 180.0 / std::numbers::pi;
     os << "\n";
   }
   return os.str();

@@ -48,6 +48,19 @@ struct VelocityChange {
   double before = 0, after = 0;
 };
 
+/// Why a mechanism cannot be assembled, by joint: with `joint` left open the other joints
+/// assemble (each of `loop` has that property: the joints of the loop that cannot close), and
+/// `gap` is the least it then stays open. `joint` is the last declared of the loop that
+/// prescribes no motion: the joint whose placement the rest of the loop cannot reach.
+struct ClosureFinding {
+  std::string joint;              ///< empty: not searched (a large model) or no single joint
+  std::string type;               ///< its type ("prismatic2d", "revolute2d", ...)
+  std::vector<std::string> bodies;  ///< its bodies' names (ground included)
+  double gap = 0;                 ///< least |phi| of its rows with the others closed
+  std::string unit;               ///< "m", "rad" or ""
+  std::vector<std::string> loop;  ///< every joint whose removal lets the others assemble
+};
+
 /// What assembling the initial state found and did.
 struct AssemblyReport {
   std::vector<JointResidual> positionBefore;  ///< joints violated by the given positions
@@ -57,6 +70,9 @@ struct AssemblyReport {
   std::vector<BodyMotion> moved;              ///< bodies the position assembly moved
   std::vector<VelocityChange> velocities;     ///< velocities the assembly changed
   bool assembled = true;  ///< a consistent state was found (positionAfter, velocityAfter empty)
+  /// When the positions cannot be assembled (models up to 60 coordinates): the joint whose
+  /// geometry makes it impossible, and by how much.
+  ClosureFinding closure;
   State given;            ///< the initial state of the model
   State state;            ///< the assembled state (the best found when !assembled)
   /// True when the given state violates a constraint beyond tolerance.

@@ -32,6 +32,9 @@ struct Culprits {
   std::vector<std::string> rows;         ///< rows of `joints` in conflict ("motor[0]")
   std::vector<std::string> coordinates;  ///< coordinates every one of `joints` acts on
   std::string message;                   ///< the finding, cause first (empty when none)
+  /// The culprits are drivers that outnumber the mechanism's degrees of freedom
+  /// (findOverdrivingJoints), not joints found by the removal test.
+  bool overdriven = false;
 };
 
 /// The joints that contradict each other at `s` at one level: the equations of motion's
@@ -42,6 +45,11 @@ Culprits findConflictingJoints(const Model& model, const State& s,
                                ConstraintLevel level = ConstraintLevel::Acceleration);
 /// For a consistent diagnosis with redundant rows: the joints that repeat each other.
 Culprits findRedundantJoints(const Model& model, const State& s, const Diagnosis& d);
+/// More drivers than the mechanism has degrees of freedom: the drivers (joints that prescribe
+/// a motion) by name when their rows outnumber the mobility of the mechanism without them (by
+/// rank at `s`), with the message "motor and push both drive the mechanism, which has 1 degree
+/// of freedom without them: ...". Empty (no joints) otherwise.
+Culprits findOverdrivingJoints(const Model& model, const State& s);
 /// The joints whose removal gives a mechanism with no mobility (rank A = n) a degree of
 /// freedom, fewest rows first, then last declared first (an added brace).
 std::vector<std::string> findLockingJoints(const Model& model, const State& s);

@@ -39,6 +39,14 @@ bool solveKinematicVelocities(const Model& model, State& s, double tolerance = 1
 /// number of perturbed starts (0 for the given one only).
 bool searchAssembly(const Model& model, State& s, int starts = 48, const KinematicSolveOptions& options = {});
 
+/// With the rows of row block `block` left out, an assembly of the other holonomic rows (from
+/// s.q, then up to `starts` perturbed starts as searchAssembly), and on it the smallest residual
+/// of `block`'s rows (constrained Gauss-Newton: |phi_block| decreased while the other rows stay
+/// closed). True when the others can be assembled; `gap` is then the least |phi_block| found
+/// (Euclidean norm of its rows, in the joint's measure) and `s` that configuration.
+bool minimizeJointGap(const Model& model, int block, State& s, double& gap, int starts = 16,
+                      const KinematicSolveOptions& options = {});
+
 /// A coordinate driver: a one-row holonomic constraint that holds one coordinate.
 struct CoordinateDriverInfo {
   int block = -1;       ///< Model::rowBlocks() index
@@ -74,7 +82,28 @@ struct SingularConfiguration {
 struct SweepSample {
   double value = 0;
   VectorXd q, v, a;  ///< positions, velocities, accelerations
+  double transmission = 0;  ///< the transmission angle, rad (when SweepResult::transmission has a joint)
 };
+
+/// Where the transmission angle of a planar linkage is measured: at the pin `joint` between
+/// the coupler and the output (a link pinned to the ground, or a slider on a ground guide).
+/// Four-bar: the angle at the pin between the coupler (towards its other pin `couplerJoint`)
+/// and the output (towards its ground pivot `outputJoint`), in [0, pi]. Slider: the angle
+/// between the coupler and the normal of the guide `outputJoint`'s axis, in [0, pi/2].
+struct TransmissionSpec {
+  std::string joint;         ///< the coupler-output pin (empty: the linkage has none)
+  std::string couplerJoint;  ///< the coupler's other pin
+  std::string outputJoint;   ///< the output's ground pivot, or its guide
+  bool slider = false;       ///< the output slides on a guide
+  int c = -1, b = -1, d = -1;  ///< their Model::constraints() indices
+};
+
+/// The transmission joints of a planar linkage driven on a rotary coordinate of body `input`
+/// (revolute2d pins, a prismatic2d guide): the first coupler-output pin, or an empty spec.
+TransmissionSpec findTransmission(const Model& model, const Body& input);
+
+/// The transmission angle at positions q (rad).
+double transmissionAngle(const Model& model, const TransmissionSpec& t, const VectorXd& q);
 
 /// The sweep of a coordinate driver (docs/kinematics.md).
 struct SweepResult {
@@ -87,6 +116,7 @@ struct SweepResult {
   std::vector<SweepSample> samples;
   std::vector<SingularConfiguration> singular;
   bool completed = true;  ///< the whole range was followed
+  TransmissionSpec transmission;  ///< where SweepSample::transmission is measured (planar linkages)
 };
 
 /// Sweeps a coordinate driver over its range: at every value the positions (continuation
@@ -105,7 +135,8 @@ std::string describe(const SweepResult& r, const SingularConfiguration& c);
 nlohmann::json sweepToJson(const SweepResult& r);
 
 /// The table: the driver value, then every coordinate, its velocity (name + "'") and
-/// acceleration (name + "''"), one line per value.
+/// acceleration (name + "''"), then (planar linkages) the transmission angle in degrees,
+/// "transmission_angle_deg(pin)", one line per value.
 std::string sweepToCsv(const Model& model, const SweepResult& r);
 
 }  // namespace joinery
