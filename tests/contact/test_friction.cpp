@@ -139,6 +139,36 @@ TEST_CASE("friction: started up the slope, it stops at v0 / (g (sin a + mu cos a
   }
 }
 
+TEST_CASE("friction: a box on two corners on an incline slides at g (sin a - mu cos a) or sticks",
+          "[contact][friction]") {
+  // a 0.2 m x 0.1 m box (rigid2d) turned to the slope, its bottom corners a `points` contact:
+  // four rows on three coordinates while it sticks (redundant: the minimum-norm split), two
+  // normal rows and the slip law on both corners while it slides (the rows keep it from
+  // turning, so the friction total mu m g cos a gives the particle's closed form)
+  const double pi = std::acos(-1.0), alpha = pi / 6, b = 0.1, h = 0.05, m = 1.0;
+  const double c = std::cos(alpha), s = std::sin(alpha);
+  for (const double mu : {0.3, 0.7}) {
+    INFO("mu = " << mu);
+    const json doc = {{"joinery", 1},
+                      {"gravity", {0, -kGf, 0}},
+                      {"bodies", {{{"name", "box"}, {"type", "rigid2d"}, {"mass", m}, {"inertia", m * (b * b + h * h) / 3},
+                                   {"position", {-h * s, h * c}}, {"angle", alpha}}}},
+                      {"joints", {{{"name", "slope"}, {"type", "contact"}, {"body1", "ground"},
+                                   {"shape1", {{"plane", {{"point", {0, 0}}, {"normal", {-s, c}}}}}}, {"body2", "box"},
+                                   {"shape2", {{"points", {{-b, -h}, {b, -h}}}}}, {"friction", mu}}}},
+                      {"simulation", frictionSimulation("dopri5", 1.0, 0.01)}};
+    const FrictionRun r = runFriction(doc);
+    const double a = mu < std::tan(alpha) ? kGf * (s - mu * c) : 0.0;
+    for (std::size_t i = 10; i < r.rec.size(); i += 10) {
+      const double t = r.rec.t[i];
+      const double along = (r.rec.q[i](0) + h * s) * c + (r.rec.q[i](1) - h * c) * s;
+      CHECK(along == Approx(-0.5 * a * t * t).epsilon(1e-8).margin(1e-10));
+      CHECK(r.rec.q[i](2) == Approx(alpha).epsilon(1e-10));
+    }
+    CHECK(r.e0 - r.e1 == Approx(mu * m * kGf * c * 0.5 * a).epsilon(1e-8).margin(1e-10));
+  }
+}
+
 TEST_CASE("friction: a disk sliding without spin rolls from t = v0 / (3 mu g) at 2 v0 / 3", "[contact][friction]") {
   // a uniform disk (I = m r^2 / 2): friction mu m g decelerates the centre, v = v0 - mu g t, and
   // spins it up, omega = -2 mu g t / r; the contact point's slip v + omega r vanishes at
