@@ -152,9 +152,11 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
   // the active rows' multipliers: compressive (tensile for a rope) while >= 0
   const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
   if (st.ok()) system_.calcMultipliers(s, mult_);
+  // (the total multipliers: with friction slipping, the normal forces that the friction's
+  // moment shifts between the corners, what makes a pushed box tip; the ideal ones otherwise)
   for (int i = 0; i < nc; ++i) {
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
-    if (c.rows->active(c.k)) values(i) = st.ok() ? mult_.ideal(c.row) : 0.0;
+    if (c.rows->active(c.k)) values(i) = st.ok() ? mult_.total(c.row) : 0.0;
   }
   for (std::size_t f = 0; f < friction_.size(); ++f) {
     const int i = friction_[f];
@@ -187,7 +189,7 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
     for (int i : touching) {
       const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
       if (!c.rows->active(c.k)) continue;
-      const double lambda = mult_.ideal(c.row);
+      const double lambda = mult_.total(c.row);  // = ideal without slipping friction
       if (lambda < 0 && lambda < worstValue) {
         worst = i;
         worstValue = lambda;
