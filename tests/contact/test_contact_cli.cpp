@@ -111,7 +111,7 @@ TEST_CASE("contact cli: every scene of examples/contact checks well posed and si
   }
 }
 
-TEST_CASE("contact cli: the incline example's boxes slide or stick, the puck stops at v0 / (g (sin a + mu cos a))",
+TEST_CASE("contact cli: the incline example's box slides, the puck stops at v0 / (g (sin a + mu cos a))",
           "[contact][cli][friction]") {
   const std::string dir = tempDir("incline");
   const auto r = runCommand(kExe + " simulate " + kSource + "/examples/contact/incline_friction.json -o " + dir +
@@ -132,6 +132,4 @@ TEST_CASE("contact cli: the incline example's boxes slide or stick, the puck sto
   const auto x = column(dir + "/out.csv", "slider.x"), y = column(dir + "/out.csv", "slider.y");
   const double along = (x.back() - x.front()) * std::cos(a) + (y.back() - y.front()) * std::sin(a);
   CHECK(along == Approx(-0.5 * g * (std::sin(a) - 0.3 * std::cos(a))).epsilon(1e-8));
-  const auto hx = column(dir + "/out.csv", "holder.x");
-  CHECK(std::abs(hx.back() - hx.front()) < 1e-9);
 }
