@@ -5,7 +5,12 @@
 //              plane / sphere or point  (R_P n).(c - P) - r >= 0   (PointOnLine)
 //              sphere / sphere         |c2 - c1| - r1 - r2 >= 0    (PointDistance)
 //            `points` gives one row (and one gap) per point
+//            friction > 0 (planar bodies, against a plane): per point a tangential row
+//              (TangentRow, written while the point sticks) and the Coulomb law
+//              ContactFriction (C = -mu N d a_t^T while it slips in direction d)
+#include <Eigen/QR>
 #include <cmath>
+#include <optional>
 
 #include "joinery/core/format.hpp"
 #include "joinery/joints/nonideal.hpp"
@@ -122,6 +127,19 @@ class Contact final : public detail::TwoPointJoint {
         addOneSidedRow(std::make_unique<detail::PointOnLine>(frame, origin, x, plane.normal), 1.0, other.radius,
                        restitution, other.kind == Shape::Kind::Points ? "point " + std::to_string(i + 1) : "");
       }
+      if (friction > 0) {
+        // the planar tangent t = ez x n (the factory checked that both bodies are planar)
+        const Vector3d t = Vector3d::UnitZ().cross(plane.normal);
+        std::optional<detail::BodyFrame> xFrame;
+        if (other.radius > 0 && bodies()[static_cast<std::size_t>(ix)]->frames() != nullptr)
+          xFrame.emplace(bodies(), ix);
+        for (std::size_t i = 0; i < other.points.size(); ++i) {
+          const detail::BodyPoint x(bodies(), ix, other.points[i]);
+          const int k = static_cast<int>(i);
+          addTangentRow(k, std::make_unique<detail::TangentRow>(frame, origin, x, xFrame, plane.normal, t, other.radius,
+                                                                 *this, k));
+        }
+      }
       return;
     }
     // sphere (or point) against sphere: the distance of the centres
@@ -143,6 +161,54 @@ class Contact final : public detail::TwoPointJoint {
  private:
   Shape s1_, s2_;
   double restitution_, friction_;
+};
+
+/// Coulomb friction of a contact's slipping candidates (docs/contact.md, "Friction"): on each
+/// active candidate k slipping in direction d_k (OneSidedRows::frictionMode), a force of
+/// magnitude mu N_k against the sliding, at the contact point: C = -mu N_k d_k a_t,k^T, with
+/// a_t,k the candidate's tangential row and N_k its normal force, the multiplier of its normal row
+/// in the ideal force A_j^T lambda_j (least squares over the joint's rows; minimum norm where
+/// they are redundant).
+class ContactFriction final : public NonidealLaw {
+ public:
+  ContactFriction(const detail::OneSidedSet& set, double mu) : set_(set), mu_(mu) {}
+  using NonidealLaw::calcWork;
+  void calcWork(const Constraint& c, const LocalState& s, const IdealForce& f, VecRef C) const override {
+    C.setZero();
+    int slipping = 0;
+    for (int k = 0; k < set_.count(); ++k) {
+      const int mode = set_.frictionMode(k);
+      if (set_.active(k) && (mode == 1 || mode == -1)) ++slipping;
+    }
+    if (slipping == 0) return;
+    const int m = c.numRows(), nl = c.numLocalCoordinates();
+    A_.resize(m, nl);
+    b_.resize(m);
+    a_.resize(1, nl);
+    c.calcAccelerationRows(s, A_, b_);
+    if (f.local != nullptr) {
+      cod_.compute(A_.transpose());
+      lambda_ = cod_.solve(Eigen::Map<const VectorXd>(f.local, nl));
+    } else {  // only the magnitude known: one active row carries it
+      lambda_ = VectorXd::Constant(m, f.Fi);
+    }
+    for (int k = 0; k < set_.count(); ++k) {
+      const int mode = set_.frictionMode(k);
+      if (!set_.active(k) || (mode != 1 && mode != -1)) continue;
+      const double N = std::max(0.0, lambda_(set_.localRow(k)));
+      double bt = 0;
+      set_.calcTangentRow(s, k, a_, bt);
+      C -= (mu_ * N * mode) * a_.row(0).transpose();
+    }
+  }
+  nlohmann::json toJson() const override { return {{"coulomb", mu_}}; }
+
+ private:
+  const detail::OneSidedSet& set_;
+  double mu_;
+  mutable MatrixXd A_, a_;
+  mutable VectorXd b_, lambda_;
+  mutable Eigen::CompleteOrthogonalDecomposition<MatrixXd> cod_;
 };
 
 std::unique_ptr<Constraint> makeContact(const JsonCursor& c, const FactoryContext& ctx) {
@@ -177,11 +243,22 @@ std::unique_ptr<Constraint> makeContact(const JsonCursor& c, const FactoryContex
   }
   const double friction = ctx.numberOr(c, "friction", 0.0);
   if (!(friction >= 0) || !std::isfinite(friction)) c.at("friction").failWith("friction = " + formatNumber(friction) + "; expected a Coulomb coefficient >= 0");
-  if (friction > 0)
-    c.at("friction").failWith("Coulomb friction on contacts is not available in this build (a frictionless contact would be a silently wrong answer); expected 0");
+  if (friction > 0) {
+    // Coulomb friction: a point, points or a circle against a plane, planar bodies (2-D)
+    if (!plane1 && !plane2)
+      c.at("friction").failWith("Coulomb friction between two spheres is not available in this build (a frictionless "
+                                "contact would be a silently wrong answer); expected 0, or a plane as one of the shapes");
+    for (const Body* b : {in.body1, in.body2})
+      if (!b->isPlanar())
+        c.at("friction").failWith("Coulomb friction on contacts is available for planar bodies only (2-D: a tangent "
+                                  "line, not a friction cone); body '" + b->name() +
+                                  "' is spatial. A frictionless contact would be a silently wrong answer; expected 0");
+  }
   in.point1 = s1.kind == K::Points ? s1.points.front() : s1.point;
   in.point2 = s2.kind == K::Points ? s2.points.front() : s2.point;
-  return std::make_unique<Contact>(in, s1, s2, readRestitution(c, ctx), friction);
+  auto contact = std::make_unique<Contact>(in, s1, s2, readRestitution(c, ctx), friction);
+  if (friction > 0) contact->setNonideal(std::make_unique<ContactFriction>(*contact, friction));
+  return contact;
 }
 
 }  // namespace

@@ -31,6 +31,61 @@ void OneSidedSet::calcRow(const LocalState& s, int k, MatRef a, double& b) const
   b = c.sign * bb(0);
 }
 
+void OneSidedSet::addTangent(int k, int row, const TangentRow* tangent) {
+  if (tangents_.size() < static_cast<std::size_t>(count())) tangents_.resize(static_cast<std::size_t>(count()), nullptr);
+  tangents_[static_cast<std::size_t>(k)] = tangent;
+  setTangentRow(k, row);
+}
+
+void OneSidedSet::calcTangentRow(const LocalState& s, int k, MatRef a, double& b) const {
+  a.setZero();
+  b = 0;
+  if (static_cast<std::size_t>(k) < tangents_.size() && tangents_[static_cast<std::size_t>(k)] != nullptr)
+    tangents_[static_cast<std::size_t>(k)]->calcRawRow(s, a, b);
+}
+
+// ---- TangentRow: v_s = d/dt [t . (x - o)] - r (w_x - w_1) . k ----------------------------
+// d/dt v_s = [PointOnLine(t) row] q'' - b_line
+//            - r [(Jw_x - Jw_1) q'' + bias_x - bias_1] . k - r (w_x - w_1) . (w_1 x k)
+
+double TangentRow::calcSlidingVelocity(const LocalState& s) const {
+  Eigen::Matrix<double, 1, 1> psi;
+  line_.calcVelocityError(s, psi);
+  double v = psi(0);
+  if (r_ > 0 && xFrame_) {
+    const Vector3d k = plane_.calcOrientation(s) * k_;
+    v -= r_ * (xFrame_->calcAngularVelocity(s) - plane_.calcAngularVelocity(s)).dot(k);
+  }
+  return v;
+}
+
+void TangentRow::calcRawRow(const LocalState& s, MatRef A, double& b) const {
+  Eigen::Matrix<double, 1, 1> bb;
+  line_.calcAccelerationRows(s, A, bb);
+  b = bb(0);
+  if (r_ > 0 && xFrame_) {
+    const Vector3d k = plane_.calcOrientation(s) * k_;
+    const Vector3d w1 = plane_.calcAngularVelocity(s), w2 = xFrame_->calcAngularVelocity(s);
+    xFrame_->addJacobian(s, k.transpose(), -r_, A);
+    plane_.addJacobian(s, k.transpose(), r_, A);
+    b += r_ * ((xFrame_->calcAngularBias(s) - plane_.calcAngularBias(s)).dot(k) + (w2 - w1).dot(w1.cross(k)));
+  }
+}
+
+void TangentRow::calcVelocityError(const LocalState& s, VecRef psi) const {
+  psi(0) = sticks() ? calcSlidingVelocity(s) - set_.tangentTarget(cand_) : 0.0;
+}
+
+void TangentRow::calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const {
+  if (!sticks()) {  // A is zeroed by the caller: an absent row
+    b(0) = 0;
+    return;
+  }
+  double bb = 0;
+  calcRawRow(s, A, bb);
+  b(0) = bb;
+}
+
 void OneSidedRow::calcPositionError(const LocalState& s, VecRef phi) const {
   if (!set_.active(k_)) {
     phi(0) = 0;
@@ -110,6 +165,13 @@ void PrimitiveJoint::addOneSidedRow(std::unique_ptr<const RowPrimitive> inner, d
   const int row = numRows_;
   addRows(std::make_unique<OneSidedRow>(std::move(inner), sign, offset, *this, k));
   add(row, {raw, sign, offset, std::move(gap), std::move(scale)}, restitution, std::move(label));
+}
+
+void PrimitiveJoint::addTangentRow(int k, std::unique_ptr<const TangentRow> row) {
+  const TangentRow* raw = row.get();
+  const int r = numRows_;
+  addRows(std::move(row));
+  addTangent(k, r, raw);
 }
 
 void PrimitiveJoint::addLimitRows(const LimitInput& limit, const LimitPrimitive& make) {

@@ -22,6 +22,8 @@ namespace joinery::detail {
 /// The signed gap of a candidate when it is not sign * phi - offset (ropes, sphere pairs).
 using GapFunction = std::function<double(const LocalState&)>;
 
+class TangentRow;
+
 /// The one-sided candidates of one joint.
 class OneSidedSet : public OneSidedRows {
  public:
@@ -38,12 +40,50 @@ class OneSidedSet : public OneSidedRows {
     addCandidate(row, restitution, std::move(label));
   }
   void setCoulomb(double mu) { setFriction(mu); }
+  /// Gives candidate k the tangential row `row` (the joint's own row index) over `tangent`
+  /// (owned by the joint; TangentRow::calcRawRow writes it whatever the mode).
+  void addTangent(int k, int row, const TangentRow* tangent);
   double calcGap(const LocalState& s, int k) const override;
   void calcRow(const LocalState& s, int k, MatRef a, double& b) const override;
   double calcRowScale(const LocalState& s, int k) const override;
+  void calcTangentRow(const LocalState& s, int k, MatRef a, double& b) const override;
 
  private:
   std::vector<Candidate> candidates_;
+  std::vector<const TangentRow*> tangents_;
+};
+
+/// The tangential (stick) row of a contact candidate on a plane, planar bodies
+/// (docs/contact.md, "Friction"): the sliding velocity of body `x`'s material point at the
+/// contact, relative to the plane's body, along the plane's tangent t = R1 t_local:
+///   v_s = d/dt [t . (x - o)] - r (w_x - w_1) . k,    k = R1 (n_local x t_local)
+/// (x the point or the sphere's centre, r the sphere's radius, w the bodies' angular velocities;
+/// the second term only when r > 0 and x's body has an orientation). Written only while the
+/// candidate is active and sticks (zeros otherwise), with velocity error v_s - target.
+class TangentRow final : public RowPrimitive {
+ public:
+  TangentRow(BodyFrame plane, BodyPoint origin, BodyPoint x, std::optional<BodyFrame> xFrame, const Vector3d& normalLocal,
+             const Vector3d& tangentLocal, double radius, const OneSidedSet& set, int k)
+      : plane_(plane), xFrame_(xFrame), k_(normalLocal.cross(tangentLocal)),
+        line_(plane, origin, x, tangentLocal), r_(radius), set_(set), cand_(k) {}
+  int numRows() const override { return 1; }
+  void calcPositionError(const LocalState&, VecRef phi) const override { phi(0) = 0; }
+  void calcVelocityError(const LocalState& s, VecRef psi) const override;
+  void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const override;
+  /// The row whatever the mode: A (1 row, added to: zero it first) and b.
+  void calcRawRow(const LocalState& s, MatRef A, double& b) const;
+  /// v_s.
+  double calcSlidingVelocity(const LocalState& s) const;
+
+ private:
+  bool sticks() const { return set_.active(cand_) && set_.frictionMode(cand_) == OneSidedRows::kStick; }
+  BodyFrame plane_;
+  std::optional<BodyFrame> xFrame_;
+  Vector3d k_;
+  PointOnLine line_;
+  double r_;
+  const OneSidedSet& set_;
+  int cand_;
 };
 
 /// The row primitive of candidate k of `set`: the wrapped primitive's row (times sign, minus

@@ -43,6 +43,8 @@ class PrimitiveJoint : public Constraint, public OneSidedSet {
   /// sign * phi - offset while active (constructors only).
   void addOneSidedRow(std::unique_ptr<const RowPrimitive> inner, double sign, double offset, double restitution,
                       std::string label, GapFunction gap = {}, GapFunction scale = {});
+  /// Appends candidate k's tangential (stick) row (constructors only; docs/contact.md, "Friction").
+  void addTangentRow(int k, std::unique_ptr<const TangentRow> row);
   /// Appends the rows of a limit (the bound given first: min, then max) over the quantity
   /// `make` measures; kept for toJson (limitJson()).
   void addLimitRows(const LimitInput& limit, const LimitPrimitive& make);

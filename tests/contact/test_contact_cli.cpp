@@ -98,7 +98,7 @@ TEST_CASE("contact cli: check --json gives one_sided at the initial state; inter
 
 TEST_CASE("contact cli: every scene of examples/contact checks well posed and simulates to its end", "[contact][cli]") {
   const std::string dir = tempDir("examples");
-  for (const char* name : {"bouncing_ball", "door", "slider_crank_stop"}) {
+  for (const char* name : {"bouncing_ball", "door", "slider_crank_stop", "incline_friction", "rocking_block"}) {
     const std::string scene = kSource + "/examples/contact/" + name + ".json";
     const auto check = runCommand(kExe + " check " + scene);
     INFO(scene << "\n" << check.output);
@@ -109,4 +109,27 @@ TEST_CASE("contact cli: every scene of examples/contact checks well posed and si
     CHECK(sim.exitCode == 0);
     CHECK(!readJson(dir + "/" + name + ".json")["events"].empty());
   }
+}
+
+TEST_CASE("contact cli: the incline example's box slides, the puck stops at v0 / (g (sin a + mu cos a))",
+          "[contact][cli][friction]") {
+  const std::string dir = tempDir("incline");
+  const auto r = runCommand(kExe + " simulate " + kSource + "/examples/contact/incline_friction.json -o " + dir +
+                            "/out.csv --summary " + dir + "/summary.json");
+  INFO(r.output);
+  REQUIRE(r.exitCode == 0);
+  const json ev = readJson(dir + "/summary.json")["events"];
+  const double pi = std::acos(-1.0), a = pi / 6, g = 9.81;
+  int stick = 0;
+  for (const json& e : ev)
+    if (e["kind"] == "stick") {
+      ++stick;
+      CHECK(e["joint"] == "slope_puck");
+      CHECK(e["t"].get<double>() == Approx(2.0 / (g * (std::sin(a) + 0.7 * std::cos(a)))).margin(1e-9));
+    }
+  CHECK(stick == 1);
+  // the slider at t = 1 s: g (sin a - mu cos a) / 2 down the slope from its start
+  const auto x = column(dir + "/out.csv", "slider.x"), y = column(dir + "/out.csv", "slider.y");
+  const double along = (x.back() - x.front()) * std::cos(a) + (y.back() - y.front()) * std::sin(a);
+  CHECK(along == Approx(-0.5 * g * (std::sin(a) - 0.3 * std::cos(a))).epsilon(1e-8));
 }

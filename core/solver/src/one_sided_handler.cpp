@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <spdlog/spdlog.h>
 
 namespace joinery {
@@ -16,8 +17,12 @@ OneSidedHandler::OneSidedHandler(ModelSystem& system, OneSidedOptions options)
     if (rb.constraint == nullptr) continue;
     const OneSidedRows* rows = oneSidedRows(*rb.constraint);
     if (rows == nullptr) continue;
-    for (int k = 0; k < rows->count(); ++k)
-      candidates_.push_back({rb.constraint, rows, k, rb.row + rows->localRow(k), rb.constraint->numLocalCoordinates()});
+    for (int k = 0; k < rows->count(); ++k) {
+      const int tangent = rows->tangentRow(k);
+      if (tangent >= 0) friction_.push_back(static_cast<int>(candidates_.size()));
+      candidates_.push_back({rb.constraint, rows, k, rb.row + rows->localRow(k), rb.constraint->numLocalCoordinates(),
+                             tangent >= 0 ? rb.row + tangent : -1, rows->friction()});
+    }
   }
   qdd_ = VectorXd::Zero(model_.numCoordinates());
 }
@@ -93,26 +98,76 @@ double OneSidedHandler::speedScale(const State& s) const {
   return opt_.speedTolerance * (1.0 + (s.v.size() ? s.v.cwiseAbs().maxCoeff() : 0.0));
 }
 
+double OneSidedHandler::calcSlidingVelocity(const State& s, int i) {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  if (c.tangent < 0) return 0;
+  double b = 0;
+  const VectorXd& a = tangentRow(s, i, b);
+  gather(model_, *c.joint, s.v, local_);
+  return a.dot(local_);
+}
+
+const VectorXd& OneSidedHandler::tangentRow(const State& s, int i, double& b) {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  aT_.resize(c.columns);
+  Eigen::Map<MatrixXd> a(aT_.data(), 1, c.columns);
+  c.rows->calcTangentRow(localState(model_, s, *c.joint, views_), c.k, a, b);
+  return aT_;
+}
+
+void OneSidedHandler::setFriction(int i, int mode, double target) {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  if (c.tangent < 0) return;
+  c.rows->setFrictionMode(c.k, mode);
+  c.rows->setTangentTarget(c.k, target);
+}
+
+int OneSidedHandler::frictionMode(int i) const {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  return c.tangent >= 0 && c.rows->active(c.k) ? c.rows->frictionMode(c.k) : OneSidedRows::kNoFriction;
+}
+
 void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
+  const int nc = static_cast<int>(candidates_.size());
   bool anyActive = false;
-  for (int i = 0; i < numEventFunctions(); ++i) {
+  for (int i = 0; i < nc; ++i) {
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     if (c.rows->active(c.k))
       anyActive = true;
     else
       values(i) = calcGap(s, i) + opt_.gapTolerance;
   }
+  // friction: a slipping point's sliding velocity along its direction (an event when it stops),
+  // a sticking point's margin mu N - |F_t| (an event when the force leaves the friction cone)
+  for (std::size_t f = 0; f < friction_.size(); ++f) {
+    const int i = friction_[f];
+    const int mode = frictionMode(i);
+    const auto e = static_cast<Eigen::Index>(nc) + static_cast<Eigen::Index>(f);
+    if (mode == OneSidedRows::kNoFriction || mode == OneSidedRows::kStick)
+      values(e) = 1.0;
+    else
+      values(e) = mode * calcSlidingVelocity(s, i);
+  }
   if (!anyActive) return;
   // the active rows' multipliers: compressive (tensile for a rope) while >= 0
   const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
   if (st.ok()) system_.calcMultipliers(s, mult_);
-  for (int i = 0; i < numEventFunctions(); ++i) {
+  // (the total multipliers: with friction slipping, the normal forces that the friction's
+  // moment shifts between the corners, what makes a pushed box tip; the ideal ones otherwise)
+  for (int i = 0; i < nc; ++i) {
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
-    if (c.rows->active(c.k)) values(i) = st.ok() ? mult_.ideal(c.row) : 0.0;
+    if (c.rows->active(c.k)) values(i) = st.ok() ? mult_.total(c.row) : 0.0;
+  }
+  for (std::size_t f = 0; f < friction_.size(); ++f) {
+    const int i = friction_[f];
+    if (frictionMode(i) != OneSidedRows::kStick || !st.ok()) continue;
+    const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+    values(static_cast<Eigen::Index>(nc) + static_cast<Eigen::Index>(f)) =
+        c.mu * std::max(0.0, mult_.ideal(c.row)) - std::abs(mult_.total(c.tangent));
   }
 }
 
-void OneSidedHandler::complementarity(const State& s, const std::vector<int>& touching) {
+void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& touching) {
   // Acceleration-level complementarity over the touching candidates (gap and gap rate zero):
   //   lambda_k >= 0,  g_k'' >= 0,  lambda_k g_k'' = 0.
   // Active-set iteration: all touching rows start active; the most tensile active row leaves,
@@ -129,18 +184,12 @@ void OneSidedHandler::complementarity(const State& s, const std::vector<int>& to
     system_.calcMultipliers(s, mult_);
     int worst = -1;
     double worstValue = 0;
-    double scale = 0;
-    for (int i : touching) {
-      const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
-      if (c.rows->active(c.k)) scale = std::max(scale, std::abs(mult_.ideal(c.row)));
-    }
     // strictly: a row found just past its release (the event's far side) has a force a
     // round-off below zero and must leave; a tolerance would keep it and glue it on
-    (void)scale;
     for (int i : touching) {
       const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
       if (!c.rows->active(c.k)) continue;
-      const double lambda = mult_.ideal(c.row);
+      const double lambda = mult_.total(c.row);  // = ideal without slipping friction
       if (lambda < 0 && lambda < worstValue) {
         worst = i;
         worstValue = lambda;
@@ -170,6 +219,64 @@ void OneSidedHandler::complementarity(const State& s, const std::vector<int>& to
   system_.forgetCachedState();
 }
 
+bool OneSidedHandler::frictionActiveSet(const State& s, const std::vector<int>& touching) {
+  // Coulomb at acceleration level: a sticking point stays stuck while its tangential force is
+  // inside the cone, |F_t| <= mu N; the one furthest outside starts to slip, in the direction
+  // the stick force was holding it from (d = -sign F_t: the friction force mu N then acts
+  // along F_t's direction, at the cone's edge).
+  system_.forgetCachedState();
+  const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
+  if (!st.ok()) return false;
+  system_.calcMultipliers(s, mult_);
+  int worst = -1;
+  double worstExcess = 0;
+  for (int i : touching) {
+    if (frictionMode(i) != OneSidedRows::kStick) continue;
+    const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+    const double excess = std::abs(mult_.total(c.tangent)) - c.mu * std::max(0.0, mult_.ideal(c.row));
+    if (excess > worstExcess) {
+      worstExcess = excess;
+      worst = i;
+    }
+  }
+  if (worst < 0) return false;
+  const OneSidedCandidate& w = candidates_[static_cast<std::size_t>(worst)];
+  setFriction(worst, mult_.total(w.tangent) > 0 ? -1 : 1);
+  return true;
+}
+
+void OneSidedHandler::complementarity(const State& s, const std::vector<int>& touching) {
+  // friction modes from the sliding velocities: a point sliding faster than the speed tolerance
+  // slips along its motion, one at rest is tried stuck first
+  const double vtol = speedScale(s);
+  int withFriction = 0;
+  for (int i : touching) {
+    if (candidates_[static_cast<std::size_t>(i)].tangent < 0) continue;
+    ++withFriction;
+    const double v = calcSlidingVelocity(s, i);
+    setFriction(i, std::abs(v) > vtol ? (v > 0 ? 1 : -1) : OneSidedRows::kStick);
+  }
+  // the normal active set, then stick or slip; a point that starts to slip may lift a corner
+  // (a box tipping): the normal set again, until neither changes
+  for (int outer = 0; outer < 2 * withFriction + 2; ++outer) {
+    normalActiveSet(s, touching);
+    if (withFriction == 0 || !frictionActiveSet(s, touching)) break;
+  }
+  system_.forgetCachedState();
+}
+
+namespace {
+/// x(global, over the bodies of c) += local.
+void scatterAdd(const Model& model, const Constraint& c, const VectorXd& local, VectorXd& x) {
+  int o = 0;
+  for (const Body* b : c.bodies()) {
+    const BodySlot& slot = model.slotOf(*b);
+    x.segment(slot.offset, slot.size) += local.segment(o, slot.size);
+    o += slot.size;
+  }
+}
+}  // namespace
+
 void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const std::vector<int>& approaching,
                              const std::vector<double>& rate) {
   // Newton's law on the rows involved: with the set S (the approaching rows, plus touching rows
@@ -177,11 +284,19 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
   // projection of the velocity before onto  A_bilateral v = 0, a_k v = -e_k a_k v^- (k in S):
   // the step of least kinetic metric (M + rho A^T A restricted to the rows: M's metric), i.e.
   // M dv = A^T P with the impulses P. A row of S whose impulse comes out tensile leaves S.
+  // Coulomb friction (docs/contact.md, "Friction at impacts"): a point of S with friction is
+  // first stuck (its tangential row joins with target 0: no sliding after the impact); when its
+  // tangential impulse leaves the cone |P_t| <= mu P_n, it slips: a tangential impulse
+  // -mu P_n d (d the sliding direction before) is applied with the normal one, P_n from the
+  // projection of v^- + M^+ (friction impulse) (a fixed point in P_n).
   const VectorXd v0 = s.v;
   const double vtol = speedScale(s);
   std::vector<double> target(candidates_.size(), 0.0), before(candidates_.size(), 0.0);
+  std::vector<double> slideBefore(candidates_.size(), 0.0);
   std::vector<char> inS(candidates_.size(), 0), rest(candidates_.size(), 0);
+  std::vector<int> mode(candidates_.size(), OneSidedRows::kNoFriction);
   for (std::size_t j = 0; j < touching.size(); ++j) before[static_cast<std::size_t>(touching[j])] = rate[j];
+  for (int i : touching) slideBefore[static_cast<std::size_t>(i)] = calcSlidingVelocity(s, i);
   // accumulation: a rebound that would fly for less than accumulationTime is made plastic
   // (the free gap acceleration from the state before, with the current active set)
   system_.forgetCachedState();
@@ -202,29 +317,77 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
     }
     target[static_cast<std::size_t>(i)] = t;
     inS[static_cast<std::size_t>(i)] = 1;
+    if (c.tangent >= 0) mode[static_cast<std::size_t>(i)] = OneSidedRows::kStick;
   }
   ProjectionOptions po;
   po.maxIterations = 8;
   po.tolerance = 1e-13;
-  VectorXd P;
-  const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2;
+  VectorXd P, F, dv, Mdv;
+  if (!haveWs_) {
+    ws_ = model_.makeWorkspace(true);
+    haveWs_ = true;
+  }
+  model_.calcMassAndForces(s, ws_);  // M at the impact's configuration (q does not jump)
+  std::optional<Eigen::CompleteOrthogonalDecomposition<MatrixXd>> mInverse;
+  bool settled = false;  // a lifted row kept in contact (accumulation of a rocking motion)
+  const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2 +
+                    2 * static_cast<int>(friction_.size());
   for (int it = 0; it < limit; ++it) {
-    for (int i : touching) setActive(i, inS[static_cast<std::size_t>(i)] != 0, target[static_cast<std::size_t>(i)]);
-    system_.forgetCachedState();
-    s.v = v0;
-    system_.projectVelocities(s, po);
-    // impulses: M dv = A^T P over the rows active now (least squares, minimum norm where redundant)
-    if (!haveWs_) {
-      ws_ = model_.makeWorkspace(true);
-      haveWs_ = true;
+    for (int i : touching) {
+      const auto u = static_cast<std::size_t>(i);
+      setActive(i, inS[u] != 0, target[u]);
+      setFriction(i, inS[u] ? mode[u] : OneSidedRows::kNoFriction, 0.0);
     }
-    model_.calcMassAndForces(s, ws_);
-    model_.calcConstraints(s, ws_);
-    const VectorXd Mdv = ws_.M * (s.v - v0);
-    P = ws_.A.transpose().completeOrthogonalDecomposition().solve(Mdv);
+    bool anySlip = false;
+    for (int i : touching)
+      if (inS[static_cast<std::size_t>(i)] && (mode[static_cast<std::size_t>(i)] == 1 || mode[static_cast<std::size_t>(i)] == -1))
+        anySlip = true;
+    F = VectorXd::Zero(v0.size());
+    if (anySlip && !mInverse) mInverse.emplace(ws_.M);
+    // slipping points: the fixed point P_n -> friction impulse F -> projection -> P_n
+    for (int inner = 0; inner < (anySlip ? 60 : 1); ++inner) {
+      system_.forgetCachedState();
+      s.v = v0;
+      if (anySlip) s.v += mInverse->solve(F);
+      system_.projectVelocities(s, po);
+      // impulses: M dv = A^T P + F over the rows active now (least squares, minimum norm where redundant)
+      model_.calcConstraints(s, ws_);
+      Mdv = ws_.M * (s.v - v0) - F;
+      P = ws_.A.transpose().completeOrthogonalDecomposition().solve(Mdv);
+      if (!anySlip) break;
+      VectorXd Fn = VectorXd::Zero(v0.size());
+      for (int i : touching) {
+        const auto u = static_cast<std::size_t>(i);
+        if (!inS[u] || (mode[u] != 1 && mode[u] != -1)) continue;
+        const OneSidedCandidate& c = candidates_[u];
+        double b = 0;
+        const VectorXd& a = tangentRow(s, i, b);
+        scatterAdd(model_, *c.joint, (-c.mu * std::max(0.0, P(c.row)) * mode[u]) * a, Fn);
+      }
+      const double change = (Fn - F).cwiseAbs().maxCoeff(), size = Fn.cwiseAbs().maxCoeff();
+      F = Fn;
+      if (change <= 1e-15 * (1 + size)) break;
+    }
     double pscale = 0;
     for (int i : touching) pscale = std::max(pscale, std::abs(P(candidates_[static_cast<std::size_t>(i)].row)));
+    // a stuck point whose tangential impulse leaves the cone slips (the worst first)
     int worst = -1;
+    double worstExcess = 1e-12 * pscale;
+    for (int i : touching) {
+      const auto u = static_cast<std::size_t>(i);
+      if (!inS[u] || mode[u] != OneSidedRows::kStick) continue;
+      const OneSidedCandidate& c = candidates_[u];
+      const double excess = std::abs(P(c.tangent)) - c.mu * std::max(0.0, P(c.row));
+      if (excess > worstExcess) {
+        worstExcess = excess;
+        worst = i;
+      }
+    }
+    if (worst >= 0) {
+      const auto w = static_cast<std::size_t>(worst);
+      mode[w] = std::abs(slideBefore[w]) > vtol ? (slideBefore[w] > 0 ? 1 : -1) : (P(candidates_[w].tangent) > 0 ? -1 : 1);
+      continue;
+    }
     double worstValue = -1e-10 * pscale;
     for (int i : touching) {
       if (!inS[static_cast<std::size_t>(i)]) continue;
@@ -239,18 +402,45 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       continue;
     }
     double deepest = -vtol;
+    bool separating = false;
     for (int i : touching) {
       if (inS[static_cast<std::size_t>(i)]) continue;
       const double r = calcRowRate(s, i);
+      separating = separating || r > vtol;
       if (r < deepest) {
         deepest = r;
         worst = i;
       }
     }
+    if (worst < 0 && separating) {
+      // accumulation of a rocking motion: a touching row that the impact lifts off, but so
+      // slowly that it would come back within the gap tolerance's reach (excursion below
+      // 10 gap tolerances, or a flight shorter than accumulationTime), stays in contact: a
+      // block rocking on its corners comes to rest instead of rocking on at the tolerance's
+      // scale (each event at a gap of -gapTolerance feeds it energy)
+      system_.forgetCachedState();
+      if (system_.calcAccelerations(s, qdd_).ok()) {
+        for (int i : touching) {
+          if (inS[static_cast<std::size_t>(i)]) continue;
+          const double r = calcRowRate(s, i);
+          if (!(r > vtol)) continue;
+          double b = 0;
+          const VectorXd& a = row(s, i, b);
+          gather(model_, *candidates_[static_cast<std::size_t>(i)].joint, qdd_, local_);
+          const double acc = a.dot(local_) - b;
+          if (acc < 0 && (r * r / (2 * -acc) < 10 * opt_.gapTolerance || 2 * r / -acc < opt_.accumulationTime)) {
+            worst = i;
+            settled = true;
+            break;
+          }
+        }
+      }
+    }
     if (worst < 0) break;
-    inS[static_cast<std::size_t>(worst)] = 1;
     const auto w = static_cast<std::size_t>(worst);
+    inS[w] = 1;
     target[w] = before[w] < -vtol ? -candidates_[w].rows->restitution(candidates_[w].k) * before[w] : 0.0;
+    if (candidates_[w].tangent >= 0) mode[w] = OneSidedRows::kStick;
   }
   for (int i : touching) setActive(i, false);
   for (int i : approaching) {
@@ -258,27 +448,36 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
     const OneSidedCandidate& c = candidates_[u];
     OneSidedEvent ev;
     ev.t = s.t;
-    ev.kind = rest[u] ? "rest" : "impact";
+    ev.kind = rest[u] || settled ? "rest" : "impact";
     ev.joint = c.joint->name();
     ev.label = c.rows->label(c.k);
     const double scale = c.rows->calcRowScale(localState(model_, s, *c.joint, views_), c.k);
     ev.impulse = inS[u] ? P(c.row) * scale : 0.0;
     ev.speed = -before[u] / scale;
+    if (inS[u] && c.tangent >= 0)
+      ev.tangentImpulse = mode[u] == OneSidedRows::kStick ? P(c.tangent) : -c.mu * std::max(0.0, P(c.row)) * mode[u];
     events_.push_back(ev);
-    spdlog::info("t = {}: {} of '{}'{}: approach speed {}, impulse {}", ev.t, ev.kind, ev.joint,
-                 ev.label.empty() ? "" : " (" + ev.label + ")", ev.speed, ev.impulse);
+    spdlog::info("t = {}: {} of '{}'{}: approach speed {}, impulse {}{}", ev.t, ev.kind, ev.joint,
+                 ev.label.empty() ? "" : " (" + ev.label + ")", ev.speed, ev.impulse,
+                 c.tangent >= 0 && inS[u] ? fmt::format(", tangential impulse {} ({})", ev.tangentImpulse,
+                                                       mode[u] == OneSidedRows::kStick ? "stick" : "slip")
+                                          : std::string());
   }
 }
 
 void OneSidedHandler::resolve(State& s) {
   if (candidates_.empty()) return;
   std::vector<char> wasActive(candidates_.size());
-  for (std::size_t i = 0; i < candidates_.size(); ++i) wasActive[i] = candidates_[i].rows->active(candidates_[i].k);
+  std::vector<int> wasMode(candidates_.size());
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    wasActive[i] = candidates_[i].rows->active(candidates_[i].k);
+    wasMode[i] = frictionMode(static_cast<int>(i));
+  }
   // touching candidates and their rates before
   std::vector<int> touching, approaching;
   std::vector<double> rate;
   const double vtol = speedScale(s);
-  for (int i = 0; i < numEventFunctions(); ++i) {
+  for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
     if (calcGap(s, i) > 2 * opt_.gapTolerance) {
       setActive(i, false);
       continue;
@@ -295,11 +494,24 @@ void OneSidedHandler::resolve(State& s) {
     if (std::abs(calcRowRate(s, i)) <= speedScale(s)) resting.push_back(i);
   for (int i : touching) setActive(i, false);
   complementarity(s, resting);
-  for (int i = 0; i < numEventFunctions(); ++i) {
+  bool stuck = false;
+  for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     const bool now = c.rows->active(c.k);
-    if (now == (wasActive[static_cast<std::size_t>(i)] != 0)) continue;
     const bool impacted = std::find(approaching.begin(), approaching.end(), i) != approaching.end();
+    const int modeNow = frictionMode(i), modeBefore = wasMode[static_cast<std::size_t>(i)];
+    if (modeNow == OneSidedRows::kStick && modeBefore != OneSidedRows::kStick) stuck = true;
+    if (now && wasActive[static_cast<std::size_t>(i)] && !impacted && modeNow != modeBefore) {
+      // stick / slip transitions of a point in contact before and after
+      OneSidedEvent ev;
+      ev.t = s.t;
+      ev.kind = modeNow == OneSidedRows::kStick ? "stick" : "slip";
+      ev.joint = c.joint->name();
+      ev.label = c.rows->label(c.k);
+      events_.push_back(ev);
+      spdlog::info("t = {}: {} of '{}'{}", ev.t, ev.kind, ev.joint, ev.label.empty() ? "" : " (" + ev.label + ")");
+    }
+    if (now == (wasActive[static_cast<std::size_t>(i)] != 0)) continue;
     if (now && impacted) continue;  // the impact said it
     OneSidedEvent ev;
     ev.t = s.t;
@@ -309,11 +521,20 @@ void OneSidedHandler::resolve(State& s) {
     events_.push_back(ev);
     spdlog::info("t = {}: {} of '{}'{}", ev.t, ev.kind, ev.joint, ev.label.empty() ? "" : " (" + ev.label + ")");
   }
+  if (stuck) {
+    // a point that stopped sliding (within the speed tolerance) sticks from exactly zero
+    ProjectionOptions po;
+    po.maxIterations = 8;
+    po.tolerance = 1e-13;
+    system_.forgetCachedState();
+    system_.projectVelocities(s, po);
+    system_.forgetCachedState();
+  }
 }
 
 void OneSidedHandler::decideActiveSet(const State& s) {
   std::vector<int> touching;
-  for (int i = 0; i < numEventFunctions(); ++i) {
+  for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
     setActive(i, false);
     if (calcGap(s, i) <= 2 * opt_.gapTolerance && std::abs(calcRowRate(s, i)) <= speedScale(s)) touching.push_back(i);
   }
@@ -322,7 +543,7 @@ void OneSidedHandler::decideActiveSet(const State& s) {
 
 nlohmann::json OneSidedHandler::toJson(const State& s) {
   nlohmann::json j = nlohmann::json::object();
-  for (int i = 0; i < numEventFunctions(); ++i) {
+  for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     const double g = calcGap(s, i);
     const bool on = c.rows->active(c.k);

@@ -61,11 +61,36 @@ class OneSidedRows {
   double velocityTarget(int k) const { return rows_[static_cast<std::size_t>(k)].target; }
   void setVelocityTarget(int k, double v) const { rows_[static_cast<std::size_t>(k)].target = v; }
 
+  /// Coulomb friction (contacts with friction > 0; docs/contact.md, "Friction"). Candidate k's
+  /// tangential row is the constraint's own row tangentRow(k) (-1: none): a_t q' is the sliding
+  /// velocity of the contact point (body2's material point relative to body1's), a_t^T the
+  /// generalized force of a unit tangential force there. It is written only while the candidate
+  /// is active and sticks.
+  int tangentRow(int k) const { return rows_[static_cast<std::size_t>(k)].tangent; }
+  /// Candidate k's tangential row whatever its mode (a: 1 x numLocalCoordinates, written whole).
+  virtual void calcTangentRow(const LocalState& s, int k, MatRef a, double& b) const {
+    (void)s;
+    (void)k;
+    a.setZero();
+    b = 0;
+  }
+  /// Friction mode of candidate k: kNoFriction (inactive, or no friction), kStick, or the
+  /// sliding direction +1 / -1 (slipping: a friction force mu N against it, N the normal force).
+  static constexpr int kNoFriction = 0;
+  static constexpr int kStick = 2;
+  int frictionMode(int k) const { return rows_[static_cast<std::size_t>(k)].mode; }
+  void setFrictionMode(int k, int mode) const { rows_[static_cast<std::size_t>(k)].mode = mode; }
+  /// While sticking, the tangential row's velocity error is a_t q' - target (0 normally).
+  double tangentTarget(int k) const { return rows_[static_cast<std::size_t>(k)].tangentTarget; }
+  void setTangentTarget(int k, double v) const { rows_[static_cast<std::size_t>(k)].tangentTarget = v; }
+
  protected:
   /// Adds a candidate (constructors only).
   void addCandidate(int row, double restitution, std::string label) {
-    rows_.push_back({row, restitution, std::move(label), 0, 0.0});
+    rows_.push_back({row, restitution, std::move(label), 0, 0.0, -1, 0, 0.0});
   }
+  /// Gives candidate k the tangential row `row` (constructors only).
+  void setTangentRow(int k, int row) { rows_[static_cast<std::size_t>(k)].tangent = row; }
   void setFriction(double mu) { friction_ = mu; }
 
  private:
@@ -75,6 +100,9 @@ class OneSidedRows {
     std::string label;
     mutable char active;
     mutable double target;
+    int tangent;
+    mutable int mode;
+    mutable double tangentTarget;
   };
   std::vector<Row> rows_;
   double friction_ = 0;
@@ -92,11 +120,15 @@ struct OneSidedEvent {
   /// "impact" (a closing contact or a limit reached with speed: velocities jumped), "release"
   /// (the force would have changed sign: the row left the active set), "contact" (the row
   /// joined the active set without an impact), "rest" (an accumulation of impacts was passed:
-  /// the impact was made plastic and the contact persists).
+  /// the impact was made plastic and the contact persists), "stick" (a sliding contact point
+  /// stopped and sticks: Coulomb friction), "slip" (it starts to slide, or slides on past a
+  /// stop in the other direction).
   std::string kind;
   std::string joint;
   std::string label;   ///< the candidate ("min", "max", "point 2", or "")
   double impulse = 0;  ///< impact: the normal impulse along the gap (N s, or N m s for angles)
+  /// impact with Coulomb friction: the tangential impulse (N s, along the contact's tangent)
+  double tangentImpulse = 0;
   double speed = 0;    ///< impact: the approach speed (m/s, rad/s) before it
 };
 

@@ -39,6 +39,8 @@ struct OneSidedCandidate {
   int k = 0;          ///< the candidate within its joint
   int row = 0;        ///< global constraint row
   int columns = 0;    ///< the joint's local coordinates
+  int tangent = -1;   ///< global row of the tangential (stick) row; -1: no friction
+  double mu = 0;      ///< Coulomb coefficient
 };
 
 /// The one-sided side of a ModelSystem (which must outlive it). Not thread-safe.
@@ -58,7 +60,11 @@ class OneSidedHandler final : public OneSidedEvents {
   /// without one-sided rows.
   double calcJointGap(const State& s, const Constraint& c);
 
-  int numEventFunctions() const override { return static_cast<int>(candidates_.size()); }
+  /// The sliding velocity of candidate i's contact point at `s` (0 without friction).
+  double calcSlidingVelocity(const State& s, int i);
+
+  /// One per candidate, then one per candidate with friction (docs/contact.md, "Friction").
+  int numEventFunctions() const override { return static_cast<int>(candidates_.size() + friction_.size()); }
   void calcEventFunctions(const State& s, VecRef values) override;
   void resolve(State& s) override;
   const std::vector<OneSidedEvent>& events() const override { return events_; }
@@ -73,6 +79,13 @@ class OneSidedHandler final : public OneSidedEvents {
   struct Local;
   const VectorXd& row(const State& s, int i, double& b);
   void setActive(int i, bool on, double target = 0);
+  void setFriction(int i, int mode, double target = 0);
+  int frictionMode(int i) const;
+  /// The tangential row of candidate i (aT_), its b.
+  const VectorXd& tangentRow(const State& s, int i, double& b);
+  /// Stick or slip for the active touching candidates with friction (modes set for them).
+  bool frictionActiveSet(const State& s, const std::vector<int>& touching);
+  void normalActiveSet(const State& s, const std::vector<int>& touching);
   /// The acceleration-level complementarity over the touching candidates `touching`.
   void complementarity(const State& s, const std::vector<int>& touching);
   /// The impact of the candidates `approaching` (rates before: `rate`); returns the impulses.
@@ -84,9 +97,10 @@ class OneSidedHandler final : public OneSidedEvents {
   const Model& model_;
   OneSidedOptions opt_;
   std::vector<OneSidedCandidate> candidates_;
+  std::vector<int> friction_;  ///< the candidates with friction (event functions after the candidates')
   std::vector<OneSidedEvent> events_;
   std::vector<BodyStateView> views_;
-  VectorXd local_, aRow_, qdd_;
+  VectorXd local_, aRow_, aT_, qdd_;
   JointMultipliers mult_;
   ModelWorkspace ws_;
   bool haveWs_ = false;
