@@ -60,8 +60,8 @@ bool writeAll(int fd, const std::string& s) {
   std::size_t cap = 0;
   while (f && ::getline(&line, &cap, f) > 0) {
     const long index = std::strtol(line, nullptr, 10);
-    if (index < 0 || index >= static_cast<long>(study.cases.size())) break;
-    const Row row = runCase(study, study.cases[static_cast<std::size_t>(index)], options);
+    if (index < 0 || index >= study.cases.size()) break;
+    const Row row = runCase(study, study.cases[index], options);
     if (!writeAll(out, encodeRow(row) + "\n")) break;
   }
   ::_exit(0);  // no atexit handlers, no flushing of the parent's buffers

@@ -30,6 +30,9 @@ struct SystemContext {
   const ModelSystemOptions& options;
   const DenseSolver& solver;
   ModelWorkspace& ws;
+  /// The model's coordinateScales() (n): the dense paths decide and factorize in the scaled
+  /// coordinates q = D q~, so that a rigid body's angles and translations compare at any scale.
+  const VectorXd& columnScale;
 };
 
 /// A non-finite model value met by the dense solver: the status says so, naming the entry and
@@ -120,8 +123,10 @@ class MetricSolve {
 
 /// Posedness, ranks, inconsistency and message of a dense solution `sol` of rows A, right side
 /// b (the dense reference solver's answer, for the whole model or some of its components).
+/// `columnScale`: the column scale the solve was given (empty: none).
 void describeDenseSolution(const SystemContext& ctx, const State& s, const Solution& sol,
-                           const MatrixXd& A, const VectorXd& b, AccelerationStatus& st);
+                           const MatrixXd& A, const VectorXd& b, AccelerationStatus& st,
+                           const VectorXd& columnScale);
 
 /// The dense paths on the whole model (ws.M, ws.Q, ws.A): the metric fast path
 ///     W = M + rho As^T As  (As: rows of A scaled to unit norm, rho = max M_ii),
@@ -150,7 +155,7 @@ class DensePath {
   MatrixXd As_;                      // m x n: rows of A scaled to unit norm
   VectorXd rowScale_, bs_, g_, res_;  // m
   VectorXd z_, dx_;                  // n
-  MatrixXd W_;                       // n x n metric M + rho As^T As
+  MatrixXd W_;                       // n x n metric D M D + rho As^T As (As: rows of A D)
   Eigen::LLT<MatrixXd> llt_;
   MetricSolve all_;                  // on all rows
   Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS_;  // rank report of the metric path
@@ -319,6 +324,7 @@ class Projector {
 /// control) and the right-hand side of the evaluation.
 struct ModelSystem::Parts {
   VectorXd phi, psi, bmod;  // m
+  VectorXd columnScale;     // n: coordinateScales(model)
   detail::DensePath dense;
   detail::StructuredPath structured;
   detail::Projector projector;
