@@ -201,8 +201,10 @@ TEST_CASE("designs: a design of ten million cases loads without making them") {
   CHECK(s.cases[9999999].index == 9999999);
   CHECK(num(s.cases[9999999], 0) >= 5);
   CHECK(num(s.cases[9999999], 0) < 50);
+  // 2e7 cases: refused before anything is made, with the limit
   CHECK(errorOf(writeStudy("too_many", R"({"type": "grid", "parameters": {"omega": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
       "L": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "b": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-      "c": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "d": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "e": [1, 2]}})"))
+      "c": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "d": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "e": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+      "f": [1, 2]}})"))
             .find("expected at most 10000000") != std::string::npos);
 }

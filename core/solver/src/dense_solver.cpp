@@ -56,20 +56,43 @@ void requireFinite(const VectorXd& x, const char* field) {
 
 /// Scales each row of X to unit Euclidean norm. Rows whose norm is below
 /// `zeroTol * maxRowNorm` become exact zero rows (they carry only round-off).
-/// Returns the scale factors (0 for zero rows); `y` is scaled alongside.
-VectorXd scaleRows(MatrixXd& X, Eigen::Ref<MatrixXd> y, double zeroTol) {
+/// Returns the scale factors (0 for zero rows); `y` is scaled alongside. `unit` (optional,
+/// one per row): the factor that brings row i's norm to the units of the others before that
+/// comparison (denseRowUnits).
+VectorXd scaleRows(MatrixXd& X, Eigen::Ref<MatrixXd> y, double zeroTol, const VectorXd* unit = nullptr) {
   VectorXd s = VectorXd::Zero(X.rows());
   if (X.rows() == 0) return s;
-  const VectorXd norms = X.rowwise().norm();
+  VectorXd norms = X.rowwise().norm();
+  if (unit) norms.array() *= unit->array();
   const double maxNorm = norms.maxCoeff();
   for (Eigen::Index i = 0; i < X.rows(); ++i) {
     if (maxNorm > 0 && norms(i) > zeroTol * maxNorm) {
-      s(i) = 1.0 / norms(i);
+      s(i) = 1.0 / X.row(i).norm();
     }
     X.row(i) *= s(i);
     y.row(i) *= s(i);
   }
   return s;
+}
+
+/// With a column scale D (angles as arcs of radius 1/D_j, D_j != 1; lengths and the user's
+/// units D_j = 1), the units of the rows of A D: a row on some length coordinate is a length
+/// (factor 1); a row only on angles (a driver of an angle, a quaternion's norm) is an angle,
+/// and 1/min D_j of its coordinates (the largest radius) takes it to an arc. Only the
+/// zero-row test compares rows with one another; this puts them in one unit for it.
+VectorXd denseRowUnits(const MatrixXd& A, const VectorXd& D) {
+  VectorXd u = VectorXd::Ones(A.rows());
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    bool length = false;
+    double dmin = 0;
+    for (Eigen::Index j = 0; j < A.cols(); ++j) {
+      if (A(i, j) == 0) continue;
+      if (D(j) == 1.0) length = true;
+      else dmin = dmin == 0 ? D(j) : std::min(dmin, D(j));
+    }
+    if (!length && dmin > 0) u(i) = 1.0 / dmin;
+  }
+  return u;
 }
 
 int numericalRank(const VectorXd& sigma, double rtol) {
@@ -348,7 +371,8 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   // --- 1. Constraints alone: rank, range, null space (row-scaled A) ---------------
   MatrixXd As = Aw;
   MatrixXd bs = b;  // m x 1
-  scaleRows(As, bs, tol_.zeroRow);
+  const VectorXd rowUnits = scaled ? denseRowUnits(A, D) : VectorXd();
+  scaleRows(As, bs, tol_.zeroRow, scaled ? &rowUnits : nullptr);
   VectorXd rOutside = VectorXd::Zero(m);  // part of b_scaled outside the range of A
   const MatrixXd N = constraintNullSpace(As, bs, n, tol_, rOutside, d);  // n x (n - rankA)
   d.redundant = m - d.rankA;

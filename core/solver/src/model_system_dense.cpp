@@ -35,11 +35,13 @@ bool DensePath::factorizeMetric(const SystemContext& ctx) {
   const int m = ctx.model.numConstraintRows();
   const VectorXd& D = ctx.columnScale;
   if (!ws.M.allFinite() || !ws.A.allFinite()) return false;
+  // (the zero-row test with each row in the units of the others: rowUnitFactor)
   double maxRow = 0;
-  for (int i = 0; i < m; ++i) maxRow = std::max(maxRow, ws.A.row(i).cwiseProduct(D.transpose()).norm());
+  for (int i = 0; i < m; ++i)
+    maxRow = std::max(maxRow, rowUnitFactor(ws.A.row(i), D) * ws.A.row(i).cwiseProduct(D.transpose()).norm());
   for (int i = 0; i < m; ++i) {
     const double nr = ws.A.row(i).cwiseProduct(D.transpose()).norm();
-    rowScale_(i) = (maxRow > 0 && nr > ctx.solver.tolerances().zeroRow * maxRow) ? 1.0 / nr : 0.0;
+    rowScale_(i) = (maxRow > 0 && rowUnitFactor(ws.A.row(i), D) * nr > ctx.solver.tolerances().zeroRow * maxRow) ? 1.0 / nr : 0.0;
     As_.row(i) = rowScale_(i) * ws.A.row(i).cwiseProduct(D.transpose());
   }
   W_ = ws.M;
@@ -139,11 +141,12 @@ void describeDenseSolution(const SystemContext& ctx, const State& s, const Solut
     const auto rowNorm = [&](Eigen::Index i) {
       return scaled ? A.row(i).cwiseProduct(columnScale.transpose()).norm() : A.row(i).norm();
     };
+    const auto unitOf = [&](Eigen::Index i) { return scaled ? rowUnitFactor(A.row(i), columnScale) : 1.0; };
     double bs2 = 0, maxRow = 0;
-    for (Eigen::Index i = 0; i < A.rows(); ++i) maxRow = std::max(maxRow, rowNorm(i));
+    for (Eigen::Index i = 0; i < A.rows(); ++i) maxRow = std::max(maxRow, unitOf(i) * rowNorm(i));
     for (Eigen::Index i = 0; i < A.rows(); ++i) {
       const double nr = rowNorm(i);
-      if (maxRow > 0 && nr > ctx.solver.tolerances().zeroRow * maxRow)
+      if (maxRow > 0 && unitOf(i) * nr > ctx.solver.tolerances().zeroRow * maxRow)
         bs2 += (bmod(i) / nr) * (bmod(i) / nr);
     }
     st.inconsistency = d.inconsistency / std::max(std::sqrt(bs2), std::numeric_limits<double>::min());

@@ -55,6 +55,20 @@ constexpr double kDenseLimit = 1e7;
 /// start); a larger one allocates them when the dense solver first needs them.
 constexpr double kDenseUpFrontStructured = 1e5;
 
+/// The unit factor of row i of A D for the zero-row test (as the dense solver's denseRowUnits):
+/// 1 for a row on some coordinate of scale 1 (a length), 1/min D_j over its coordinates for a
+/// row only on angles (a driver of an angle, a quaternion's norm). No allocation.
+template <typename Row>
+double rowUnitFactor(const Row& row, const VectorXd& D) {
+  double dmin = 0;
+  for (Eigen::Index j = 0; j < row.size(); ++j) {
+    if (row(j) == 0) continue;
+    if (D(j) == 1.0) return 1.0;
+    dmin = dmin == 0 ? D(j) : std::min(dmin, D(j));
+  }
+  return dmin > 0 ? 1.0 / dmin : 1.0;
+}
+
 /// Max |x_i| over the listed rows; `at` receives the row (or -1).
 inline double maxAbsRows(const VectorXd& x, const std::vector<int>& rows, int& at) {
   double r = 0;

@@ -16,11 +16,11 @@ namespace {
 void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& rows, const VectorXd& D,
                   MatrixXd& out, VectorXd& rhs) {
   double maxNorm = 0;
-  for (int i : rows) maxNorm = std::max(maxNorm, J.row(i).cwiseProduct(D.transpose()).norm());
+  for (int i : rows) maxNorm = std::max(maxNorm, rowUnitFactor(J.row(i), D) * J.row(i).cwiseProduct(D.transpose()).norm());
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
     const double nr = J.row(rows[k]).cwiseProduct(D.transpose()).norm();
-    const double s = (maxNorm > 0 && nr > 1e-13 * maxNorm) ? 1.0 / nr : 0.0;
+    const double s = (maxNorm > 0 && rowUnitFactor(J.row(rows[k]), D) * nr > 1e-13 * maxNorm) ? 1.0 / nr : 0.0;
     out.row(kk) = s * J.row(rows[k]).cwiseProduct(D.transpose());
     rhs(kk) = -s * r(rows[k]);
   }

@@ -27,7 +27,7 @@ Eigen::VectorXd coordinateScales(const Model& model);
 double modelLengthScale(const Model& model, const Eigen::VectorXd& q);
 
 /// A run whose worst position residual passes this fraction of modelLengthScale() at its start
-/// has drifted off its constraints (joints a thousandth of the model's size apart): `joinery
+/// (and the run's absolute tolerance atol) has drifted off its constraints (joints a thousandth of the model's size apart): `joinery
 /// simulate` warns and says so in its summary (`constraint_drift`). Projection keeps residuals
 /// near the integrator's tolerance, far below; "stabilization": "none" on a chaotic model
 /// passes it within seconds.
