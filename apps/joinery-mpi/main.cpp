@@ -55,17 +55,16 @@ std::string receiveRow(int& source) {
 
 study::Outcome runMaster(const study::Study& s, StudyCommand& cmd, int size) {
   study::Table table(s, cmd.run);
-  const auto& pending = table.pending();
   StudyProgress progress;
   study::Progress p;
   p.total = table.outcome().total;
   p.skipped = p.done = table.kept();
   p.failed = table.outcome().failed;
   const auto start = std::chrono::steady_clock::now();
-  std::size_t next = 0;
   // every worker sends kAhead "ready" messages and then one row per case it ran; each
-  // message is answered at once with the next case or -1
-  const std::size_t expected = static_cast<std::size_t>(kAhead) * static_cast<std::size_t>(size - 1) + pending.size();
+  // message is answered at once with the next case or -1 (cases made as they are handed out)
+  const std::size_t expected =
+      static_cast<std::size_t>(kAhead) * static_cast<std::size_t>(size - 1) + static_cast<std::size_t>(table.pendingCount());
   for (std::size_t received = 0; received < expected; ++received) {
     int source = 0;
     const std::string text = receiveRow(source);
@@ -79,7 +78,8 @@ study::Outcome runMaster(const study::Study& s, StudyCommand& cmd, int size) {
       p.remaining = p.rate > 0 ? static_cast<double>(p.total - p.done) / p.rate : 0;
       progress(p);
     }
-    sendCase(next < pending.size() ? pending[next++]->index : -1, source);
+    const std::optional<study::Case> next = table.nextPending();
+    sendCase(next ? next->index : -1, source);
   }
   progress.finish();
   table.finish();
@@ -102,8 +102,7 @@ void runWorker(const study::Study& s, const StudyCommand& cmd) {
         if (!arrived) waitFor(0, kTagCase, st);
         MPI_Recv(&index, 1, MPI_LONG, 0, kTagCase, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         --outstanding;
-        if (index >= 0 && index < static_cast<long>(s.cases.size()))
-          pool.submit(s.cases[static_cast<std::size_t>(index)]);
+        if (index >= 0 && index < s.cases.size()) pool.submit(s.cases[index]);
         continue;
       }
     }

@@ -8,11 +8,14 @@
 #include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <sstream>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "joinery/core/assembly.hpp"
 #include "joinery/core/findings.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/one_sided_handler.hpp"
 #include "joinery/core/errors.hpp"
@@ -319,6 +322,23 @@ int runSimulate(const std::vector<std::string>& argv) {
            << r.stats.integrator.forceEvaluations << " evaluations of the forces alone\n";
   report << "  worst constraint residual: position " << r.stats.maxPositionResidual << ", velocity "
          << r.stats.maxVelocityResidual << "\n";
+  // drift off the constraints (stabilization "none" on a chaotic model: joints metres apart)
+  const double lengthScale = modelLengthScale(scene.model, scene.model.initialState().q);
+  // at least the run's absolute tolerance: a residual the integrator may leave anyway (a
+  // quaternion's norm at round-off on a body of 1e-20 m) is no drift
+  const double driftTolerance = std::max(kDriftTolerance * lengthScale, settings.atol);
+  const bool drifted = lengthScale > 0 && r.stats.maxPositionResidual > driftTolerance;
+  std::string driftWarning;
+  if (drifted) {
+    std::ostringstream w;
+    w << "the constraints drifted: worst position residual " << r.stats.maxPositionResidual << " is over "
+      << driftTolerance << " (" << kDriftTolerance << " of the model's size, " << lengthScale << ", or atol), with stabilization "
+      << toString(settings.stabilization) << "; the joints no longer hold: use \"stabilization\": \"projection\" or a "
+      << "tighter rtol";
+    driftWarning = w.str();
+    spdlog::warn("{}", driftWarning);
+    report << "  warning: " << driftWarning << "\n";
+  }
   if (std::isfinite(summary.energyInitial()))
     report << "  energy: initial " << summary.energyInitial() << " (after the initial conditions were made "
            << "consistent), final " << summary.energyFinal() << ", max |drift| " << summary.energyMaxDrift() << "\n";
@@ -345,6 +365,11 @@ int runSimulate(const std::vector<std::string>& argv) {
       events.push_back(ej);
     }
     sj["events"] = events;  // one-sided rows (docs/contact.md)
+    sj["constraint_drift"] = {{"max_position_residual", r.stats.maxPositionResidual},
+                              {"length_scale", lengthScale},
+                              {"tolerance", driftTolerance},
+                              {"exceeded", drifted},
+                              {"message", driftWarning}};
     try {
       writeSummaryFile(*summaryPath, sj);
     } catch (const InputError& e) {  // a full disk, a size limit: the run's output failed (exit 5)

@@ -15,9 +15,10 @@ namespace {
 
 constexpr std::string_view kSpringType = "spring";
 
-/// Below this separation (m) the line of the spring is undefined: only the part k d that has
-/// a limit (the whole force when free_length = 0) acts; see docs/joints.md.
-constexpr double kMinLength = 1e-12;
+/// Below this fraction of the free length the line of the spring is undefined: only the part
+/// k d that has a limit (the whole force when free_length = 0) acts; see docs/joints.md. A
+/// fraction, not a length in metres: a spring of 1e-12 m is as much a spring as one of 1 m.
+constexpr double kMinLengthRatio = 1e-12;
 
 class Spring final : public ForceElement {
  public:
@@ -36,7 +37,7 @@ class Spring final : public ForceElement {
     const Vector3d d = p2_.calcPosition(s) - p1_.calcPosition(s);
     const double length = d.norm();
     Vector3d f2;  // force on body2
-    if (length > kMinLength) {
+    if (length > 0 && length > kMinLengthRatio * L0_) {
       const Vector3d u = d / length;
       const double rate = u.dot(p2_.calcVelocity(s) - p1_.calcVelocity(s));
       f2 = -(k_ * (length - L0_) + c_ * rate) * u;
@@ -62,7 +63,7 @@ class Spring final : public ForceElement {
     const double length = d.norm();
     Vector3d f2;
     Matrix3d Kd, Kw;  // df2/dd, df2/dw
-    if (length > kMinLength) {
+    if (length > 0 && length > kMinLengthRatio * L0_) {
       const Vector3d u = d / length;
       const Vector3d w = p2_.calcVelocity(s) - p1_.calcVelocity(s);
       const double tension = k_ * (length - L0_) + c_ * u.dot(w);

@@ -141,7 +141,8 @@ TEST_CASE("Numbers: integers, decimals and exponents", "[expression]") {
   CHECK(eval("2E+2") == 200.0);
   CHECK(eval("1e3") == 1000.0);
   CHECK(eval("0.1 + 0.2") == Approx(0.3).epsilon(1e-15));
-  CHECK(eval("1e-320") == 0.0);  // subnormal literals are flushed to zero
+  CHECK(eval("1e-320") == 1e-320);  // subnormal literals are kept, as JSON numbers are
+  CHECK(eval("1e-400") == 0.0);     // below the smallest subnormal: zero
   CHECK(eval("12345678901234567890") == Approx(12345678901234567890.0));
 }
 

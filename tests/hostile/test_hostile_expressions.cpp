@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -308,4 +309,28 @@ TEST_CASE("hostile: a power of a product or of a complex constant is never big-n
   CHECK(Expression::parse("pi^0.5", tt).evaluate(nullptr) == Approx(std::sqrt(std::acos(-1.0))).epsilon(1e-15));
   // a complex constant (NaN in the real domain, like sqrt(-2) itself) to a huge power is NaN
   CHECK(std::isnan(Expression::parse("sqrt(-2)^(63^6)", tt).evaluate(vars)));
+}
+
+TEST_CASE("hostile: a subnormal constant in an expression is the number it says, as in JSON", "[hostile]") {
+  // cln holds no subnormal doubles: "1e-310" parsed as 0, and 1e-320*x*1e300 was 0 instead
+  // of 1e-20 x (the same JSON number, 1e-310, is kept). Expected values are the IEEE double
+  // results of the same operations (exact: each is one rounding of an exact product, or a
+  // power of two).
+  const double at[2] = {0.5, 0.0};
+  const double none[2] = {0.0, 0.0};
+  CHECK(Expression::parse("1e-310", table()).evaluate(none) == 1e-310);
+  CHECK(Expression::parse("-4.9e-324", table()).evaluate(none) == -std::numeric_limits<double>::denorm_min());
+  CHECK(Expression::parse("1e-320*x*1e300", table()).evaluate(at) == 1e-320 * 0.5 * 1e300);
+  CHECK(Expression::parse("1e-320*x*1e300", table()).evaluate(at) == Approx(5e-21).epsilon(1e-3));
+  // folded to a subnormal: an exact power of two, a product with an exact rational
+  CHECK(Expression::parse("2^-1070", table()).evaluate(none) == std::ldexp(1.0, -1070));
+  CHECK(Expression::parse("3*1e-310", table()).evaluate(none) == 3 * 1e-310);
+  CHECK(Expression::parse("1e-310/2", table()).evaluate(none) == 1e-310 / 2);
+  // a subnormal coefficient survives differentiation and printing
+  const Expression e = Expression::parse("1e-310*x^2", table());
+  CHECK(e.derivative(0).evaluate(at) == 2 * 1e-310 * 0.5);
+  CHECK(e.toString().find("1e-310") != std::string::npos);
+  // below the smallest subnormal (2.5e-324 rounds to 4.9e-324, 2e-324 to 0) is still zero
+  CHECK(Expression::parse("2e-324", table()).evaluate(none) == 0.0);
+  CHECK(Expression::parse("1e-400 + x", table()).evaluate(at) == 0.5);
 }

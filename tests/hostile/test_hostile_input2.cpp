@@ -489,3 +489,43 @@ TEST_CASE("hostile 2: a matrix problem's coordinate names are sanitized in solve
   CHECK(r.output.find("\xc2\x9b") == std::string::npos);
   CHECK(r.output.find("\\u009b2J") != std::string::npos);
 }
+
+TEST_CASE("hostile 2: a run that drifts off its constraints says so, in the report and the summary", "[hostile]") {
+  // "stabilization": "none" on a chaotic double pendulum ended "completed", exit 0, with the
+  // joints metres apart on 1 m links and no word of it. Two 1 m bars released horizontally,
+  // integrated loosely (rtol 1e-3) without drift control: the residual grows past the
+  // tolerance, 1e-3 of the model's size. The size: the box of the centres of mass (0.5, 0),
+  // (1.5, 0) and the origin, diagonal 1.5 m (the radius of gyration sqrt(1/12) m is smaller).
+  const auto scene = [](const char* stabilization) {
+    return std::string(R"({"joinery": 1, "gravity": [0, -9.81, 0],
+      "bodies": [{"name": "upper", "type": "rigid2d", "mass": 1, "inertia": 0.0833333333333333, "position": [0.5, 0]},
+                 {"name": "lower", "type": "rigid2d", "mass": 1, "inertia": 0.0833333333333333, "position": [1.5, 0]}],
+      "joints": [{"name": "shoulder", "type": "revolute2d", "body1": "ground", "point1": [0, 0], "body2": "upper", "point2": [-0.5, 0]},
+                 {"name": "elbow", "type": "revolute2d", "body1": "upper", "point1": [0.5, 0], "body2": "lower", "point2": [-0.5, 0]}],
+      "simulation": {"t_end": 20, "integrator": "dopri5", "rtol": 1e-3, "atol": 1e-3, "output_interval": 0.1,
+                     "stabilization": ")") + stabilization + R"("}})";
+  };
+  const fs::path d = dir();
+  for (const char* stabilization : {"none", "projection"}) {
+    INFO(stabilization);
+    const bool none = std::string(stabilization) == "none";
+    const std::string file = writeText(d / (std::string("drift_") + stabilization + ".json"), scene(stabilization));
+    const fs::path summary = d / (std::string("drift_") + stabilization + "_summary.json");
+    const auto r = runCommand(kExe + " simulate " + file + " -o " + (d / "drift.csv").string() + " --summary " + summary.string());
+    INFO(r.output);
+    CHECK(r.exitCode == 0);  // the run did what it was asked
+    const auto j = nlohmann::json::parse(readText(summary));
+    const auto& drift = j.at("constraint_drift");
+    CHECK(drift.at("length_scale").get<double>() == Approx(1.5).epsilon(1e-12));
+    CHECK(drift.at("tolerance").get<double>() == Approx(1.5e-3).epsilon(1e-12));
+    CHECK(drift.at("exceeded") == none);
+    CHECK((r.output.find("the constraints drifted") != std::string::npos) == none);
+    CHECK((r.output.find("[warning]") != std::string::npos) == none);
+    if (none) {
+      CHECK(drift.at("max_position_residual").get<double>() > 1.5e-3);
+      CHECK(drift.at("message").get<std::string>().find("stabilization none") != std::string::npos);
+    } else {
+      CHECK(drift.at("max_position_residual").get<double>() < 1e-6);
+    }
+  }
+}

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "run_command.hpp"
+#include "sanitizers.hpp"
 #include "spawn.hpp"
 #include "temp_files.hpp"
 
@@ -143,9 +144,11 @@ TEST_CASE("hostile: an output that is the input is refused before anything is wr
       CHECK(joinery::test::readText(scene) == before);
     }
   }
-  // a study's table over the study file
+  // a study's table over the study file; the study is valid (it ran before the refusal, and
+  // an invalid design would exit 2 whether or not the output is checked)
   const std::string study = joinery::test::writeText(d / "study.json", R"({"joinery": 1, "scene": "self.json",
-      "design": {"type": "list", "cases": [{}]}, "collect": ["steps"]})");
+      "design": {"type": "list", "parameters": {"simulation.t_end": [0.01]}}, "collect": ["steps"]})");
+  REQUIRE(runCommand(kExe + " study " + study + " -o " + (d / "study_table.csv").string()).exitCode == 0);
   const std::string studyBefore = joinery::test::readText(study);
   const auto r = runCommand(kExe + " study " + study + " -o " + (d / "sub" / ".." / "study.json").string());
   CHECK(r.exitCode == 2);
@@ -252,4 +255,83 @@ TEST_CASE("hostile: SIGTERM stops a study; its table keeps the cases finished", 
   REQUIRE(ls.size() == 3);
   CHECK(ls[1].rfind("0,", 0) == 0);
   CHECK(ls[2].rfind("1,", 0) == 0);
+}
+
+namespace {
+/// The peak resident memory (VmHWM, kB) of a running process; -1 when it cannot be read.
+long peakResidentKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("hostile: a study of ten million cases starts small and answers SIGTERM at once", "[hostile][signal]") {
+  // The design was expanded into every case before the first ran (1.75 GB for 10^7 cases, 16-34 s
+  // to answer SIGTERM, which arrived during the expansion). Cases are made as workers take them.
+  const fs::path d = runsTempDir();
+  joinery::test::writeText(d / "many_scene.json", pendulum(0.1, 0.05));
+  const std::string study = joinery::test::writeText(d / "many_study.json", R"({"joinery": 1, "scene": "many_scene.json",
+      "design": {"type": "random", "samples": 10000000, "seed": 3, "parameters": {"simulation.t_end": {"min": 0.05, "max": 0.1}}},
+      "collect": ["steps"]})");
+  const fs::path table = d / "many_study.csv", err = d / "many_study.err";
+  fs::remove(table);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = spawn({kExe, "study", study, "-o", table.string(), "-j", "1"}, err.string());
+  for (int i = 0; i < 6000 && (!fs::exists(table) || countLines(table) < 3); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const double toFirstRows = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const long peakKb = peakResidentKb(pid);
+  INFO("first rows after " << toFirstRows << " s; peak resident memory " << peakKb << " kB");
+  REQUIRE(countLines(table) >= 3);  // the header and two cases
+  // the program, its libraries and a model: about 30 MB in Release (the expanded design: 1.75
+  // GB); AddressSanitizer's shadow memory takes more
+#ifdef JOINERY_TEST_ASAN
+  CHECK(peakKb < 1000000);
+#else
+  CHECK(peakKb < 300000);
+#endif
+  const auto sent = std::chrono::steady_clock::now();
+  ::kill(pid, SIGTERM);
+  const int status = waitExit(pid, 30);
+  const double latency = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  const std::string msg = joinery::test::readText(err);
+  INFO(msg << "\nanswered SIGTERM in " << latency << " s");
+  CHECK(status == 143);
+  CHECK(latency < 5);  // a generous bound: the driver looks at the flag every 0.25 s
+  // whole rows only, numbered from 0 in order, each with the header's fields and exit 0
+  const auto ls = lines(joinery::test::readText(table));
+  REQUIRE(ls.size() >= 3);
+  CHECK(ls[0] == "case,simulation.t_end,steps,exit,message");
+  for (std::size_t i = 1; i < ls.size(); ++i) {
+    INFO(ls[i]);
+    CHECK(ls[i].rfind(std::to_string(i - 1) + ",", 0) == 0);
+    CHECK(fields(ls[i]) == 5);
+  }
+  CHECK(msg.find("the table keeps the " + std::to_string(ls.size() - 1) + " case(s) finished") != std::string::npos);
+}
+
+TEST_CASE("hostile: the study table's temporary file is a new file, never a planted link", "[hostile]") {
+  // The table was rewritten through TABLE.tmp, opened with O_TRUNC: a symbolic link planted there
+  // was followed (the file it named overwritten) and then renamed over the table.
+  const fs::path d = runsTempDir();
+  joinery::test::writeText(d / "tmp_scene.json", pendulum(0.02, 0.01));
+  const std::string study = joinery::test::writeText(d / "tmp_study.json", R"({"joinery": 1, "scene": "tmp_scene.json",
+      "design": {"type": "list", "parameters": {"simulation.t_end": [0.01, 0.02]}}, "collect": ["steps"]})");
+  const fs::path table = d / "tmp_study.csv", keep = d / "keep.txt";
+  fs::remove(table);
+  fs::remove(d / "tmp_study.csv.tmp");
+  joinery::test::writeText(keep, "keep me\n");
+  fs::create_symlink(keep, d / "tmp_study.csv.tmp");
+  const auto r = runCommand(kExe + " study " + study + " -o " + table.string());
+  INFO(r.output);
+  CHECK(r.exitCode == 0);
+  CHECK(joinery::test::readText(keep) == "keep me\n");
+  CHECK_FALSE(fs::is_symlink(table));
+  CHECK(countLines(table) == 3);
+  CHECK(fs::is_symlink(d / "tmp_study.csv.tmp"));  // left alone
+  for (const auto& e : fs::directory_iterator(d))  // no temporary file left behind
+    CHECK(e.path().filename().string().rfind("tmp_study.csv.tmp.", 0) != 0);
+  fs::remove(d / "tmp_study.csv.tmp");
 }

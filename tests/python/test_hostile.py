@@ -57,6 +57,58 @@ def test_a_nul_in_a_file_name_is_refused_like_open_does(tmp_path):
         joinery.study(str(scene) + "\0junk")
 
 
+def confine_layout(tmp_path):
+    """A scene in inner/ that includes ../outside.json (a library outside its folder)."""
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (tmp_path / "outside.json").write_text(json.dumps({"joinery": 1, "components": {}}))
+    doc = {"joinery": 1, "include": ["../outside.json"],
+           "bodies": [{"name": "p", "type": "particle", "dim": 1, "mass": 1}]}
+    scene = inner / "s.json"
+    scene.write_text(json.dumps(doc))
+    return scene, doc
+
+
+def test_load_confines_includes_as_the_command_line_does(tmp_path):
+    scene, doc = confine_layout(tmp_path)
+    joinery.load(scene)  # by default (your own file) any include is read, as the CLI
+    joinery.load(scene, confine_includes=False)
+    with pytest.raises(joinery.InputError) as e:
+        joinery.load(scene, confine_includes=True)  # --confine-includes: the scene's folder
+    assert "outside" in str(e.value) and "outside.json" in str(e.value)
+    # a folder (str or os.PathLike), as --confine-includes=DIR: the parent holds the library
+    joinery.load(scene, confine_includes=tmp_path)
+    with pytest.raises(joinery.InputError):
+        joinery.load(scene, confine_includes=str(scene.parent))
+    with pytest.raises(ValueError):
+        joinery.load(scene, confine_includes=tmp_path / "no_such_folder")
+    with pytest.raises(TypeError):
+        joinery.load(scene, confine_includes=3)
+    # a dict is confined to the working directory
+    cwd = os.getcwd()
+    try:
+        os.chdir(scene.parent)
+        joinery.load(doc)
+        with pytest.raises(joinery.InputError):
+            joinery.load(doc, confine_includes=True)
+    finally:
+        os.chdir(cwd)
+    # the shipped libraries are not "outside"
+    library = os.path.join(os.environ.get("JOINERY_SOURCE_DIR", "."), "examples", "library", "pendulums.json")
+    if os.path.exists(library):
+        joinery.load(library, confine_includes=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="making a file another user's needs root")
+def test_load_confines_a_scene_of_another_user_by_default(tmp_path):
+    scene, _ = confine_layout(tmp_path)
+    os.chown(scene, 65534, 65534)  # nobody
+    with pytest.raises(joinery.InputError) as e:
+        joinery.load(scene)
+    assert "outside" in str(e.value)
+    joinery.load(scene, confine_includes=False)  # as --trust-includes
+
+
 def test_check_of_a_pivot_off_by_a_nanometre_is_a_report():
     scene = {"joinery": 1,
              "bodies": [{"name": "rod", "type": "rigid2d", "mass": 1, "inertia": 1,

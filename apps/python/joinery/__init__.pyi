@@ -130,7 +130,8 @@ class Model:
         """settings: integrator, rtol, atol, step, output_interval, stabilization (the scene's keys)."""
 
 def load(source: Union[PathLike, Mapping[str, Any]], parameters: Optional[Mapping[str, Union[float, str]]] = None,
-         *, complete_massless: bool = False, name: str = "<dict>") -> Model: ...
+         *, complete_massless: bool = False, name: str = "<dict>",
+         confine_includes: Union[None, bool, PathLike] = None) -> Model: ...
 def solve_problem(source: Union[PathLike, Mapping[str, Any], None] = None, *, M: Optional[ArrayLike] = None,
                   Q: Optional[ArrayLike] = None, A: Optional[ArrayLike] = None, b: Optional[ArrayLike] = None,
                   C: Optional[ArrayLike] = None, coordinates: Optional[Sequence[str]] = None) -> Solution: ...

@@ -1,5 +1,10 @@
 // joinery.load, the Model handle, solve() and matrices().
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <system_error>
 #include <stdexcept>
 #include <string>
 
@@ -59,8 +64,39 @@ std::vector<Override> overridesOf(const py::dict& parameters) {
   return out;
 }
 
+/// Whether `file` belongs to another user than the caller and root (the CLI's default
+/// confinement: a scene from someone else's folder).
+bool ownedByAnotherUser(const std::string& file) {
+  struct stat st {};
+  return ::stat(file.c_str(), &st) == 0 && st.st_uid != ::geteuid() && st.st_uid != 0;
+}
+
+/// The `confine_includes` argument of load() into `options`, with the semantics of the CLI's
+/// --confine-includes[=DIR] / --trust-includes: True confines to the scene's folder (a dict:
+/// the working directory), a path to that folder, False never, None (the default) only a scene
+/// file owned by another user (to its own folder).
+void applyConfinement(const py::object& confine, const std::string& file, bool fromFile, SceneOptions& options) {
+  if (confine.is_none()) {
+    options.confineIncludes = fromFile && ownedByAnotherUser(file);
+    return;
+  }
+  if (py::isinstance<py::bool_>(confine)) {
+    options.confineIncludes = confine.cast<bool>();
+    return;
+  }
+  if (!py::isinstance<py::str>(confine) && !py::hasattr(confine, "__fspath__"))
+    throw py::type_error("confine_includes must be None, True, False or a folder (str or os.PathLike), got " +
+                         std::string(py::str(py::type::of(confine).attr("__name__"))));
+  const std::string dir = fileName(confine);
+  std::error_code ec;
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec))
+    throw std::invalid_argument("confine_includes: '" + dir + "' is not a folder; expected an existing folder");
+  options.confineIncludes = true;
+  options.includeRoot = std::filesystem::absolute(dir, ec).string();
+}
+
 std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::dict>& parameters,
-                              bool completeMassless, const std::string& name) {
+                              bool completeMassless, const std::string& name, const py::object& confine) {
   SceneOptions options;
   options.completeMassless = completeMassless;
   nlohmann::json doc;
@@ -79,6 +115,7 @@ std::shared_ptr<PyModel> load(const py::object& source, const std::optional<py::
       doc = readJsonFile(file);
     }
   }
+  applyConfinement(confine, file, !py::isinstance<py::dict>(source), options);
   if (parameters) options.overrides = overridesOf(*parameters);
   // The GIL stays held: the loader's symbolic work (GiNaC: parsing, derivatives) is not
   // thread-safe, and the GIL is what serializes it between Python threads.
@@ -182,7 +219,8 @@ M qdd = Q + Qc with Qc = A^T lambda + C and A qdd = b (docs/theory.md).)doc")
       });
 
   m.def("load", &load, py::arg("source"), py::arg("parameters") = py::none(), py::kw_only(),
-        py::arg("complete_massless") = false, py::arg("name") = "<dict>", R"doc(
+        py::arg("complete_massless") = false, py::arg("name") = "<dict>", py::arg("confine_includes") = py::none(),
+        R"doc(
 Loads a scene into a Model.
 
 source: a path (str or os.PathLike) to a scene file, or a dictionary with the same content
@@ -192,6 +230,13 @@ parameters: overrides, as `--set NAME=VALUE` of the command line ({"L": 0.5, "k"
   "l1.m": 2, "simulation.t_end": 4}): scene parameters, instance parameters and simulation
   settings; numbers or expressions; an unknown name raises InputError with a suggestion.
 complete_massless: as the scene field "complete_massless": true.
+confine_includes: which included files the scene may read, as the command line's options:
+  True: only files inside the scene's folder (a dictionary: the working directory), symbolic
+  links followed, as --confine-includes; a folder (str or os.PathLike): only files inside it,
+  as --confine-includes=DIR; False: any file, as --trust-includes; None (the default): a
+  scene file owned by another user (not you, not root) is confined to its folder, any other
+  scene is not. The shipped joinery: libraries are always allowed. An include outside raises
+  InputError naming it.
 
 Raises joinery.InputError (with .file, .path, .detail) for bad input and joinery.ModelError
 when the model cannot be assembled.)doc");

@@ -1,5 +1,7 @@
 // runStudy(): the threaded-equivalent local driver (worker processes on this machine).
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <filesystem>
 
 #include "joinery/core/errors.hpp"
@@ -16,7 +18,6 @@ Outcome runStudy(const Study& study, const RunOptions& options) {
     if (ec) throw InputError("cannot create the folder for the case CSVs: " + ec.message(), options.caseOptions.csvFolder);
   }
   Table table(study, options);
-  const auto& pending = table.pending();
   const auto start = std::chrono::steady_clock::now();
   Progress p;
   p.total = table.outcome().total;
@@ -33,17 +34,21 @@ Outcome runStudy(const Study& study, const RunOptions& options) {
   report();
   const auto interrupted = [&options] { return options.interrupt && *options.interrupt != 0; };
   bool stopped = false;
-  if (!pending.empty()) {
+  if (table.pendingCount() > 0 && !interrupted()) {
     const double limit = options.timeLimit >= 0 ? options.timeLimit : study.timeLimit;
-    const int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(pending.size())));
+    const int jobs = static_cast<int>(std::max<long>(1, std::min<long>(options.jobs, table.pendingCount())));
     WorkerPool pool(study, options.caseOptions, jobs, limit);
-    std::size_t next = 0;
-    while (next < pending.size() || pool.busy() > 0) {
+    // cases are made as workers take them (Table::nextPending): never all at once
+    while (table.pendingCount() > 0 || pool.busy() > 0) {
       if (interrupted()) {  // the pool's destructor stops the cases still running
         stopped = true;
         break;
       }
-      while (next < pending.size() && pool.hasIdle()) pool.submit(*pending[next++]);
+      while (table.pendingCount() > 0 && pool.hasIdle()) {
+        const std::optional<Case> c = table.nextPending();
+        if (!c) break;
+        pool.submit(*c);
+      }
       for (const Row& r : pool.collect(0.25)) {
         table.add(r);
         ++p.done;
@@ -52,6 +57,7 @@ Outcome runStudy(const Study& study, const RunOptions& options) {
       report();
     }
   }
+  stopped = stopped || (interrupted() && table.pendingCount() > 0);
   table.finish();
   report();
   Outcome o = table.outcome();

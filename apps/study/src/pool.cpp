@@ -30,7 +30,8 @@ struct WorkerPool::Worker {
   pid_t pid = -1;
   int toFd = -1, fromFd = -1;
   std::string buffer;
-  std::deque<const Case*> queue;  ///< sent, not answered; the front one is running
+  std::deque<Case> queue;         ///< sent, not answered; the front one is running (copies:
+                                  ///< cases are made on demand, Cases)
   Clock::time_point started;      ///< when the front case started
 };
 
@@ -60,8 +61,8 @@ bool writeAll(int fd, const std::string& s) {
   std::size_t cap = 0;
   while (f && ::getline(&line, &cap, f) > 0) {
     const long index = std::strtol(line, nullptr, 10);
-    if (index < 0 || index >= static_cast<long>(study.cases.size())) break;
-    const Row row = runCase(study, study.cases[static_cast<std::size_t>(index)], options);
+    if (index < 0 || index >= study.cases.size()) break;
+    const Row row = runCase(study, study.cases[index], options);
     if (!writeAll(out, encodeRow(row) + "\n")) break;
   }
   ::_exit(0);  // no atexit handlers, no flushing of the parent's buffers
@@ -131,17 +132,17 @@ void WorkerPool::spawn(Worker& w) {
   w.fromFd = from[0];
   w.buffer.clear();
   w.started = Clock::now();
-  for (const Case* c : w.queue)  // cases queued behind a crashed one go to the new worker
-    (void)writeAll(w.toFd, std::to_string(c->index) + "\n");
+  for (const Case& c : w.queue)  // cases queued behind a crashed one go to the new worker
+    (void)writeAll(w.toFd, std::to_string(c.index) + "\n");
 }
 
 void WorkerPool::retire(Worker& w, int exit, const std::string& message, std::vector<Row>& out) {
   if (!w.queue.empty()) {
-    const Case* c = w.queue.front();
+    const Case c = std::move(w.queue.front());
     w.queue.pop_front();
     Row r;
-    r.caseIndex = c->index;
-    r.values = c->values;
+    r.caseIndex = c.index;
+    r.values = c.values;
     r.exit = exit;
     r.message = message;
     out.push_back(std::move(r));
@@ -171,7 +172,7 @@ void WorkerPool::submit(const Case& c) {
     if (w.queue.size() < kDepth && (!best || w.queue.size() < best->queue.size())) best = &w;
   if (!best) throw Error("WorkerPool::submit: no idle worker");
   if (best->queue.empty()) best->started = Clock::now();
-  best->queue.push_back(&c);
+  best->queue.push_back(c);
   (void)writeAll(best->toFd, std::to_string(c.index) + "\n");  // a dead worker shows as EOF in collect()
 }
 

@@ -7,8 +7,10 @@
 #include <set>
 #include <sstream>
 
+#include "joinery/core/assert.hpp"
 #include "joinery/core/dynamic_system.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/scene.hpp"
 #include "joinery/integrators/settings.hpp"
@@ -16,6 +18,24 @@
 #include "summary.hpp"
 
 namespace joinery::study {
+
+namespace detail {
+
+/// The design of a study, from which each case is made when asked for (Cases).
+struct CaseGenerator {
+  enum class Kind { List, Grid, Random, Lhs, Rows };
+  Kind kind = Kind::List;
+  long count = 0;
+  std::vector<std::vector<nlohmann::json>> lists;  // list, grid: each parameter's values
+  std::vector<std::vector<nlohmann::json>> rows;   // oat: the cases themselves
+  std::vector<std::pair<double, double>> ranges;   // random, lhs: each parameter's min and max
+  std::uint64_t seed = 1;
+  std::vector<std::vector<std::int32_t>> perms;    // lhs: each parameter's order of strata
+
+  std::vector<nlohmann::json> values(long index) const;
+};
+
+}  // namespace detail
 
 namespace {
 
@@ -28,11 +48,14 @@ const std::vector<std::string> kStats{"min", "max", "final", "rms", "t_min", "t_
 
 /// Reproducible uniform numbers in [0, 1) from a 64-bit Mersenne twister (the standard
 /// distributions are not the same across C++ libraries).
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ULL;
+
 struct Uniform {
   explicit Uniform(std::uint64_t seed) : s(seed) {}
-  // splitmix64: fixed, portable, good enough for sampling designs
+  // splitmix64: fixed, portable, good enough for sampling designs. Draw j (0-based) of a
+  // sequence started at `seed` is mix(seed + (j + 1) kGolden): any draw can be made directly.
   std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
+    std::uint64_t z = (s += kGolden);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
@@ -68,32 +91,14 @@ Range readRange(const JsonCursor& c) {
   return r;
 }
 
-void addCase(Study& s, std::vector<nlohmann::json> values, const JsonCursor& where) {
-  if (static_cast<long>(s.cases.size()) >= kMaxCases)
-    where.failWith("more than " + std::to_string(kMaxCases) + " cases; expected a smaller design");
-  s.cases.push_back(Case{static_cast<long>(s.cases.size()), std::move(values)});
+using detail::CaseGenerator;
+
+void checkCount(double count, const JsonCursor& where) {
+  if (count > kMaxCases)
+    where.failWith("the design has " + formatNumber(count, 12) + " cases; expected at most " + std::to_string(kMaxCases));
 }
 
-void expandGrid(Study& s, const std::vector<std::vector<nlohmann::json>>& lists, const JsonCursor& where) {
-  double count = 1;
-  for (const auto& l : lists) count *= static_cast<double>(l.size());
-  if (count > kMaxCases) where.failWith("the grid has " + std::to_string(count) + " cases; expected at most " + std::to_string(kMaxCases));
-  std::vector<std::size_t> idx(lists.size(), 0);
-  while (true) {  // the first parameter varies slowest
-    std::vector<nlohmann::json> v;
-    for (std::size_t k = 0; k < lists.size(); ++k) v.push_back(lists[k][idx[k]]);
-    addCase(s, std::move(v), where);
-    std::size_t k = lists.size();
-    while (k > 0) {
-      if (++idx[k - 1] < lists[k - 1].size()) break;
-      idx[k - 1] = 0;
-      --k;
-    }
-    if (k == 0) return;
-  }
-}
-
-void expandSampled(Study& s, const JsonCursor& design, const std::vector<Range>& ranges, bool lhs) {
+void expandSampled(CaseGenerator& g, const JsonCursor& design, const std::vector<Range>& ranges, bool lhs) {
   const JsonCursor sc = design.at("samples");
   const int n = sc.integer();
   if (n < 1 || n > kMaxCases) sc.fail("a number of samples >= 1");
@@ -104,30 +109,26 @@ void expandSampled(Study& s, const JsonCursor& design, const std::vector<Range>&
     if (v < 0 || v != std::floor(v) || v > 9.0e15) seedc.fail("an integer seed >= 0");
     seed = static_cast<std::uint64_t>(v);
   }
-  Uniform u(seed);
-  const std::size_t p = ranges.size();
-  std::vector<std::vector<double>> x(static_cast<std::size_t>(n), std::vector<double>(p));
-  if (!lhs) {
-    for (auto& row : x)
-      for (std::size_t k = 0; k < p; ++k) row[k] = ranges[k].min + u() * (ranges[k].max - ranges[k].min);
-  } else {
-    for (std::size_t k = 0; k < p; ++k) {  // one sample in each of n strata, strata shuffled
-      std::vector<int> perm(static_cast<std::size_t>(n));
-      for (int i = 0; i < n; ++i) perm[static_cast<std::size_t>(i)] = i;
-      for (int i = n - 1; i > 0; --i)
-        std::swap(perm[static_cast<std::size_t>(i)], perm[u.next() % static_cast<std::uint64_t>(i + 1)]);
-      for (int i = 0; i < n; ++i)
-        x[static_cast<std::size_t>(i)][k] =
-            ranges[k].min + (perm[static_cast<std::size_t>(i)] + u()) / n * (ranges[k].max - ranges[k].min);
-    }
-  }
-  for (auto& row : x) {
-    std::vector<nlohmann::json> v(row.begin(), row.end());
-    addCase(s, std::move(v), design);
+  g.kind = lhs ? CaseGenerator::Kind::Lhs : CaseGenerator::Kind::Random;
+  g.count = n;
+  g.seed = seed;
+  for (const Range& r : ranges) g.ranges.emplace_back(r.min, r.max);
+  if (!lhs) return;
+  // one sample in each of n strata, strata shuffled: the permutations are the only state
+  // (4 bytes per case and parameter); parameter k's draws start at k (2n - 1): n - 1 for its
+  // shuffle, then n for the offsets within the strata
+  const std::uint64_t perParameter = 2 * static_cast<std::uint64_t>(n) - 1;
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    Uniform u(seed + static_cast<std::uint64_t>(k) * perParameter * kGolden);
+    std::vector<std::int32_t> perm(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) perm[static_cast<std::size_t>(i)] = i;
+    for (int i = n - 1; i > 0; --i)
+      std::swap(perm[static_cast<std::size_t>(i)], perm[u.next() % static_cast<std::uint64_t>(i + 1)]);
+    g.perms.push_back(std::move(perm));
   }
 }
 
-void expandOat(Study& s, const JsonCursor& design, const ojson& odesign) {
+void expandOat(Study& s, CaseGenerator& g, const JsonCursor& design, const ojson& odesign) {
   const JsonCursor nominal = design.at("nominal");
   nominal.requireObject();
   const JsonCursor params = design.at("parameters");
@@ -138,7 +139,8 @@ void expandOat(Study& s, const JsonCursor& design, const ojson& odesign) {
     s.parameters.push_back(it.key());
     base.push_back(nominal.at(it.key()).value());
   }
-  addCase(s, base, design);
+  g.kind = CaseGenerator::Kind::Rows;  // a handful: one per varied value
+  g.rows.push_back(base);
   for (auto it = odesign["parameters"].begin(); it != odesign["parameters"].end(); ++it) {
     const auto pos = std::find(s.parameters.begin(), s.parameters.end(), it.key());
     if (pos == s.parameters.end())
@@ -146,11 +148,13 @@ void expandOat(Study& s, const JsonCursor& design, const ojson& odesign) {
     const std::size_t k = static_cast<std::size_t>(pos - s.parameters.begin());
     for (const auto& v : valueList(params.at(it.key()))) {
       if (v == base[k]) continue;  // the nominal case is run once
+      checkCount(static_cast<double>(g.rows.size()) + 1, design);
       auto values = base;
       values[k] = v;
-      addCase(s, std::move(values), design);
+      g.rows.push_back(std::move(values));
     }
   }
+  g.count = static_cast<long>(g.rows.size());
 }
 
 void expandDesign(Study& s, const JsonCursor& design, const ojson& odesign) {
@@ -160,9 +164,12 @@ void expandDesign(Study& s, const JsonCursor& design, const ojson& odesign) {
     design.at("type").failWith("unknown design type '" + type + "'" + didYouMean(type, kTypes) +
                                "; expected one of: list, grid, random, lhs, oat");
   s.designType = type;
+  auto g = std::make_shared<CaseGenerator>();
   if (type == "oat") {
     design.rejectUnknownKeys({"type", "nominal", "parameters"});
-    return expandOat(s, design, odesign);
+    expandOat(s, *g, design, odesign);
+    s.cases = Cases(std::move(g));
+    return;
   }
   if (type == "random" || type == "lhs")
     design.rejectUnknownKeys({"type", "parameters", "samples", "seed"});
@@ -171,30 +178,33 @@ void expandDesign(Study& s, const JsonCursor& design, const ojson& odesign) {
   const JsonCursor params = design.at("parameters");
   params.requireObject();
   if (params.size() == 0) params.fail("at least one parameter");
-  std::vector<std::vector<nlohmann::json>> lists;
   std::vector<Range> ranges;
   for (auto it = odesign["parameters"].begin(); it != odesign["parameters"].end(); ++it) {
     s.parameters.push_back(it.key());
     if (type == "random" || type == "lhs")
       ranges.push_back(readRange(params.at(it.key())));
     else
-      lists.push_back(valueList(params.at(it.key())));
+      g->lists.push_back(valueList(params.at(it.key())));
   }
-  if (type == "grid") return expandGrid(s, lists, design);
-  if (type == "list") {
-    for (std::size_t k = 1; k < lists.size(); ++k)
-      if (lists[k].size() != lists[0].size())
-        params.at(s.parameters[k]).failWith("has " + std::to_string(lists[k].size()) + " values but '" + s.parameters[0] +
-                                            "' has " + std::to_string(lists[0].size()) +
+  if (type == "grid") {
+    double count = 1;
+    for (const auto& l : g->lists) count *= static_cast<double>(l.size());
+    checkCount(count, design);
+    g->kind = CaseGenerator::Kind::Grid;
+    g->count = static_cast<long>(count);
+  } else if (type == "list") {
+    for (std::size_t k = 1; k < g->lists.size(); ++k)
+      if (g->lists[k].size() != g->lists[0].size())
+        params.at(s.parameters[k]).failWith("has " + std::to_string(g->lists[k].size()) + " values but '" + s.parameters[0] +
+                                            "' has " + std::to_string(g->lists[0].size()) +
                                             "; expected lists of equal length (one case per index)");
-    for (std::size_t i = 0; i < lists[0].size(); ++i) {
-      std::vector<nlohmann::json> v;
-      for (const auto& l : lists) v.push_back(l[i]);
-      addCase(s, std::move(v), design);
-    }
-    return;
+    checkCount(static_cast<double>(g->lists[0].size()), design);
+    g->kind = CaseGenerator::Kind::List;
+    g->count = static_cast<long>(g->lists[0].size());
+  } else {
+    expandSampled(*g, design, ranges, type == "lhs");
   }
-  expandSampled(s, design, ranges, type == "lhs");
+  s.cases = Cases(std::move(g));
 }
 
 void readCollect(Study& s, const JsonCursor& c) {
@@ -267,6 +277,55 @@ void checkAgainstScene(const Study& s) {
 }  // namespace
 
 std::vector<Override> caseOverrides(const Study& s, const Case& c) { return overridesOf(s, c); }
+
+std::vector<nlohmann::json> detail::CaseGenerator::values(long index) const {
+  std::vector<nlohmann::json> v;
+  switch (kind) {
+    case Kind::Rows:
+      return rows[static_cast<std::size_t>(index)];
+    case Kind::List:
+      for (const auto& l : lists) v.push_back(l[static_cast<std::size_t>(index)]);
+      return v;
+    case Kind::Grid: {  // the first parameter varies slowest
+      v.resize(lists.size());
+      long rest = index;
+      for (std::size_t k = lists.size(); k-- > 0;) {
+        const long size = static_cast<long>(lists[k].size());
+        v[k] = lists[k][static_cast<std::size_t>(rest % size)];
+        rest /= size;
+      }
+      return v;
+    }
+    case Kind::Random: {  // draws in case order, parameter by parameter
+      const std::uint64_t p = ranges.size();
+      for (std::size_t k = 0; k < ranges.size(); ++k) {
+        Uniform u(seed + (static_cast<std::uint64_t>(index) * p + k) * kGolden);
+        v.emplace_back(ranges[k].first + u() * (ranges[k].second - ranges[k].first));
+      }
+      return v;
+    }
+    case Kind::Lhs: {
+      const long n = count;
+      const std::uint64_t perParameter = 2 * static_cast<std::uint64_t>(n) - 1;
+      for (std::size_t k = 0; k < ranges.size(); ++k) {
+        Uniform u(seed + (k * perParameter + static_cast<std::uint64_t>(n - 1) + static_cast<std::uint64_t>(index)) * kGolden);
+        const int stratum = perms[k][static_cast<std::size_t>(index)];
+        v.emplace_back(ranges[k].first +
+                       (stratum + u()) / static_cast<int>(n) * (ranges[k].second - ranges[k].first));
+      }
+      return v;
+    }
+  }
+  return v;
+}
+
+Cases::Cases(std::shared_ptr<const detail::CaseGenerator> generator)
+    : gen_(std::move(generator)), size_(gen_ ? gen_->count : 0) {}
+
+Case Cases::operator[](long index) const {
+  JOINERY_ASSERT(gen_ && index >= 0 && index < size_, "study case number out of range");
+  return Case{index, gen_->values(index)};
+}
 
 Study loadStudy(const std::string& path) { return loadStudy(path, SceneOptions{}); }
 

@@ -1,5 +1,12 @@
 // The study table: formatting rows, streaming, --resume, the final sort, merging shards.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -90,17 +97,40 @@ std::string joinLine(const std::vector<std::string>& fields) {
 }
 
 void writeAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("cannot open for writing", tmp);
-    out << text;
-    out.close();
-    if (!out) throw InputError("could not write", tmp);
+  // a new file of a unique name beside the table (mkostemp: O_CREAT|O_EXCL), renamed over it:
+  // a link planted at a fixed name is never followed, and two studies writing the same table
+  // never share their temporary file (as the program's other outputs, run_files.hpp)
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw InputError(std::string("cannot create the table's temporary file ") + tmp + ": " + std::strerror(err), path);
+  }
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  (void)::fchmod(fd, 0666 & ~mask);  // mkostemp makes 0600; a table gets the mode a new file would
+  std::size_t done = 0;
+  int err = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw InputError(std::string("could not write the table: ") + std::strerror(err), path);
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw InputError("cannot replace the table: " + ec.message(), path);
+  if (ec) {
+    ::unlink(tmp.c_str());
+    throw InputError("cannot replace the table: " + ec.message(), path);
+  }
 }
 
 void appendTo(const std::string& path, const std::string& text) {
@@ -173,38 +203,49 @@ std::string caseKey(const std::vector<nlohmann::json>& values) {
 
 Table::Table(const Study& study, const RunOptions& options) : study_(study), options_(options) {
   if (options.table.empty()) throw InputError("no table file given (-o TABLE.csv)");
-  std::multimap<std::string, const Case*> wanted;  // this shard's cases by their inputs
-  for (const auto& c : study.cases)
-    if (c.index % options.shardCount == options.shardIndex) wanted.emplace(caseKey(c.values), &c);
-  outcome_.total = static_cast<long>(wanted.size());
+  // this shard's cases: the numbers shard, shard + count, ... below the number of cases
+  const long n = study.cases.size();
+  const long shard = options.shardIndex, count = std::max(1, options.shardCount);
+  outcome_.total = shard < n ? (n - shard + count - 1) / count : 0;
+  next_ = shard;
+  pendingLeft_ = outcome_.total;
   const auto columns = tableColumns(study);
   if (options.resume && std::filesystem::exists(options.table)) {
     const auto records = readCsv(options.table);
     if (records.empty() || records.front() != columns)
       throw InputError("the table's columns are not this study's (" + csvHeader(study).substr(0, 200) +
                            "); cannot resume into it", options.table);
+    // the table's rows by the inputs of their case (in file order); each case of this shard
+    // takes the first row of its inputs not yet taken
+    std::multimap<std::string, std::size_t> byInputs;
     const std::size_t np = study.parameters.size(), nc = study.collect.size();
     for (std::size_t i = 1; i < records.size(); ++i) {
       const auto& f = records[i];
       if (f.size() != columns.size()) continue;  // a damaged line: its case runs again
       std::vector<nlohmann::json> values;
       for (std::size_t k = 0; k < np; ++k) values.push_back(parseValue(f[1 + k]));
-      const auto it = wanted.find(caseKey(values));
-      if (it == wanted.end()) continue;  // not a case of this study (any more)
+      byInputs.emplace(caseKey(values), i);
+    }
+    if (!byInputs.empty()) keptCase_.assign(static_cast<std::size_t>(n), false);
+    for (long index = shard; index < n && !byInputs.empty(); index += count) {
+      const Case c = study.cases[index];
+      const auto it = byInputs.find(caseKey(c.values));
+      if (it == byInputs.end()) continue;  // not a row of this study's cases (any more)
+      const auto& f = records[it->second];
+      byInputs.erase(it);
       Row r;
-      r.caseIndex = it->second->index;
-      r.values = it->second->values;
+      r.caseIndex = c.index;
+      r.values = c.values;
       for (std::size_t k = 0; k < nc; ++k) r.collected.push_back(parseNumber(f[1 + np + k]));
       r.exit = static_cast<int>(parseNumber(f[1 + np + nc]).value_or(1));
       r.message = f[2 + np + nc];
       // a failed case keeps what its row collected (a partial run's values)
       if (r.exit != 0 && r.message.rfind("partial:", 0) != 0) r.collected.clear(), r.collected.resize(nc);
       rows_.push_back(std::move(r));
-      wanted.erase(it);
+      keptCase_[static_cast<std::size_t>(index)] = true;
+      --pendingLeft_;
     }
   }
-  for (const auto& [key, c] : wanted) pending_.push_back(c);
-  std::sort(pending_.begin(), pending_.end(), [](const Case* a, const Case* b) { return a->index < b->index; });
   outcome_.skipped = static_cast<long>(rows_.size());
   for (const auto& r : rows_)
     if (r.exit != 0) ++outcome_.failed;
@@ -214,6 +255,18 @@ Table::Table(const Study& study, const RunOptions& options) : study_(study), opt
   for (const auto& r : rows_) csv += csvLine(r), jl += jsonLine(study, r);
   writeAtomically(options.table, csv);
   if (!options.jsonLines.empty()) writeAtomically(options.jsonLines, jl);
+}
+
+std::optional<Case> Table::nextPending() {
+  const long n = study_.cases.size(), count = std::max(1, options_.shardCount);
+  while (next_ < n) {
+    const long index = next_;
+    next_ += count;
+    if (!keptCase_.empty() && keptCase_[static_cast<std::size_t>(index)]) continue;
+    --pendingLeft_;
+    return study_.cases[index];
+  }
+  return std::nullopt;
 }
 
 void Table::add(const Row& row) {

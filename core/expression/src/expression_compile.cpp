@@ -63,7 +63,7 @@ class Compiler {
   static double toDouble(const GiNaC::numeric& n) {
     if (!n.is_real()) return std::numeric_limits<double>::quiet_NaN();
     try {
-      return n.to_double();
+      return numericToDouble(n);
     } catch (const std::exception&) {
       // cln refuses out-of-range conversions: |n| beyond the double range or below it
       if (GiNaC::abs(n) > 1) return n.is_positive() ? HUGE_VAL : -HUGE_VAL;
@@ -258,7 +258,7 @@ bool collectAffine(const GiNaC::ex& form, const SymbolSet& symbols, ExpressionIm
     const GiNaC::numeric& n = GiNaC::ex_to<GiNaC::numeric>(e);
     if (!n.is_real()) return false;
     try {
-      v = n.to_double();
+      v = numericToDouble(n);
     } catch (const std::exception&) {
       return false;
     }

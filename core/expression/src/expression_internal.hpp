@@ -35,6 +35,20 @@ DECLARE_FUNCTION_2P(joinery_le)
 
 namespace joinery::detail {
 
+// ---- numbers below the normal double range -------------------------------------------------
+// cln's double-floats hold no subnormal numbers (an operation that would give one gives 0, and
+// so does numeric::to_double() of a smaller number), where IEEE arithmetic keeps them down to
+// 4.9e-324. A subnormal constant is therefore held as a long float (its exact value, 64 bits
+// of mantissa and a wide exponent), and read back through these two functions: "1e-310" is
+// 1e-310 as the same JSON number is, and 1e-320*x*1e300 is 1e-20*x. (A product of two
+// double-floats that underflows inside GiNaC is still 0.)
+
+/// The number `v` (finite) as a GiNaC number: a double-float, or a long float when subnormal.
+GiNaC::numeric numericFromDouble(double v);
+/// The real number `n` as the nearest double, subnormal results included (0 only below
+/// 2.5e-324); like numeric::to_double() otherwise (it throws beyond the double range).
+double numericToDouble(const GiNaC::numeric& n);
+
 // GiNaC is not thread-safe (reference counts, shared numeric flyweights): every use of it in
 // the engine, including destruction of GiNaC objects, holds this lock. Evaluation never does.
 std::recursive_mutex& ginacMutex();

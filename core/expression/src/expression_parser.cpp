@@ -12,6 +12,8 @@
 #include <utility>
 
 #include <cln/float.h>
+#include <cln/integer.h>
+#include <cln/rational.h>
 
 #include "expression_internal.hpp"
 #include "joinery/core/json_input.hpp"
@@ -320,22 +322,19 @@ class Parser {
   GiNaC::numeric floatNumeric(const GiNaC::numeric& n, std::size_t pos) const {
     double re = std::numeric_limits<double>::infinity(), im = 0;
     try {
-      re = n.real().to_double();
-      im = n.imag().to_double();
+      re = numericToDouble(n.real());
+      im = numericToDouble(n.imag());
     } catch (const std::exception&) {
       re = std::numeric_limits<double>::infinity();
     }
     if (!std::isfinite(re) || !std::isfinite(im)) {
       fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
     }
-    // cln does not hold subnormal doubles; they are flushed to zero
-    if (std::fabs(re) < std::numeric_limits<double>::min()) re = 0;
-    if (std::fabs(im) < std::numeric_limits<double>::min()) im = 0;
-    if (im == 0) return GiNaC::numeric(re);
-    return GiNaC::numeric(re) + GiNaC::numeric(im) * GiNaC::I;
+    if (im == 0) return numericFromDouble(re);
+    return numericFromDouble(re) + numericFromDouble(im) * GiNaC::I;
   }
   GiNaC::ex floatNumber(const GiNaC::numeric& n, std::size_t pos) const {
-    if (n.is_real()) return numberEx(n.to_double(), pos);
+    if (n.is_real()) return numberEx(numericToDouble(n), pos);
     return floatNumeric(n, pos);
   }
 
@@ -358,7 +357,7 @@ class Parser {
       }
     }
     if (!large) return base;
-    checkPowerMagnitude(std::abs(coeff.to_double()), n.to_double(), pos);
+    checkPowerMagnitude(std::abs(numericToDouble(coeff)), n.to_double(), pos);
     const GiNaC::numeric c = floatNumeric(coeff, pos);
     return build(pos, [&] { return rest * c; });
   }
@@ -426,7 +425,7 @@ class Parser {
     if (static_cast<long>(n.numer().int_length()) - static_cast<long>(n.denom().int_length()) > 1025) {
       fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
     }
-    return numberEx(n.to_double(), pos);
+    return numberEx(numericToDouble(n), pos);
   }
 
   // |c|^x of a coefficient in floating point: an error when it is not a finite number.
@@ -444,7 +443,7 @@ class Parser {
       const GiNaC::ex& f = base.op(i);
       if (!GiNaC::is_exactly_a<GiNaC::numeric>(f)) continue;
       const GiNaC::numeric& c = GiNaC::ex_to<GiNaC::numeric>(f);
-      const double magnitude = std::abs(std::complex<double>(c.real().to_double(), c.imag().to_double()));
+      const double magnitude = std::abs(std::complex<double>(numericToDouble(c.real()), numericToDouble(c.imag())));
       checkPowerMagnitude(magnitude, x.real().to_double(), pos);
     }
   }
@@ -458,8 +457,8 @@ class Parser {
       }
       // in floating point here: GiNaC would throw on an overflow and leak its partial result
       const GiNaC::numeric b = floatNumeric(base, pos), x = floatNumeric(expo, pos);
-      const std::complex<double> v = std::pow(std::complex<double>(b.real().to_double(), b.imag().to_double()),
-                                              std::complex<double>(x.real().to_double(), x.imag().to_double()));
+      const std::complex<double> v = std::pow(std::complex<double>(numericToDouble(b.real()), numericToDouble(b.imag())),
+                                              std::complex<double>(numericToDouble(x.real()), numericToDouble(x.imag())));
       if (!std::isfinite(v.real()) || !std::isfinite(v.imag())) {
         fail("constant subexpression is not a finite number (a complex power beyond +-" +
                  formatExact(std::numeric_limits<double>::max()) + ")",
@@ -467,7 +466,7 @@ class Parser {
       }
       return floatNumeric(GiNaC::numeric(v.real()) + GiNaC::numeric(v.imag()) * GiNaC::I, pos);
     }
-    const double b = base.to_double(), x = expo.to_double();
+    const double b = numericToDouble(base), x = numericToDouble(expo);
     // small integer powers of small exact numbers stay exact (2^3 = 8, (1/2)^2 = 1/4)
     if (expo.is_integer() && std::fabs(x) <= 64 && base.is_rational() &&
         base.numer().int_length() <= 32 && base.denom().int_length() <= 32) {
@@ -484,9 +483,8 @@ class Parser {
     if (!std::isfinite(v)) {
       fail("constant subexpression overflows: not a finite number (beyond +-" + formatExact(std::numeric_limits<double>::max()) + ")", pos);
     }
-    // cln does not hold subnormal doubles; they are flushed to zero
-    if (std::fabs(v) < std::numeric_limits<double>::min()) return 0;
-    return build(pos, [&] { return GiNaC::ex(GiNaC::numeric(v)); });
+    // a subnormal number is kept (a long float: numericFromDouble), as the same JSON number is
+    return build(pos, [&] { return GiNaC::ex(numericFromDouble(v)); });
   }
 
   std::vector<std::string> candidates() const {
@@ -604,6 +602,29 @@ class Parser {
 };
 
 }  // namespace
+
+GiNaC::numeric numericFromDouble(double v) {
+  if (v == 0 || !std::isfinite(v) || std::fabs(v) >= std::numeric_limits<double>::min()) return GiNaC::numeric(v);
+  // v = f 2^e with 0.5 <= |f| < 1 and at most 52 significant bits: f 2^53 is an exact integer
+  int e = 0;
+  const double f = std::frexp(v, &e);
+  const cln::cl_RA exact = cln::cl_I(static_cast<long>(std::ldexp(f, 53))) * cln::expt(cln::cl_RA(2), e - 53);
+  return GiNaC::numeric(cln::cl_float(exact, cln::float_format(17)));
+}
+
+double numericToDouble(const GiNaC::numeric& n) {
+  double v = 0;
+  try {
+    v = n.to_double();
+  } catch (const std::exception&) {
+    if (GiNaC::abs(n) > 1) throw;  // beyond the double range: the caller's error
+  }
+  if (v != 0 || n.is_zero()) return v;
+  // below the normal range, where cln gives 0: scaled up by 2^1100 (exactly), converted, and
+  // scaled back down (the last step rounds as IEEE arithmetic does)
+  const GiNaC::numeric scaled = n * GiNaC::pow(GiNaC::numeric(2), GiNaC::numeric(1100));
+  return std::ldexp(scaled.to_double(), -1100);
+}
 
 GiNaC::ex parseForm(const std::string& text, const SymbolTable& table,
                     std::shared_ptr<const SymbolSet>& symbols) {

@@ -119,7 +119,7 @@ struct ForPrinting : GiNaC::map_function {
       if (!n.is_real() || n.is_rational()) return x;
       double v = 0.0;
       try {
-        v = n.to_double();
+        v = numericToDouble(n);
       } catch (const std::exception&) {
         return x;
       }

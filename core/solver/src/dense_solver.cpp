@@ -56,20 +56,43 @@ void requireFinite(const VectorXd& x, const char* field) {
 
 /// Scales each row of X to unit Euclidean norm. Rows whose norm is below
 /// `zeroTol * maxRowNorm` become exact zero rows (they carry only round-off).
-/// Returns the scale factors (0 for zero rows); `y` is scaled alongside.
-VectorXd scaleRows(MatrixXd& X, Eigen::Ref<MatrixXd> y, double zeroTol) {
+/// Returns the scale factors (0 for zero rows); `y` is scaled alongside. `unit` (optional,
+/// one per row): the factor that brings row i's norm to the units of the others before that
+/// comparison (denseRowUnits).
+VectorXd scaleRows(MatrixXd& X, Eigen::Ref<MatrixXd> y, double zeroTol, const VectorXd* unit = nullptr) {
   VectorXd s = VectorXd::Zero(X.rows());
   if (X.rows() == 0) return s;
-  const VectorXd norms = X.rowwise().norm();
+  VectorXd norms = X.rowwise().norm();
+  if (unit) norms.array() *= unit->array();
   const double maxNorm = norms.maxCoeff();
   for (Eigen::Index i = 0; i < X.rows(); ++i) {
     if (maxNorm > 0 && norms(i) > zeroTol * maxNorm) {
-      s(i) = 1.0 / norms(i);
+      s(i) = 1.0 / X.row(i).norm();
     }
     X.row(i) *= s(i);
     y.row(i) *= s(i);
   }
   return s;
+}
+
+/// With a column scale D (angles as arcs of radius 1/D_j, D_j != 1; lengths and the user's
+/// units D_j = 1), the units of the rows of A D: a row on some length coordinate is a length
+/// (factor 1); a row only on angles (a driver of an angle, a quaternion's norm) is an angle,
+/// and 1/min D_j of its coordinates (the largest radius) takes it to an arc. Only the
+/// zero-row test compares rows with one another; this puts them in one unit for it.
+VectorXd denseRowUnits(const MatrixXd& A, const VectorXd& D) {
+  VectorXd u = VectorXd::Ones(A.rows());
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    bool length = false;
+    double dmin = 0;
+    for (Eigen::Index j = 0; j < A.cols(); ++j) {
+      if (A(i, j) == 0) continue;
+      if (D(j) == 1.0) length = true;
+      else dmin = dmin == 0 ? D(j) : std::min(dmin, D(j));
+    }
+    if (!length && dmin > 0) u(i) = 1.0 / dmin;
+  }
+  return u;
 }
 
 int numericalRank(const VectorXd& sigma, double rtol) {
@@ -248,6 +271,24 @@ void describeIndeterminate(const MatrixXd& V0, const VectorXd& QC, const SolverT
     if (moved[i]) d.indeterminateCoordinates.push_back(i);
 }
 
+/// Step 5 with a column scale D: the directions found in the scaled coordinates (which
+/// coordinates move, and whether the force balances, are decided there, in comparable units)
+/// as unit vectors of the given coordinates, w = D w~ / |D w~|, their net force w^T (Q + C) in
+/// the given units, and an orthonormal basis of the same null space.
+void unscaleIndeterminate(const VectorXd& D, const VectorXd& QC, Diagnosis& d) {
+  if (d.nullBasis.cols() == 0) return;
+  const MatrixXd W = D.asDiagonal() * d.nullBasis;
+  d.nullBasis = Eigen::HouseholderQR<MatrixXd>(W).householderQ() * MatrixXd::Identity(W.rows(), W.cols());
+  for (Eigen::Index c = 0; c < W.cols(); ++c) {
+    IndeterminateDirection& dir = d.indeterminate[static_cast<std::size_t>(c)];
+    dir.direction = W.col(c) / W.col(c).norm();
+    Eigen::Index imax = 0;
+    dir.direction.cwiseAbs().maxCoeff(&imax);
+    if (dir.direction(imax) < 0) dir.direction = -dir.direction;
+    dir.netForce = dir.direction.dot(QC);
+  }
+}
+
 /// Step 6 of DenseSolver::solve: the readable explanations of the diagnosis `d` (m rows).
 void addMessages(Diagnosis& d, int m, const std::vector<std::string>& names) {
   if (!d.consistent) {
@@ -302,7 +343,7 @@ void addMessages(Diagnosis& d, int m, const std::vector<std::string>& names) {
 
 Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd& Ain,
                             const VectorXd& b, const VectorXd& Cin,
-                            const std::vector<std::string>& names) const {
+                            const std::vector<std::string>& names, const VectorXd& columnScale) const {
   validateProblem(M, Q, Ain, b, Cin, tol_);
   const int n = static_cast<int>(M.rows());
   const int m = static_cast<int>(Ain.rows());
@@ -310,15 +351,28 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   const bool hasC = Cin.size() == n && n > 0 && Cin.cwiseAbs().maxCoeff() > 0;
   const VectorXd C = Cin.size() == n ? Cin : VectorXd::Zero(n);
 
+  // The decisions are taken in the scaled coordinates q = D q~ (M~ = D M D, A~ = A D,
+  // Q~ = D Q): with D = 1 (no scale given) the problem as given.
+  const bool scaled = columnScale.size() == n && n > 0 && (columnScale.array() != 1.0).any();
+  if (scaled && !(columnScale.array() > 0).all()) {
+    throw DimensionError("the column scale of the dense solver has an entry that is not positive", "columnScale");
+  }
+  const VectorXd D = scaled ? columnScale : VectorXd::Ones(n);
+  const MatrixXd Mw = scaled ? MatrixXd(D.asDiagonal() * M * D.asDiagonal()) : M;
+  const MatrixXd Aw = scaled ? MatrixXd(A * D.asDiagonal()) : A;
+  const VectorXd Qw = scaled ? VectorXd(D.cwiseProduct(Q)) : Q;
+  const VectorXd Cw = scaled ? VectorXd(D.cwiseProduct(C)) : C;
+
   Solution sol;
   Diagnosis& d = sol.diagnosis;
   d.n = n;
   d.m = m;
 
   // --- 1. Constraints alone: rank, range, null space (row-scaled A) ---------------
-  MatrixXd As = A;
+  MatrixXd As = Aw;
   MatrixXd bs = b;  // m x 1
-  scaleRows(As, bs, tol_.zeroRow);
+  const VectorXd rowUnits = scaled ? denseRowUnits(A, D) : VectorXd();
+  scaleRows(As, bs, tol_.zeroRow, scaled ? &rowUnits : nullptr);
   VectorXd rOutside = VectorXd::Zero(m);  // part of b_scaled outside the range of A
   const MatrixXd N = constraintNullSpace(As, bs, n, tol_, rOutside, d);  // n x (n - rankA)
   d.redundant = m - d.rankA;
@@ -330,10 +384,10 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   const int k = n - d.rankA;
   MatrixXd H(k + m, n);
   MatrixXd rhs(k + m, 2);  // column 0: ideal (C = 0), column 1: with C
-  H.topRows(k) = N.transpose() * M;
-  rhs.block(0, 0, k, 1) = N.transpose() * Q;
-  rhs.block(0, 1, k, 1) = N.transpose() * (Q + C);
-  scaleMassRows(M, k, tol_, H, rhs);
+  H.topRows(k) = N.transpose() * Mw;
+  rhs.block(0, 0, k, 1) = N.transpose() * Qw;
+  rhs.block(0, 1, k, 1) = N.transpose() * (Qw + Cw);
+  scaleMassRows(Mw, k, tol_, H, rhs);
   H.bottomRows(m) = As;
   rhs.block(k, 0, m, 1) = bs;
   rhs.block(k, 1, m, 1) = bs;
@@ -341,7 +395,7 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   // --- 3. Rank of [M; A] and its null space, from the row-scaled stack itself -------
   // (not from H: near a singular position A has a tiny but genuine singular value, and two
   // separate rank decisions on A and on H could then disagree; M alone decides here)
-  const Svd svdS = computeSvd(stackRowScaled(M, As, tol_), false);
+  const Svd svdS = computeSvd(stackRowScaled(Mw, As, tol_), false);
   d.rankMA = numericalRank(svdS.singularValues(), tol_.rank);
   d.fullRank = d.rankMA == n;
 
@@ -352,8 +406,9 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   const Svd svdH = computeSvd(H, true);
   const int rankH = numericalRank(svdH.singularValues(), d.fullRank ? tol_.roundoff : tol_.rank);
   const MatrixXd X = n > 0 ? applyPinv(svdH, rankH, rhs) : MatrixXd(0, 2);
-  const VectorXd qddIdeal = X.col(0);
-  sol.qdd = hasC ? VectorXd(X.col(1)) : qddIdeal;
+  const VectorXd qddIdealW = X.col(0);  // in the scaled coordinates
+  const VectorXd qddIdeal = D.cwiseProduct(qddIdealW);
+  sol.qdd = hasC ? VectorXd(D.cwiseProduct(X.col(1))) : qddIdeal;
   sol.forceIdeal = M * qddIdeal - Q;
   sol.forceNonideal = hasC ? VectorXd(M * sol.qdd - Q - sol.forceIdeal) : VectorXd::Zero(n);
   d.residual = m > 0 ? (A * sol.qdd - b).norm() : 0.0;
@@ -362,12 +417,13 @@ Solution DenseSolver::solve(const MatrixXd& M, const VectorXd& Q, const MatrixXd
   // A q'' = b in row-scaled units (rows of A_s have unit norm, so |A_s q''| <= |q''|). Near
   // a singular position b can be tiny while round-off is not, so |b| alone is no scale.
   if (m > 0) {
-    const double mmax = M.size() ? M.cwiseAbs().maxCoeff() : 0.0;
-    decideConsistency(bs.col(0), qddIdeal, mmax > 0 ? Q.norm() / mmax : 0.0, rOutside, tol_, d);
+    const double mmax = Mw.size() ? Mw.cwiseAbs().maxCoeff() : 0.0;
+    decideConsistency(bs.col(0), qddIdealW, mmax > 0 ? Qw.norm() / mmax : 0.0, rOutside, tol_, d);
   }
 
   // --- 5. Indeterminate directions ---
-  describeIndeterminate(svdS.matrixV().rightCols(n - d.rankMA), Q + C, tol_, n, d);
+  describeIndeterminate(svdS.matrixV().rightCols(n - d.rankMA), Qw + Cw, tol_, n, d);
+  if (scaled) unscaleIndeterminate(D, Q + C, d);
 
   d.wellPosed = d.fullRank && d.consistent;
   d.status = !d.consistent ? Posedness::Inconsistent

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "joinery/core/errors.hpp"
+#include "joinery/core/forward_dynamics.hpp"
 #include "verified_svd.hpp"
 
 namespace joinery {
@@ -66,7 +67,8 @@ Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspac
   const auto& names = model.coordinateNames();
   const int m = model.numConstraintRows();
   mult.resize(m);
-  Solution ideal = solver.solve(ws.M, ws.Q, ws.A, ws.b, VectorXd(), names);
+  const VectorXd scale = coordinateScales(model);
+  Solution ideal = solver.solve(ws.M, ws.Q, ws.A, ws.b, VectorXd(), names, scale);
   minimumNormMultipliers(ws.A, ideal.forceIdeal, mult.ideal, &mult.redundant,
                          solver.tolerances().rank);
   if (!model.hasNonideal()) {
@@ -75,7 +77,7 @@ Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspac
     return ideal;
   }
   model.calcNonidealWork(s, ws, mult.ideal);
-  Solution full = solver.solve(ws.M, ws.Q, ws.A, ws.b, ws.C, names);
+  Solution full = solver.solve(ws.M, ws.Q, ws.A, ws.b, ws.C, names, scale);
   const VectorXd reaction = full.forceIdeal + full.forceNonideal - ws.C;  // in range(A^T)
   minimumNormMultipliers(ws.A, reaction, mult.total, nullptr, solver.tolerances().rank);
   mult.valid = true;

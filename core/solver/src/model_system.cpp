@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "joinery/core/forward_dynamics.hpp"
 #include "joinery/core/model_system.hpp"
 #include "model_system_parts.hpp"
 
@@ -35,6 +36,7 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
   const int n = model.numCoordinates();
   const int m = model.numConstraintRows();
   Parts& p = *parts_;
+  p.columnScale = coordinateScales(model);
   const detail::SystemContext ctx = context();
   p.structured.setup(ctx);
   p.projector.setup(ctx);
@@ -47,7 +49,7 @@ ModelSystem::ModelSystem(const Model& model, ModelSystemOptions options, DenseSo
 
 ModelSystem::~ModelSystem() = default;
 
-detail::SystemContext ModelSystem::context() { return {model_, options_, solver_, ws_}; }
+detail::SystemContext ModelSystem::context() { return {model_, options_, solver_, ws_, parts_->columnScale}; }
 
 bool ModelSystem::hasDenseMatrices() const noexcept { return ws_.hasDenseMatrices(); }
 

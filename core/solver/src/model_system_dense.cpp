@@ -28,22 +28,28 @@ void DensePath::allocate(Eigen::Index n, Eigen::Index m, double regularization) 
 }
 
 bool DensePath::factorizeMetric(const SystemContext& ctx) {
-  // ws.M and ws.A hold the current state. Rows scaled to unit norm (zero rows stay zero),
-  // rho = max M_ii so that both parts of W carry the same units.
+  // ws.M and ws.A hold the current state. In the scaled coordinates q = D q~ (D: the
+  // model's coordinateScales), rows of A D scaled to unit norm (zero rows stay zero),
+  // rho = max (D M D)_ii so that both parts of W carry the same units.
   const ModelWorkspace& ws = ctx.ws;
   const int m = ctx.model.numConstraintRows();
+  const VectorXd& D = ctx.columnScale;
   if (!ws.M.allFinite() || !ws.A.allFinite()) return false;
+  // (the zero-row test with each row in the units of the others: rowUnitFactor)
   double maxRow = 0;
-  for (int i = 0; i < m; ++i) maxRow = std::max(maxRow, ws.A.row(i).norm());
+  for (int i = 0; i < m; ++i)
+    maxRow = std::max(maxRow, rowUnitFactor(ws.A.row(i), D) * ws.A.row(i).cwiseProduct(D.transpose()).norm());
   for (int i = 0; i < m; ++i) {
-    const double nr = ws.A.row(i).norm();
-    rowScale_(i) = (maxRow > 0 && nr > ctx.solver.tolerances().zeroRow * maxRow) ? 1.0 / nr : 0.0;
-    As_.row(i) = rowScale_(i) * ws.A.row(i);
+    const double nr = ws.A.row(i).cwiseProduct(D.transpose()).norm();
+    rowScale_(i) = (maxRow > 0 && rowUnitFactor(ws.A.row(i), D) * nr > ctx.solver.tolerances().zeroRow * maxRow) ? 1.0 / nr : 0.0;
+    As_.row(i) = rowScale_(i) * ws.A.row(i).cwiseProduct(D.transpose());
   }
-  double mmax = 0;
-  for (Eigen::Index i = 0; i < ws.M.rows(); ++i) mmax = std::max(mmax, std::abs(ws.M(i, i)));
-  const double rho = mmax > 0 ? mmax : 1.0;
   W_ = ws.M;
+  W_.array().colwise() *= D.array();
+  W_.array().rowwise() *= D.transpose().array();
+  double mmax = 0;
+  for (Eigen::Index i = 0; i < W_.rows(); ++i) mmax = std::max(mmax, std::abs(W_(i, i)));
+  const double rho = mmax > 0 ? mmax : 1.0;
   if (m > 0) W_.noalias() += rho * As_.transpose() * As_;
   llt_.compute(W_);
   return llt_.info() == Eigen::Success && llt_.rcond() > ctx.options.fastPathRcond;
@@ -58,10 +64,11 @@ bool DensePath::solveMetric(const SystemContext& ctx, const VectorXd& b, VecRef 
   const int m = ctx.model.numConstraintRows();
   const ModelSystemOptions& opt = ctx.options;
   if (!factorizeMetric(ctx)) return false;
-  z_ = ctx.ws.Q;
+  const VectorXd& D = ctx.columnScale;
+  z_ = ctx.ws.Q.cwiseProduct(D);
   llt_.solveInPlace(z_);
   if (m == 0) {
-    qdd = z_;
+    qdd = z_.cwiseProduct(D);
     st.rankA = 0;
     return qdd.allFinite();
   }
@@ -69,7 +76,7 @@ bool DensePath::solveMetric(const SystemContext& ctx, const VectorXd& b, VecRef 
   g_ = bs_;
   g_.noalias() -= As_ * z_;
   if (!all_.solve(llt_, As_, g_, opt.regularization, opt.regularizationIterations, dx_)) return false;
-  qdd = z_ + dx_;
+  qdd = z_ + dx_;  // scaled here; in the model's coordinates before each return below
   if (!qdd.allFinite()) return false;
   rankS_.compute(all_.S);
   st.rankA = static_cast<int>(rankS_.rank());
@@ -81,6 +88,7 @@ bool DensePath::solveMetric(const SystemContext& ctx, const VectorXd& b, VecRef 
   // verdict depend on units: a contradiction of 1e-30 m/s^2 passed as round-off)
   const double bsNorm = std::max(bs_.norm() + 1e-4 * qdd.norm(), 1e-300);
   const double resNorm = res_.norm();
+  qdd.array() *= D.array();
   if (resNorm <= ctx.solver.tolerances().consistency * bsNorm) return true;
   // A combination of rows (nearly) dependent at this state: the regularized solve released it;
   // a small residual there is drift at or near a singular position, not a contradiction.
@@ -98,21 +106,21 @@ void DensePath::solveReference(const SystemContext& ctx, const State& s, const V
   const auto& names = ctx.model.coordinateNames();
   try {
     if (!ctx.model.hasNonideal()) {
-      last_ = ctx.solver.solve(ws.M, ws.Q, ws.A, b, VectorXd(), names);
+      last_ = ctx.solver.solve(ws.M, ws.Q, ws.A, b, VectorXd(), names, ctx.columnScale);
     } else {
       // ideal solve first, C from the ideal force magnitudes, then the full solve
-      const Solution ideal = ctx.solver.solve(ws.M, ws.Q, ws.A, b, VectorXd(), names);
+      const Solution ideal = ctx.solver.solve(ws.M, ws.Q, ws.A, b, VectorXd(), names, ctx.columnScale);
       VectorXd lambda = VectorXd::Zero(ctx.model.numConstraintRows());
       minimumNormMultipliers(ws.A, ideal.forceIdeal, lambda, nullptr, ctx.solver.tolerances().rank);
       ctx.model.calcNonidealWork(s, ctx.ws, lambda);
-      last_ = ctx.solver.solve(ws.M, ws.Q, ws.A, b, ws.C, names);
+      last_ = ctx.solver.solve(ws.M, ws.Q, ws.A, b, ws.C, names, ctx.columnScale);
     }
   } catch (const NonFiniteError& e) {
     reportNonFinite(ctx.model, s, e, st);
     return;
   }
   qdd = last_.qdd;
-  describeDenseSolution(ctx, s, last_, ws.A, b, st);
+  describeDenseSolution(ctx, s, last_, ws.A, b, st, ctx.columnScale);
 }
 
 void DensePath::referenceMultipliers(const SystemContext& ctx, const State& s, JointMultipliers& out) {
@@ -121,18 +129,24 @@ void DensePath::referenceMultipliers(const SystemContext& ctx, const State& s, J
 }
 
 void describeDenseSolution(const SystemContext& ctx, const State& s, const Solution& sol,
-                           const MatrixXd& A, const VectorXd& bmod, AccelerationStatus& st) {
+                           const MatrixXd& A, const VectorXd& bmod, AccelerationStatus& st,
+                           const VectorXd& columnScale) {
   const Diagnosis& d = sol.diagnosis;
   st.posedness = d.status;
   st.rankA = d.rankA;
   st.redundant = d.redundant;
   if (!d.consistent) {
-    // relative to |b| in the solver's row scaling
+    // relative to |b| in the solver's row scaling (rows of A D)
+    const bool scaled = columnScale.size() == A.cols();
+    const auto rowNorm = [&](Eigen::Index i) {
+      return scaled ? A.row(i).cwiseProduct(columnScale.transpose()).norm() : A.row(i).norm();
+    };
+    const auto unitOf = [&](Eigen::Index i) { return scaled ? rowUnitFactor(A.row(i), columnScale) : 1.0; };
     double bs2 = 0, maxRow = 0;
-    for (Eigen::Index i = 0; i < A.rows(); ++i) maxRow = std::max(maxRow, A.row(i).norm());
+    for (Eigen::Index i = 0; i < A.rows(); ++i) maxRow = std::max(maxRow, unitOf(i) * rowNorm(i));
     for (Eigen::Index i = 0; i < A.rows(); ++i) {
-      const double nr = A.row(i).norm();
-      if (maxRow > 0 && nr > ctx.solver.tolerances().zeroRow * maxRow)
+      const double nr = rowNorm(i);
+      if (maxRow > 0 && unitOf(i) * nr > ctx.solver.tolerances().zeroRow * maxRow)
         bs2 += (bmod(i) / nr) * (bmod(i) / nr);
     }
     st.inconsistency = d.inconsistency / std::max(std::sqrt(bs2), std::numeric_limits<double>::min());

@@ -30,6 +30,9 @@ struct SystemContext {
   const ModelSystemOptions& options;
   const DenseSolver& solver;
   ModelWorkspace& ws;
+  /// The model's coordinateScales() (n): the dense paths decide and factorize in the scaled
+  /// coordinates q = D q~, so that a rigid body's angles and translations compare at any scale.
+  const VectorXd& columnScale;
 };
 
 /// A non-finite model value met by the dense solver: the status says so, naming the entry and
@@ -51,6 +54,20 @@ constexpr double kDenseLimit = 1e7;
 /// answers never pays for them (a 256-link 3-D chain allocated and zeroed 200 MB, 0.7 s of its
 /// start); a larger one allocates them when the dense solver first needs them.
 constexpr double kDenseUpFrontStructured = 1e5;
+
+/// The unit factor of row i of A D for the zero-row test (as the dense solver's denseRowUnits):
+/// 1 for a row on some coordinate of scale 1 (a length), 1/min D_j over its coordinates for a
+/// row only on angles (a driver of an angle, a quaternion's norm). No allocation.
+template <typename Row>
+double rowUnitFactor(const Row& row, const VectorXd& D) {
+  double dmin = 0;
+  for (Eigen::Index j = 0; j < row.size(); ++j) {
+    if (row(j) == 0) continue;
+    if (D(j) == 1.0) return 1.0;
+    dmin = dmin == 0 ? D(j) : std::min(dmin, D(j));
+  }
+  return dmin > 0 ? 1.0 / dmin : 1.0;
+}
 
 /// Max |x_i| over the listed rows; `at` receives the row (or -1).
 inline double maxAbsRows(const VectorXd& x, const std::vector<int>& rows, int& at) {
@@ -120,8 +137,10 @@ class MetricSolve {
 
 /// Posedness, ranks, inconsistency and message of a dense solution `sol` of rows A, right side
 /// b (the dense reference solver's answer, for the whole model or some of its components).
+/// `columnScale`: the column scale the solve was given (empty: none).
 void describeDenseSolution(const SystemContext& ctx, const State& s, const Solution& sol,
-                           const MatrixXd& A, const VectorXd& b, AccelerationStatus& st);
+                           const MatrixXd& A, const VectorXd& b, AccelerationStatus& st,
+                           const VectorXd& columnScale);
 
 /// The dense paths on the whole model (ws.M, ws.Q, ws.A): the metric fast path
 ///     W = M + rho As^T As  (As: rows of A scaled to unit norm, rho = max M_ii),
@@ -150,7 +169,7 @@ class DensePath {
   MatrixXd As_;                      // m x n: rows of A scaled to unit norm
   VectorXd rowScale_, bs_, g_, res_;  // m
   VectorXd z_, dx_;                  // n
-  MatrixXd W_;                       // n x n metric M + rho As^T As
+  MatrixXd W_;                       // n x n metric D M D + rho As^T As (As: rows of A D)
   Eigen::LLT<MatrixXd> llt_;
   MetricSolve all_;                  // on all rows
   Eigen::CompleteOrthogonalDecomposition<MatrixXd> rankS_;  // rank report of the metric path
@@ -319,6 +338,7 @@ class Projector {
 /// control) and the right-hand side of the evaluation.
 struct ModelSystem::Parts {
   VectorXd phi, psi, bmod;  // m
+  VectorXd columnScale;     // n: coordinateScales(model)
   detail::DensePath dense;
   detail::StructuredPath structured;
   detail::Projector projector;

@@ -10,17 +10,18 @@ namespace joinery::detail {
 
 namespace {
 
-/// Row-scaled gather: out.row(k) = J.row(rows[k]) / |J.row(rows[k])|, rhs likewise (negated:
+/// Row-scaled gather in the scaled coordinates q = D q~: out.row(k) = (J D).row(rows[k]) over
+/// its norm, rhs likewise (negated:
 /// the step solves J dx = -r). Rows that are zero (within round-off of the largest) stay zero.
-void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& rows,
+void gatherScaled(const MatrixXd& J, const VectorXd& r, const std::vector<int>& rows, const VectorXd& D,
                   MatrixXd& out, VectorXd& rhs) {
   double maxNorm = 0;
-  for (int i : rows) maxNorm = std::max(maxNorm, J.row(i).norm());
+  for (int i : rows) maxNorm = std::max(maxNorm, rowUnitFactor(J.row(i), D) * J.row(i).cwiseProduct(D.transpose()).norm());
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
-    const double nr = J.row(rows[k]).norm();
-    const double s = (maxNorm > 0 && nr > 1e-13 * maxNorm) ? 1.0 / nr : 0.0;
-    out.row(kk) = s * J.row(rows[k]);
+    const double nr = J.row(rows[k]).cwiseProduct(D.transpose()).norm();
+    const double s = (maxNorm > 0 && rowUnitFactor(J.row(rows[k]), D) * nr > 1e-13 * maxNorm) ? 1.0 / nr : 0.0;
+    out.row(kk) = s * J.row(rows[k]).cwiseProduct(D.transpose());
     rhs(kk) = -s * r(rows[k]);
   }
 }
@@ -251,8 +252,11 @@ void Projector::denseSteps(const SystemContext& ctx, const ProjectionOptions& op
                   [&] {
                     if (!first) ctx.model.calcConstraints(run.s, ctx.ws);  // the rows at the current iterate
                     first = false;
-                    gatherScaled(ctx.ws.A, run.r, rows, J, rhs);
-                    return solve.solve(metric, J, rhs, run.lambda, run.iterations, dx_);
+                    // in the scaled coordinates of the metric (DensePath::factorizeMetric)
+                    gatherScaled(ctx.ws.A, run.r, rows, ctx.columnScale, J, rhs);
+                    const bool ok = solve.solve(metric, J, rhs, run.lambda, run.iterations, dx_);
+                    dx_.array() *= ctx.columnScale.array();
+                    return ok;
                   });
   run.rep.iterations = gn.iterations;
   run.rep.interrupted = gn.interrupted;

@@ -237,9 +237,11 @@ void StructuredPath::solveComponentsDense(const SystemContext& ctx, const State&
     bc.segment(row, rb.size) = b.segment(rb.row, rb.size);
     row += rb.size;
   }
+  VectorXd scale(nc);  // the model's column scale on these coordinates
+  for (Eigen::Index k = 0; k < nc; ++k) scale(k) = ctx.columnScale(coords[static_cast<std::size_t>(k)]);
   Solution sol;
   try {
-    sol = ctx.solver.solve(M, Q, A, bc, VectorXd(), names);
+    sol = ctx.solver.solve(M, Q, A, bc, VectorXd(), names, scale);
   } catch (const NonFiniteError& e) {
     reportNonFinite(ctx.model, s, e, st);
     return;
@@ -249,7 +251,7 @@ void StructuredPath::solveComponentsDense(const SystemContext& ctx, const State&
   // rank and redundancy: the dense decision on these components, the released count elsewhere
   const int structuredRank = st.rankA;
   AccelerationStatus part;
-  describeDenseSolution(ctx, s, sol, A, bc, part);
+  describeDenseSolution(ctx, s, sol, A, bc, part, scale);
   st.posedness = part.posedness;
   st.rankA = part.rankA < 0 ? -1 : structuredRank - mc + part.rankA;
   st.redundant += part.redundant;

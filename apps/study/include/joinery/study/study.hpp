@@ -10,6 +10,8 @@
 
 #include <csignal>
 #include <functional>
+#include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -33,14 +35,60 @@ struct Case {
   std::vector<nlohmann::json> values;
 };
 
-/// A parsed study file with its cases expanded.
+namespace detail {
+struct CaseGenerator;
+}
+
+/// The cases of a study's design, made on demand (a study of ten million cases holds its
+/// design, not its cases): case `i` is the same values whenever it is asked for, in the order
+/// of the design (list, grid: the first parameter varies slowest; random, lhs: the seeded
+/// sequence). Cheap to copy (the design is shared).
+class Cases {
+ public:
+  Cases() = default;
+  explicit Cases(std::shared_ptr<const detail::CaseGenerator> generator);
+  long size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  /// Case `index` (0 <= index < size()).
+  Case operator[](long index) const;
+  Case front() const { return (*this)[0]; }
+
+  class const_iterator {
+   public:
+    using value_type = Case;
+    using difference_type = long;
+    using reference = Case;
+    using pointer = void;
+    using iterator_category = std::input_iterator_tag;
+    const_iterator(const Cases* cases, long index) : cases_(cases), index_(index) {}
+    Case operator*() const { return (*cases_)[index_]; }
+    const_iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    bool operator==(const const_iterator& o) const { return index_ == o.index_; }
+    bool operator!=(const const_iterator& o) const { return index_ != o.index_; }
+
+   private:
+    const Cases* cases_;
+    long index_;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size_}; }
+
+ private:
+  std::shared_ptr<const detail::CaseGenerator> gen_;
+  long size_ = 0;
+};
+
+/// A parsed study file with its design ready to make the cases.
 struct Study {
   std::string file;                     ///< the study file
   std::string sceneFile;                ///< the base scene (relative to the study file, resolved)
   nlohmann::json scene;                 ///< the base scene document, read once
   std::string designType;               ///< list grid random lhs oat
   std::vector<std::string> parameters;  ///< as named in the design (`omega`, `rod.L`, `simulation.t_end`)
-  std::vector<Case> cases;
+  Cases cases;
   std::vector<Collect> collect;
   double timeLimit = 0;                 ///< per-case wall-clock limit (s); 0: none (`"time_limit"`)
   /// The scene's includes confined (SceneOptions::confineIncludes, includeRoot) for the check
@@ -131,8 +179,11 @@ Outcome runStudy(const Study& study, const RunOptions& options);
 class Table {
  public:
   Table(const Study& study, const RunOptions& options);
-  /// The cases still to run (this shard, minus the rows kept by --resume).
-  const std::vector<const Case*>& pending() const { return pending_; }
+  /// The next case still to run (this shard, minus the rows kept by --resume), in case
+  /// order; none when every one was handed out. Made when asked for (Cases).
+  std::optional<Case> nextPending();
+  /// How many cases nextPending() has still to give.
+  long pendingCount() const noexcept { return pendingLeft_; }
   long kept() const { return static_cast<long>(rows_.size()); }
   void add(const Row& row);  ///< appends to the table(s) at once
   void finish();             ///< rewrites the table(s) sorted by case
@@ -142,7 +193,9 @@ class Table {
   const Study& study_;
   RunOptions options_;
   std::vector<Row> rows_;
-  std::vector<const Case*> pending_;
+  long next_ = 0;                // the next case number nextPending() looks at
+  long pendingLeft_ = 0;
+  std::vector<bool> keptCase_;   // by case number, when --resume kept rows (else empty)
   Outcome outcome_;
 };
 

@@ -94,12 +94,17 @@ class DenseSolver {
 
   /// Solves and diagnoses. `A` is m x n (m may be 0), `C` is empty or an n-vector.
   /// `names` (optional, size n) name coordinates in the diagnosis messages.
+  /// `columnScale` (optional, size n, positive): the units the rank and consistency decisions
+  /// are taken in, q = diag(columnScale) q~ (coordinateScales() of a model: a rigid body's
+  /// angles as arc lengths, so that rows and columns of mixed units compare). Any positive
+  /// scale gives the same q'' of a well-posed problem; it decides what "round-off" means.
   /// Never returns NaN: an ill-posed or inconsistent problem gets the minimum-norm
-  /// least-squares answer and a diagnosis saying so.
+  /// least-squares answer (minimum norm in the scaled coordinates) and a diagnosis saying so.
   /// @throws InvalidProblemError (and subclasses) for invalid input, see validateProblem().
   Solution solve(const Eigen::MatrixXd& M, const Eigen::VectorXd& Q, const Eigen::MatrixXd& A,
                  const Eigen::VectorXd& b, const Eigen::VectorXd& C = Eigen::VectorXd(),
-                 const std::vector<std::string>& names = {}) const;
+                 const std::vector<std::string>& names = {},
+                 const Eigen::VectorXd& columnScale = Eigen::VectorXd()) const;
 
  private:
   SolverTolerances tol_;
