@@ -29,11 +29,13 @@ def test_load_urdf_matches_the_imported_scene(cli, tmp_path):
 def test_load_mjcf_directly_warns_about_what_is_not_converted(tmp_path):
     model = tmp_path / "pendulum.xml"
     model.write_text('<mujoco><worldbody><body name="bob" pos="0 0 -1"><joint name="pin" pos="0 0 1" axis="0 1 0" '
-                     'damping="0.1"/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>')
+                     'damping="0.1" armature="0.05"/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>')
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         m = joinery.load(model)
-    assert any("not converted: pin: damping 0.1" in str(w.message) for w in caught)
+    assert any("not converted: pin: armature 0.05" in str(w.message) for w in caught)
+    # the damping is converted, a joint_spring on the pin: not among the warnings
+    assert not any("damping" in str(w.message) for w in caught)
     assert m.coordinates[0] == "bob.x"
     assert m.check().status == "well_posed"
     # it hangs below its pin at rest: no acceleration

@@ -61,13 +61,15 @@ void minimumNormMultipliers(const MatrixXd& A, const VectorXd& f, VecRef lambda,
 }
 
 Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspace& ws,
-                               JointMultipliers& mult, const DenseSolver& solver) {
+                               JointMultipliers& mult, const DenseSolver& solver, const VectorXd* columnScale) {
   model.calcMassAndForces(s, ws);
   model.calcConstraints(s, ws);
   const auto& names = model.coordinateNames();
   const int m = model.numConstraintRows();
   mult.resize(m);
-  const VectorXd scale = coordinateScales(model);
+  VectorXd computed;
+  if (columnScale == nullptr) computed = coordinateScales(model);
+  const VectorXd& scale = columnScale != nullptr ? *columnScale : computed;
   Solution ideal = solver.solve(ws.M, ws.Q, ws.A, ws.b, VectorXd(), names, scale);
   minimumNormMultipliers(ws.A, ideal.forceIdeal, mult.ideal, &mult.redundant,
                          solver.tolerances().rank);

@@ -125,7 +125,7 @@ void DensePath::solveReference(const SystemContext& ctx, const State& s, const V
 
 void DensePath::referenceMultipliers(const SystemContext& ctx, const State& s, JointMultipliers& out) {
   if (!multWs_) multWs_.emplace(ctx.model.makeWorkspace(true));
-  solveJointMultipliers(ctx.model, s, *multWs_, out, ctx.solver);
+  solveJointMultipliers(ctx.model, s, *multWs_, out, ctx.solver, &ctx.columnScale);
 }
 
 void describeDenseSolution(const SystemContext& ctx, const State& s, const Solution& sol,

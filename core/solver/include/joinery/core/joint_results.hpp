@@ -114,9 +114,12 @@ void calcJointResults(const Model& model, const State& s, const JointMultipliers
                       const std::vector<int>* only = nullptr);
 
 /// Dense reference: the forward-dynamics solution at `s` (as solveForwardDynamics) and the
-/// minimum-norm multipliers with the redundancy of each row (SVD of the row-scaled A). Allocates.
+/// minimum-norm multipliers with the redundancy of each row (SVD of the row-scaled A). Allocates,
+/// except for the solve itself when `columnScale` (coordinateScales(model), computed once by the
+/// caller) is given.
 Solution solveJointMultipliers(const Model& model, const State& s, ModelWorkspace& ws,
-                               JointMultipliers& mult, const DenseSolver& solver = DenseSolver());
+                               JointMultipliers& mult, const DenseSolver& solver = DenseSolver(),
+                               const VectorXd* columnScale = nullptr);
 
 /// Minimum-norm lambda with A^T lambda = f (A: m x n, f in the range of A^T) and the
 /// redundancy of each row (1 where the left null space of the row-scaled A touches the row).
