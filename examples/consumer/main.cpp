@@ -1,6 +1,5 @@
 #include <joinery/analyses/analyses.hpp>  // installed with the joinery::analyses target
 #include <joinery/core/dense_solver.hpp>
-#include <joinery/core/scene.hpp>
 #include <joinery/import/import.hpp>      // installed with the joinery::import target
 #include <iostream>
 int main() {
@@ -15,7 +14,10 @@ int main() {
   const auto urdf = joinery::importModelText(
       R"(<robot name="r"><link name="base"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>)",
       "urdf", "r.urdf");
-  const joinery::Scene scene = joinery::sceneFromJson(mjcf.scene, "pendulum.xml");
-  std::cout << scene.model.numCoordinates() << " coordinates, " << urdf.scene["bodies"].size() << " URDF body\n";
-  return s.diagnosis.wellPosed && scene.model.numCoordinates() == 7 && urdf.scene["bodies"].size() == 1 ? 0 : 1;
+  std::cout << mjcf.scene["bodies"].size() << " MJCF body with " << mjcf.scene["forces"].size() << " joint spring, "
+            << urdf.scene["bodies"].size() << " URDF body\n";
+  return s.diagnosis.wellPosed && mjcf.scene["bodies"].size() == 1 && mjcf.scene["forces"].size() == 1 &&
+                 urdf.scene["bodies"].size() == 1
+             ? 0
+             : 1;
 }
