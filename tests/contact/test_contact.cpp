@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "one_sided_test_support.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/one_sided_handler.hpp"
 #include "joinery/core/scene.hpp"
@@ -22,38 +23,11 @@ constexpr double kG = 9.81;
 const double kPi = std::acos(-1.0);
 
 json simulation(const std::string& integrator, double tEnd, double interval) {
-  json s = {{"t_end", tEnd}, {"integrator", integrator}, {"output_interval", interval}};
-  if (integrator == "rk4") s["step"] = 1e-3;
-  else s.update({{"rtol", 1e-10}, {"atol", 1e-12}});
-  if (integrator == "radau5") s.update({{"rtol", 1e-9}, {"atol", 1e-11}});
-  return s;
+  return test::oneSidedSimulation(integrator, tEnd, interval, 1e-10, 1e-12);
 }
 
-struct Run {
-  std::vector<OneSidedEvent> events;
-  MemoryRecorder rec;
-  SimulationResult result;
-  std::vector<OneSidedEvent> of(const std::string& kind) const {
-    std::vector<OneSidedEvent> out;
-    for (const auto& e : events)
-      if (e.kind == kind) out.push_back(e);
-    return out;
-  }
-};
-
-Run run(json doc) {
-  const Scene scene = sceneFromJson(doc, "scene.json");
-  const SimulationSettings settings = parseSimulationSettings(scene.simulation);
-  ModelSystem system(scene.model);
-  OneSidedHandler handler(system);
-  REQUIRE(!handler.empty());
-  Run r;
-  r.result = runSimulation(system, settings, r.rec, handler);
-  r.events = handler.events();
-  INFO(r.result.message);
-  REQUIRE(r.result.completed());
-  return r;
-}
+using Run = test::OneSidedRun;
+Run run(const json& doc) { return test::runOneSided(doc); }
 
 json ball(const std::string& integrator, double e, double h, double tEnd, double interval = 1e-3) {
   return {{"joinery", 1},

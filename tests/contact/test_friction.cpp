@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "joinery/core/errors.hpp"
+#include "one_sided_test_support.hpp"
 #include "joinery/core/model_system.hpp"
 #include "joinery/core/one_sided_handler.hpp"
 #include "joinery/core/scene.hpp"
@@ -24,42 +25,11 @@ using nlohmann::json;
 constexpr double kGf = 9.81;
 
 json frictionSimulation(const std::string& integrator, double tEnd, double interval) {
-  json s = {{"t_end", tEnd}, {"integrator", integrator}, {"output_interval", interval}};
-  if (integrator == "rk4") s["step"] = 1e-3;
-  else s.update({{"rtol", 1e-11}, {"atol", 1e-13}});
-  if (integrator == "radau5") s.update({{"rtol", 1e-10}, {"atol", 1e-12}});
-  return s;
+  return test::oneSidedSimulation(integrator, tEnd, interval, 1e-11, 1e-13);
 }
 
-struct FrictionRun {
-  std::vector<OneSidedEvent> events;
-  MemoryRecorder rec;
-  SimulationResult result;
-  double e0 = 0, e1 = 0;  // energy at the start and the end
-  std::vector<OneSidedEvent> of(const std::string& kind) const {
-    std::vector<OneSidedEvent> out;
-    for (const auto& e : events)
-      if (e.kind == kind) out.push_back(e);
-    return out;
-  }
-};
-
-FrictionRun runFriction(const json& doc) {
-  const Scene scene = sceneFromJson(doc, "scene.json");
-  const SimulationSettings settings = parseSimulationSettings(scene.simulation);
-  ModelSystem system(scene.model);
-  OneSidedHandler handler(system);
-  REQUIRE(!handler.empty());
-  FrictionRun r;
-  r.result = runSimulation(system, settings, r.rec, handler);
-  r.events = handler.events();
-  INFO(r.result.message);
-  REQUIRE(r.result.completed());
-  State s0 = scene.model.initialState();
-  r.e0 = system.calcEnergy(s0).value_or(std::nan(""));
-  r.e1 = system.calcEnergy(r.result.state).value_or(std::nan(""));
-  return r;
-}
+using FrictionRun = test::OneSidedRun;
+FrictionRun runFriction(const json& doc) { return test::runOneSided(doc); }
 
 /// A particle of mass m at the origin on a plane through the origin inclined by `alpha`
 /// (rising towards +x), with speed v0 up the slope.
