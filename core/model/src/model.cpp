@@ -350,8 +350,9 @@ void prefetchForWrite(const ModelWorkspace::BlockView& block) {
 }
 /// The norm of every row of the column-major block A (k x nc) into out[0 .. k): the squares
 /// summed column by column in locals (through memory every addition waited on a store-to-load
-/// forward), blocks of 1 to 3 rows and rigid3d's column counts (7: one body, 14: a joint of
-/// two) fully unrolled. Run while the block is in the cache from its evaluation.
+/// forward), blocks of 1 to 3 rows and 1 to 14 columns (one or two bodies of up to 7
+/// coordinates: detail::withUnrolledColumnCount) fully unrolled. Run while the block is in the
+/// cache from its evaluation.
 void storeRowNorms(const ModelWorkspace::BlockView& A, double* out) {
   const auto k = static_cast<int>(A.rows()), nc = static_cast<int>(A.cols());
   auto norms = [&](auto KC) {
@@ -365,12 +366,7 @@ void storeRowNorms(const ModelWorkspace::BlockView& A, double* out) {
         JOINERY_UNROLL
         for (int i = 0; i < K; ++i) v[i] += a[i] * a[i];
     };
-    if (nc == 7)
-      columns(std::integral_constant<int, 7>{});
-    else if (nc == 14)
-      columns(std::integral_constant<int, 14>{});
-    else
-      columns(std::integral_constant<int, 0>{});
+    if (!detail::withUnrolledColumnCount(nc, columns)) columns(std::integral_constant<int, 0>{});
     for (int i = 0; i < K; ++i) out[i] = std::sqrt(v[i]);
   };
   if (detail::withUnrolledRowCount(k, norms)) return;

@@ -10,6 +10,7 @@
 #endif
 
 #include <type_traits>
+#include <utility>
 
 namespace joinery::detail {
 /// Calls f(std::integral_constant<int, K>{}) with K = k when k is 1, 2 or 3 -- the row count of
@@ -23,5 +24,20 @@ inline bool withUnrolledRowCount(int k, F&& f) {
     case 3: f(std::integral_constant<int, 3>{}); return true;
     default: return false;
   }
+}
+
+/// Calls f(std::integral_constant<int, NC>{}) with NC = nc when 1 <= nc <= kMaxUnrolledColumns
+/// -- the column count of a joint block between one or two bodies of up to 7 coordinates each
+/// (every body family of the library, and any other of that size), made a compile-time size
+/// -- and returns true; returns false for a wider block (the caller's run-time-size loop).
+/// Nothing here knows a body type: a body type added outside the library gets the same.
+inline constexpr int kMaxUnrolledColumns = 14;
+template <class F, int... I>
+inline bool withUnrolledColumnCountImpl(int nc, F& f, std::integer_sequence<int, I...>) {
+  return ((nc == I + 1 ? (f(std::integral_constant<int, I + 1>{}), true) : false) || ...);
+}
+template <class F>
+inline bool withUnrolledColumnCount(int nc, F&& f) {
+  return withUnrolledColumnCountImpl(nc, f, std::make_integer_sequence<int, kMaxUnrolledColumns>{});
 }
 }  // namespace joinery::detail
