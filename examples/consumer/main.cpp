@@ -1,5 +1,7 @@
 #include <joinery/analyses/analyses.hpp>  // installed with the joinery::analyses target
 #include <joinery/core/dense_solver.hpp>
+#include <joinery/core/model_system.hpp>
+#include <joinery/core/scene.hpp>         // the scene loader; its types come with joinery::joinery
 #include <joinery/import/import.hpp>      // installed with the joinery::import target
 #include <iostream>
 int main() {
@@ -16,7 +18,15 @@ int main() {
       "urdf", "r.urdf");
   std::cout << mjcf.scene["bodies"].size() << " MJCF body with " << mjcf.scene["forces"].size() << " joint spring, "
             << urdf.scene["bodies"].size() << " URDF body\n";
-  return s.diagnosis.wellPosed && mjcf.scene["bodies"].size() == 1 && mjcf.scene["forces"].size() == 1 &&
+  // a pendulum from JSON: its body and joint types register themselves from the bodies and
+  // joints archives, which joinery::joinery links whole (an unresolved -ljoinery_bodies before)
+  const auto pendulum = joinery::sceneFromJson(nlohmann::json::parse(R"({"joinery": 1,
+      "bodies": [{"name": "rod", "type": "rigid2d", "mass": 1, "inertia": 1, "position": [0.5, 0]}],
+      "joints": [{"name": "pivot", "type": "revolute2d", "body1": "ground", "point1": [0, 0],
+                  "body2": "rod", "point2": [-0.5, 0]}]})"), "pendulum.json");
+  const int dof = joinery::ModelSystem(pendulum.model).numCoordinates();
+  std::cout << "a pendulum scene with " << dof << " coordinates\n";
+  return s.diagnosis.wellPosed && dof == 3 && mjcf.scene["bodies"].size() == 1 && mjcf.scene["forces"].size() == 1 &&
                  urdf.scene["bodies"].size() == 1
              ? 0
              : 1;
