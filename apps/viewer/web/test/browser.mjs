@@ -66,10 +66,11 @@ export function readCsv(text) {
 
 export const scene = (...p) => join(source, ...p);
 
-/// The fraction of a canvas's pixels (the first matching `selector`) that differ from its
-/// corner pixel (the background) by more than 60 in R+G+B: 0 for a blank canvas.
-export async function ink(page, selector) {
-  return page.evaluate((sel) => {
+/// The fraction of a canvas's pixels (the first matching `selector`) of a kind: 'ink', those
+/// that differ from its corner pixel (the background) by more than 60 in R+G+B (0 for a blank
+/// canvas), or 'red', the clearly red ones (R > 150, G and B < 80).
+export async function pixelFraction(page, selector, kind) {
+  return page.evaluate((sel, k) => {
     const src = document.querySelector(sel);
     if (!src) return 0;
     const c = document.createElement('canvas');
@@ -77,8 +78,14 @@ export async function ink(page, selector) {
     const g = c.getContext('2d');
     g.drawImage(src, 0, 0);
     const d = g.getImageData(0, 0, c.width, c.height).data;
+    const counts = k === 'red'
+      ? (i) => d[i] > 150 && d[i + 1] < 80 && d[i + 2] < 80
+      : (i) => Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 60;
     let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 60) n++;
+    for (let i = 0; i < d.length; i += 4) if (counts(i)) n++;
     return n / (c.width * c.height);
-  }, selector);
+  }, selector, kind);
 }
+
+/// The fraction of a canvas's pixels away from its background (pixelFraction's 'ink').
+export const ink = (page, selector) => pixelFraction(page, selector, 'ink');

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, writeFileSync, copyFileSync, mkdirSync } from 'node:fs';
 import { join, basename } from 'node:path';
-import { launch, open, run, runFailing, readCsv, scene, work } from './browser.mjs';
+import { ink, launch, open, pixelFraction, run, runFailing, readCsv, scene, work } from './browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -23,20 +23,14 @@ async function screenshot(page, name) {
 /// Pixels of the 3-D view: the fraction of pixels away from the background colour (the corner
 /// pixel), and a 128x80 thumbnail to compare two pictures.
 async function viewPixels(page) {
-  return page.evaluate(() => {
+  const thumb = await page.evaluate(() => {
     const src = document.querySelector('.view canvas');
-    const full = document.createElement('canvas');
-    full.width = src.width; full.height = src.height;
-    const f = full.getContext('2d');
-    f.drawImage(src, 0, 0);
-    const d = f.getImageData(0, 0, src.width, src.height).data;
-    let ink = 0;
-    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[0]) + Math.abs(d[i + 1] - d[1]) + Math.abs(d[i + 2] - d[2]) > 60) ink++;
     const c = document.createElement('canvas');
     c.width = 128; c.height = 80;
     c.getContext('2d').drawImage(src, 0, 0, 128, 80);
-    return { ink: ink / (src.width * src.height), thumb: Array.from(c.getContext('2d').getImageData(0, 0, 128, 80).data) };
+    return Array.from(c.getContext('2d').getImageData(0, 0, 128, 80).data);
   });
+  return { ink: await ink(page, '.view canvas'), thumb };
 }
 const differs = (a, b) => a.thumb.reduce((s, v, i) => s + Math.abs(v - b.thumb[i]), 0);
 
@@ -222,17 +216,7 @@ test('visual shapes are drawn (a red sphere on the pendulum bob)', async () => {
   const { page, errors } = await open(browser, html);
   assert.deepEqual(await page.evaluate(() => window.joineryView.scene.bodies[0].visual),
     [{ type: 'sphere', radius: 0.15, position: [0, 0, 0], color: '#ff0000' }]);
-  const red = await page.evaluate(() => {  // fraction of clearly red pixels
-    const src = document.querySelector('.view canvas');
-    const c = document.createElement('canvas');
-    c.width = src.width; c.height = src.height;
-    const g = c.getContext('2d');
-    g.drawImage(src, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] > 150 && d[i + 1] < 80 && d[i + 2] < 80) n++;
-    return n / (c.width * c.height);
-  });
+  const red = await pixelFraction(page, '.view canvas', 'red');  // fraction of clearly red pixels
   assert.ok(red > 0.005, `the red sphere is drawn (${red} of the pixels)`);
   assert.deepEqual(errors, []);
   await page.close();
