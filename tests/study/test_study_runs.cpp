@@ -1,5 +1,8 @@
 // `joinery study` as users run it: the bundled slider-crank study against closed forms,
 // equal tables whatever -j or sharding, failure isolation, resume after a killed run.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <chrono>
@@ -9,8 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "fault_hook.hpp"
+#include "joinery/study/study.hpp"
 #include "run_command.hpp"
 
 using joinery::test::runCommand;
@@ -126,11 +132,17 @@ TEST_CASE("study: a case that crashes, hangs or throws is a row; the others are 
   // fixed 1 s failed under ASan on two busy cores). Four times the whole run, as before, kept
   // the sanitizer pass of CI waiting 150 s here.
   const double cleanSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
-  const std::string limit = std::to_string(std::max(1.0, cleanSeconds / 2));
-  const auto r = runCommand("JOINERY_STUDY_TEST_FAULT=crash:3,hang:5,throw:7 " +
-                            studyCommand("-o " + dir + "/faults.csv -j 2 --time-limit " + limit));
-  REQUIRE(r.exitCode == 0);  // every case ran
-  CHECK_THAT(r.output, Catch::Contains("3 failed"));
+  // the faults come from the library's per-case hook (CaseOptions::beforeCase), which the
+  // programs never set: the study runs here, its workers forked from this test
+  const joinery::study::Study study = joinery::study::loadStudy(kStudy);
+  joinery::study::RunOptions options;
+  options.table = dir + "/faults.csv";
+  options.jobs = 2;
+  options.timeLimit = std::max(1.0, cleanSeconds / 2);
+  options.caseOptions.beforeCase = joinery::test::faultHook("crash:3,hang:5,throw:7");
+  const joinery::study::Outcome outcome = joinery::study::runStudy(study, options);
+  CHECK(outcome.ran == 20);  // every case ran
+  CHECK(outcome.failed == 3);
   const auto clean = readTable(dir + "/clean.csv"), faults = readTable(dir + "/faults.csv");
   REQUIRE(faults.size() == clean.size());
   for (std::size_t i = 1; i < clean.size(); ++i) {
@@ -150,13 +162,24 @@ TEST_CASE("study: a case that crashes, hangs or throws is a row; the others are 
 TEST_CASE("study: --resume after a killed run runs only the missing cases and gives the same table") {
   const std::string dir = workDir("resume");
   REQUIRE(runCommand(studyCommand("-o " + dir + "/clean.csv -j 1")).exitCode == 0);
-  // case 12 hangs; the run is killed (SIGKILL) once 12 rows are in the table
+  // case 12 hangs; the run (a child process of this test running the study, case 12 made to
+  // hang by the library's per-case hook) is killed (SIGKILL) once 12 rows are in the table
   const std::string table = dir + "/t.csv";
-  const auto killed = runCommand(
-      "(JOINERY_STUDY_TEST_FAULT=hang:12 " + studyCommand("-o " + table + " -j 1") + " >/dev/null 2>&1 & pid=$!; " +
-      "for i in $(seq 600); do [ $(cat " + table + " 2>/dev/null | wc -l) -ge 13 ] && break; sleep 0.05; done; " +
-      "kill -9 $pid; wait $pid; echo killed)");
-  REQUIRE_THAT(killed.output, Catch::Contains("killed"));
+  const joinery::study::Study study = joinery::study::loadStudy(kStudy);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    joinery::study::RunOptions options;
+    options.table = table;
+    options.caseOptions.beforeCase = joinery::test::faultHook("hang:12");
+    (void)joinery::study::runStudy(study, options);
+    _exit(0);  // not reached: case 12 waits for its time limit (the study's: none)
+  }
+  for (int i = 0; i < 600 && readTable(table).size() < 13; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(child, SIGKILL);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
   REQUIRE(readTable(table).size() == 13);  // the header and 12 rows were kept
   const auto r = runCommand(studyCommand("-o " + table + " -j 2 --resume"));
   REQUIRE(r.exitCode == 0);

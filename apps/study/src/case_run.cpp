@@ -1,8 +1,5 @@
 // Running one case of a study in this process, and what it collects from the run summary.
-#include <unistd.h>
-
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -28,24 +25,6 @@ namespace joinery::study {
 
 namespace {
 const std::vector<std::string> kRunFigures{"steps", "evaluations", "t", "wall_s"};
-
-/// Test hook (docs/studies.md, "Isolation"): JOINERY_STUDY_TEST_FAULT="crash:3,hang:5" makes
-/// case 3 abort its process and case 5 never return, to prove that the study survives both.
-void testFault(long index) {
-  const char* env = std::getenv("JOINERY_STUDY_TEST_FAULT");
-  if (!env) return;
-  std::stringstream ss(env);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const auto colon = item.find(':');
-    if (colon == std::string::npos || std::atol(item.c_str() + colon + 1) != index) continue;
-    const std::string what = item.substr(0, colon);
-    if (what == "crash") std::abort();
-    if (what == "hang")
-      for (;;) pause();
-    if (what == "throw") throw std::runtime_error("test fault: an unexpected exception");
-  }
-}
 }  // namespace
 
 bool isRunFigure(const std::string& name) {
@@ -90,7 +69,7 @@ Row runCase(const Study& study, const Case& c, const CaseOptions& options) {
   row.values = c.values;
   bool partial = false;  // a failed run's values, collected over the samples it wrote
   try {
-    testFault(c.index);
+    if (options.beforeCase) options.beforeCase(c);
     SceneOptions sceneOptions;
     sceneOptions.overrides = caseOverrides(study, c);
     sceneOptions.confineIncludes = study.confineIncludes;  // --confine-includes

@@ -117,6 +117,11 @@ struct Row {
 /// Options of running one case.
 struct CaseOptions {
   std::string csvFolder;  ///< when not empty, each case's full CSV is kept as FOLDER/case_NNNNNN.csv
+  /// When set, called with each case before it runs, in the process that runs it (a worker
+  /// process of WorkerPool). What it throws is the case's failure, as any error of the run.
+  /// A program that embeds studies may use it to prepare or observe cases; joinery's tests
+  /// use it to make chosen cases crash, hang or throw (tests/study/fault_hook.hpp).
+  std::function<void(const Case&)> beforeCase;
 };
 
 /// Runs one case in this process. Never throws: every error becomes the row's exit/message.
