@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
@@ -267,5 +268,12 @@ int runModes(const std::vector<std::string>& argv) {
   std::fflush(stdout);
   return kOk;
 }
+
+JOINERY_REGISTER_COMMAND({"equilibrium",
+    "equilibrium SCENE [--json]       static equilibrium, its stability and residual",
+    70, runEquilibrium})
+JOINERY_REGISTER_COMMAND({"modes",
+    "modes SCENE [--at initial|equilibrium|steady] [-n K] [--sweep P=a:b:n] [--json]   linearised modes; steady motions",
+    80, runModes})
 
 }  // namespace joinery::cli

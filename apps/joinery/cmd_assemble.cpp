@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/assembled_state.hpp"
 #include "joinery/core/assembly.hpp"
@@ -136,5 +137,9 @@ int runAssemble(const std::vector<std::string>& argv) {
     std::cout << "  " << c.name << "' " << formatNumber(c.before, 4) << " -> " << formatNumber(c.after, 4) << "\n";
   return kOk;
 }
+
+JOINERY_REGISTER_COMMAND({"assemble",
+    "assemble SCENE -o OUT.json [--json]   the scene with a consistent initial state (exit 4: cannot close)",
+    120, runAssemble})
 
 }  // namespace joinery::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/scene.hpp"
@@ -81,5 +82,10 @@ int runImport(const std::vector<std::string>& argv) {
   }
   return kOk;
 }
+
+JOINERY_REGISTER_COMMAND({"import",
+    "import MODEL -o SCENE.json       an MJCF (.xml) or URDF (.urdf) model as a scene; check, simulate\n"
+    "                                   and view also take MODEL directly",
+    150, runImport})
 
 }  // namespace joinery::cli

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/format.hpp"
@@ -127,5 +128,9 @@ int runKinematics(const std::vector<std::string>& argv) {
   }
   return r.completed ? kOk : kInconsistent;
 }
+
+JOINERY_REGISTER_COMMAND({"kinematics",
+    "kinematics SCENE [--driver NAME] [--range a:b:n] [--json] [-o TABLE.csv]   a driver's sweep: dead points",
+    140, runKinematics})
 
 }  // namespace joinery::cli

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/terminal_text.hpp"
@@ -160,5 +161,9 @@ int runLibrary(const std::vector<std::string>& argv) {
   std::cout << os.str();
   return kOk;
 }
+
+JOINERY_REGISTER_COMMAND({"library",
+    "library [NAME [PART]]            shipped component libraries; with NAME its parts, parameters, ports",
+    110, runLibrary})
 
 }  // namespace joinery::cli

@@ -17,6 +17,7 @@
 #endif
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/terminal_text.hpp"
@@ -381,5 +382,9 @@ int runPlot(const std::vector<std::string>& argv) {
   throw UsageError{"this joinery was built without cairo: install libcairo2-dev (scripts/install-deps.sh) and build again"};
 #endif
 }
+
+JOINERY_REGISTER_COMMAND({"plot",
+    "plot TABLE --y COL[,COL] [--x COL] -o PLOT.svg|.png   columns of a run (CSV, HDF5) or study table",
+    130, runPlot})
 
 }  // namespace joinery::cli

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/assembly.hpp"
 #include "joinery/core/findings.hpp"
@@ -384,5 +385,15 @@ int runSimulate(const std::vector<std::string>& argv) {
   if (!r.completed() && r.outcome != RunOutcome::Stopped) return verdictAfterFailedRun(scene, verdict, code);
   return code;
 }
+
+JOINERY_REGISTER_COMMAND({"check",
+    "check SCENE [--json]             assemble and diagnose a scene at its initial state",
+    20, runCheck})
+JOINERY_REGISTER_COMMAND({"simulate",
+    "simulate SCENE -o OUT.csv [--t-end T]   run the simulation, samples to CSV",
+    40, runSimulate})
+JOINERY_REGISTER_COMMAND({"graph",
+    "graph SCENE -o OUT.dot           the body-joint graph in Graphviz DOT",
+    50, runGraph})
 
 }  // namespace joinery::cli

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/errors.hpp"
 #include "joinery/core/json_input.hpp"
@@ -57,5 +58,10 @@ int runSolve(const std::vector<std::string>& argv) {
   }
   return exitCodeFor(s.diagnosis);
 }
+
+JOINERY_REGISTER_COMMAND({"solve",
+    "solve FILE [--json]              accelerations, constraint forces and diagnosis at one state\n"
+    "                                   (FILE: a scene or a matrix problem)",
+    30, runSolve})
 
 }  // namespace joinery::cli

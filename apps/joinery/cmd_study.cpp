@@ -2,6 +2,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "run_files.hpp"
 #include "scene_files.hpp"
@@ -41,5 +42,9 @@ int runStudyCommand(const std::vector<std::string>& argv) {
   }
   return status;
 }
+
+JOINERY_REGISTER_COMMAND({"study",
+    "study STUDY.json -o TABLE.csv [-j N] [--resume]   run a parameter study, one row per case",
+    100, runStudyCommand})
 
 }  // namespace joinery::cli

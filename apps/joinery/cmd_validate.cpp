@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/dense_solver.hpp"
 #include "joinery/core/model_system.hpp"
@@ -604,5 +605,9 @@ int runValidate(const std::vector<std::string>& argv) {
   }
   return failedCases == 0 ? kOk : kValidationFailed;
 }
+
+JOINERY_REGISTER_COMMAND({"validate",
+    "validate MANIFEST [--quick]      run a validation set, print errors against references",
+    60, runValidate})
 
 }  // namespace joinery::cli

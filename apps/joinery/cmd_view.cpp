@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "cli.hpp"
+#include "command_table.hpp"
 #include "commands.hpp"
 #include "joinery/core/check.hpp"
 #include "joinery/core/errors.hpp"
@@ -484,5 +485,9 @@ int runView(const std::vector<std::string>& argv) {
     std::cout << "  check: " << check["status"].get<std::string>() << "; undetermined bodies drawn red\n";
   return kOk;
 }
+
+JOINERY_REGISTER_COMMAND({"view",
+    "view SCENE [--results RUN.csv] -o PAGE.html   the mechanism animated, with plots, in one HTML page",
+    90, runView})
 
 }  // namespace joinery::cli

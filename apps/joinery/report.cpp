@@ -19,6 +19,7 @@
 #include "joinery/core/terminal_text.hpp"
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/import/import.hpp"
+#include "joinery/core/one_sided_findings.hpp"
 #include "joinery/core/one_sided_handler.hpp"
 
 namespace joinery::cli {
@@ -57,15 +58,8 @@ int runSceneReport(const std::string& file, bool json, bool withAccelerations, c
       const State s0 = loaded.scene.model.initialState();
       handler.decideActiveSet(s0);
       oneSided = handler.toJson(s0);
-      for (int i = 0; i < static_cast<int>(handler.candidates().size()); ++i) {
-        const double g = handler.calcGap(s0, i);
-        if (g < -OneSidedOptions{}.gapTolerance) {
-          const Constraint& c = *handler.candidates()[static_cast<std::size_t>(i)].joint;
-          oneSidedWarnings.push_back(std::string(c.typeName()) + " '" + handler.candidateName(i) +
-                                     "' starts interpenetrating: gap " + formatNumber(g) + " between '" + c.bodies()[0]->name() +
-                                     "' and '" + c.bodies()[1]->name() + "' (not corrected)");
-        }
-      }
+      // interpenetrating at the start, or a gap no motion can close (reported, not corrected)
+      for (const OneSidedFinding& f : findOneSidedProblems(loaded.scene.model, s0)) oneSidedWarnings.push_back(f.message);
     }
   }
   const CheckReport r = checkScene(loaded.scene);
