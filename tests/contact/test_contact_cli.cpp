@@ -96,6 +96,38 @@ TEST_CASE("contact cli: check --json gives one_sided at the initial state; inter
   CHECK(r.output.find("starts interpenetrating: gap -0.05 between 'ground' and 'ball'") != std::string::npos);
 }
 
+TEST_CASE("contact cli: check says when no motion the joints allow can close a contact's gap", "[contact][cli]") {
+  const std::string dir = tempDir("never");
+  // a cart on a horizontal slider 1 m above the floor, its wheel 0.1 m: the gap stays 1 m
+  json doc = json::parse(R"({"joinery": 1, "gravity": [0, -9.81, 0],
+    "bodies": [{"name": "cart", "type": "rigid2d", "mass": 1, "inertia": 0.1, "position": [0, 1.1]}],
+    "joints": [
+      {"name": "rail", "type": "prismatic2d", "body1": "ground", "point1": [0, 1.1], "body2": "cart", "axis": [1, 0]},
+      {"name": "floor", "type": "contact", "body1": "ground", "shape1": {"plane": {"point": [0, 0], "normal": [0, 1]}},
+       "body2": "cart", "shape2": {"sphere": {"center": [0, 0], "radius": 0.1}}}]})");
+  { std::ofstream(dir + "/rail.json") << doc.dump(); }
+  auto r = runCommand(kExe + " check --json " + dir + "/rail.json");
+  INFO(r.output);
+  REQUIRE(r.exitCode == 0);  // a warning: the model itself is well posed
+  CHECK_THAT(r.output, Catch::Contains("contact 'floor' can never close its gap: no motion the other joints allow changes "
+                                       "it, 1 between 'ground' and 'cart'"));
+  json j = json::parse(r.output.substr(r.output.find('{')));
+  REQUIRE(j["one_sided_warnings"].size() == 1);
+  // the same slider tilted by 0.2 rad: the cart runs down into the floor, nothing to say
+  doc["joints"][0]["axis"] = {std::cos(0.2), -std::sin(0.2)};
+  { std::ofstream(dir + "/tilted.json") << doc.dump(); }
+  r = runCommand(kExe + " check --json " + dir + "/tilted.json");
+  INFO(r.output);
+  REQUIRE(r.exitCode == 0);
+  CHECK(r.output.find("can never") == std::string::npos);
+  // a weld holds the cart: every gap is fixed, the floor's too
+  doc["joints"][0] = json::parse(R"({"name": "rail", "type": "weld2d", "body1": "ground", "point1": [0, 1.1], "body2": "cart"})");
+  { std::ofstream(dir + "/weld.json") << doc.dump(); }
+  r = runCommand(kExe + " check " + dir + "/weld.json");
+  INFO(r.output);
+  CHECK_THAT(r.output, Catch::Contains("contact 'floor' can never close its gap"));
+}
+
 TEST_CASE("contact cli: every scene of examples/contact checks well posed and simulates to its end", "[contact][cli]") {
   const std::string dir = tempDir("examples");
   for (const char* name : {"bouncing_ball", "door", "slider_crank_stop", "incline_friction", "rocking_block"}) {
@@ -103,6 +135,7 @@ TEST_CASE("contact cli: every scene of examples/contact checks well posed and si
     const auto check = runCommand(kExe + " check " + scene);
     INFO(scene << "\n" << check.output);
     CHECK(check.exitCode == 0);
+    CHECK(check.output.find("can never") == std::string::npos);  // no false alarm on a working scene
     const auto sim = runCommand(kExe + " simulate " + scene + " -o " + dir + "/" + name + ".csv --summary " + dir + "/" +
                                 name + ".json");
     INFO(sim.output);
