@@ -100,7 +100,7 @@ TEST_CASE("cli view --summary: the run's events go into the page; a wrong summar
   CHECK_THAT(r.output, Catch::Contains("at /events/0/t: t = 7 is outside the run of the results (t from 0 to 0.5)"));
   r = runCommand(view + write("s3.json", R"({"events": [{"t": 0.1, "kind": "impact", "joint": "floor", "impulse": "big"}]})"));
   CHECK(r.exitCode == 2);
-  CHECK_THAT(r.output, Catch::Contains("at /events/0/impulse: found \"big\"; expected a number"));
+  CHECK_THAT(r.output, Catch::Contains("at /events/0/impulse: found \"big\" (a string); expected a number"));
   r = runCommand(view + write("s4.json", R"({"events": [{"t": 0.1, "joint": "floor", "impulse": 1}]})"));
   CHECK(r.exitCode == 2);
   CHECK_THAT(r.output, Catch::Contains("at /events/0: missing \"kind\""));

@@ -168,7 +168,7 @@ export class FlatView {
         const along = (s, off = 0) => c.map((x, k) => x + s * t[k] - off * n[k]);
         line([along(-h), along(h)], PLANE_COLOR, 0.5 * r * px);
         const step = Math.max(h / 30, 2.5 * r), tick = 1.6 * r;
-        for (let s = -h; s <= h; s += step) line([along(s), along(s - tick, tick)], PLANE_COLOR, 0.5 * r * px);
+        for (let s = -h; s <= h; s += step) line([along(s), along(s - tick, tick)], PLANE_COLOR, 0.3 * r * px);
         continue;
       }
       const corners = [at(-h, -h), at(h, -h), at(h, h), at(-h, h)].map((p) => this.toScreen(p));
@@ -182,8 +182,8 @@ export class FlatView {
       ctx.restore();
       for (let k = 0; k <= 10; ++k) {
         const s = -h + (2 * h * k) / 10;
-        line([at(s, -h), at(s, h)], PLANE_COLOR, 1);
-        line([at(-h, s), at(h, s)], PLANE_COLOR, 1);
+        line([at(s, -h), at(s, h)], PLANE_COLOR, 1.5);
+        line([at(-h, s), at(h, s)], PLANE_COLOR, 1.5);
       }
     }
   }

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { launch, open, run, readCsv, scene, work } from './browser.mjs';
 
 const browsers = {};
@@ -66,8 +66,9 @@ function fractionAlong(pixel, a, b, c, tol, across = 1) {
 
 function runWithSummary(file, name, extra = []) {
   const csv = join(work, `${name}.csv`), summary = join(work, `${name}-summary.json`), html = join(work, `${name}.html`);
-  run(['simulate', scene(file), '-o', csv, '--summary', summary, ...extra]);
-  const out = run(['view', scene(file), '--results', csv, '--summary', summary, '-o', html]);
+  const path = isAbsolute(file) ? file : scene(file);
+  run(['simulate', path, '-o', csv, '--summary', summary, ...extra]);
+  const out = run(['view', path, '--results', csv, '--summary', summary, '-o', html]);
   return { csv: readCsv(readFileSync(csv, 'utf8')), summary: JSON.parse(readFileSync(summary, 'utf8')), html, out };
 }
 
@@ -226,5 +227,40 @@ for (const mode of ['webgl', 'canvas2d']) {
       assert.deepEqual(errs, []);
       await q.close();
     }
+  });
+
+  test(`a 3-D ball on a floor (${mode}): the plane is a patch with a grid, the ball a sphere of its radius`, async () => {
+    const doc = {
+      joinery: 1, gravity: [0, 0, -9.81],
+      bodies: [{ name: 'ball', type: 'particle', dim: 3, mass: 1, position: [0, 0, 0.5], velocity: [1, 0.5, 0] }],
+      joints: [{ name: 'floor', type: 'contact', body1: 'ground', shape1: { plane: { point: [0, 0, 0], normal: [0, 0, 1] } },
+        body2: 'ball', shape2: { sphere: { center: [0, 0, 0], radius: 0.1 } }, restitution: 0.6 }],
+      simulation: { t_end: 1, output_interval: 0.01 },
+    };
+    const file = join(work, 'ball3d.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const { summary, html } = runWithSummary(file, `ball3d-${mode}`);
+    assert.ok(summary.events.length >= 2);
+    const { page: p, errors } = await open(browsers[mode], html);
+    assert.equal(await p.$$eval('#marks .mark', (m) => m.length), summary.events.length);
+    const shapes = await p.evaluate(() => window.joineryView.contactShapes());
+    const plane = shapes.find((x) => x.kind === 'plane'), sphere = shapes.find((x) => x.kind === 'sphere');
+    // the patch is centred under the middle of the motion (x from 0 to 1, y from 0 to 0.5)
+    assert.ok(Math.abs(plane.center[2]) < 1e-12 && plane.center[0] > 0.3 && plane.center[0] < 0.7, JSON.stringify(plane.center));
+    assert.ok(Math.abs(sphere.center[2] - 0.5) < 1e-12 && sphere.radius === 0.1);
+    const pixel = await snapshot(p);
+    // the grid line through the patch's centre along x, in the plane's colour
+    const c = plane.center;
+    const a = await p.evaluate((q) => window.joineryView.screenPoint(q), [c[0] - 0.3, c[1], 0]);
+    const b = await p.evaluate((q) => window.joineryView.screenPoint(q), [c[0] + 0.3, c[1], 0]);
+    const grid = fractionAlong(pixel, a, b, PLANE, 60);  // a thin line: blended with the patch's fill
+    assert.ok(grid > 0.8, `the patch's grid line is drawn (${grid} of its pixels)`);
+    // the ball: a sphere (WebGL: shaded) of the body's colour lightened, its radius on screen
+    const s0 = await p.evaluate((q) => window.joineryView.screenPoint(q), sphere.center);
+    const bluish = (px) => px[2] > px[0] + 25;
+    assert.ok(bluish(pixel(s0[0], s0[1])), `the ball at its centre: ${pixel(s0[0], s0[1])}`);
+    await screenshot(p, `ball3d-${mode}.png`);
+    assert.deepEqual(errors, []);
+    await p.close();
   });
 }
