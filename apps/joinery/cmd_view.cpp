@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "joinery/core/check.hpp"
 #include "joinery/core/errors.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/scene.hpp"
 #include "report.hpp"
@@ -33,7 +34,7 @@ extern const std::size_t kViewerScriptSize;
 namespace {
 
 const char* kViewHelp =
-    "usage: joinery view SCENE [--results RUN.csv | --modes MODES.json] -o PAGE.html [--max-mb N]\n\n"
+    "usage: joinery view SCENE [--results RUN.csv [--summary RUN.json] | --modes MODES.json] -o PAGE.html [--max-mb N]\n\n"
     "Writes one self-contained HTML page (no network, no server: open it from disk) showing\n"
     "the mechanism in 3-D (planar models in their plane), played from the samples of RUN.csv\n"
     "(written by 'joinery simulate'), with plots of any of its columns. Without --results the\n"
@@ -42,7 +43,10 @@ const char* kViewHelp =
     "kept so that the coordinates fit, then the other columns (velocities, energy, ...) as\n"
     "far as they fit; the page and this command say what was left out. With --modes (the JSON\n"
     "of 'joinery modes -o') the page animates each mode shape about the state it was computed\n"
-    "at, one cycle per second of page time, mode k between t = k - 1 and k, with a mode picker.\n\n"
+    "at, one cycle per second of page time, mode k between t = k - 1 and k, with a mode picker.\n"
+    "With --summary (the JSON of 'joinery simulate --summary' for the same run) the one-sided\n"
+    "events of the run (impact, release, contact, rest, stick, slip) are marked on the time\n"
+    "line and in the plots. Contact shapes and ropes are drawn with their bodies.\n\n"
     "exit status: 0 done, 2 invalid input (or a program built without the viewer)\n\noptions:\n";
 
 /// Samples: column names and column-major values.
@@ -279,17 +283,42 @@ nlohmann::json elementsJson(const nlohmann::json& list) {
     nlohmann::json j = {{"name", e.value("name", "")}, {"type", e.value("type", "")}, {"ends", ends}};
     if (e.contains("axis") && e["axis"].is_array()) j["axis"] = e["axis"];
     else if (e.contains("axis1") && e["axis1"].is_array()) j["axis"] = e["axis1"];
+    // contacts: the shapes of the two ends, in their bodies' frames (the scene's own fields,
+    // as the flattened scene gives them); ropes and rods: their length
+    if (e.contains("shape1") && e.contains("shape2")) j["shapes"] = {e["shape1"], e["shape2"]};
+    if (e.contains("length") && e["length"].is_number()) j["length"] = e["length"];
     out.push_back(std::move(j));
   }
   return out;
 }
 
-/// Bodies: name, type, coordinate columns, the points joints and forces attach to, visual.
+/// The body points of a contact shape (elementsJson's "shapes"): a sphere's centre, the
+/// point or points; none for a plane (it has no place to draw a link to).
+nlohmann::json shapePoints(const nlohmann::json& shape) {
+  nlohmann::json out = nlohmann::json::array();
+  if (!shape.is_object()) return out;
+  if (shape.contains("sphere") && shape["sphere"].is_object() && shape["sphere"].contains("center"))
+    out.push_back(shape["sphere"]["center"]);
+  else if (shape.contains("point")) out.push_back(shape["point"]);
+  else if (shape.contains("points") && shape["points"].is_array())
+    for (const auto& p : shape["points"]) out.push_back(p);
+  return out;
+}
+
+/// Bodies: name, type, coordinate columns, the points joints and forces attach to (for a
+/// contact: the body's origin and its shape's points), visual.
 nlohmann::json bodiesJson(const Scene& scene, const nlohmann::json& joints, const nlohmann::json& forces, bool& planar) {
   std::map<std::string, nlohmann::json> points;
   for (const auto* list : {&joints, &forces})
     for (const auto& e : *list)
-      for (const auto& end : e["ends"]) points[end["body"].get<std::string>()].push_back(end["point"]);
+      for (std::size_t k = 0; k < e["ends"].size(); ++k) {
+        const auto& end = e["ends"][k];
+        nlohmann::json& list2 = points[end["body"].get<std::string>()];
+        if (list2.is_null()) list2 = nlohmann::json::array();
+        list2.push_back(end["point"]);  // a contact's: the body's origin, and its shape's points
+        if (e.contains("shapes"))
+          for (const auto& p : shapePoints(e["shapes"][k])) list2.push_back(p);
+      }
   nlohmann::json out = nlohmann::json::array();
   planar = true;
   bool anyDrawn = false;
@@ -360,6 +389,42 @@ void addCurves(const Scene& scene, Samples& samples, nlohmann::json& bodies) {
   }
 }
 
+/// The one-sided events of a run from the summary `joinery simulate --summary` writes (its
+/// "events", docs/contact.md "Results"), checked against the scene (every joint named is one
+/// of its joints) and the run (every time within the CSV's), for the page's time line:
+/// {t, kind, joint, impulse} plus "row" and "speed" where the summary has them.
+nlohmann::json readEvents(const std::string& path, const Model& model, const std::vector<double>& times) {
+  const nlohmann::json doc = readJsonFile(path);
+  const JsonCursor root(doc, path);
+  root.requireObject();
+  if (!root.has("events"))
+    root.failWith("no \"events\" list; expected the summary of a run ('joinery simulate --summary FILE.json', "
+                  "which lists the one-sided events: impacts, releases, ...)");
+  const JsonCursor list = root.at("events");
+  list.requireArray();
+  const double t0 = times.front(), t1 = times.back(), slack = 1e-9 * std::max(1.0, std::abs(t1));
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const JsonCursor e = list.at(i);
+    e.requireObject();
+    for (const char* key : {"t", "kind", "joint", "impulse"})
+      if (!e.has(key)) e.failWith(std::string("missing \"") + key + "\"; expected an event {\"t\", \"kind\", \"joint\", \"impulse\"}");
+    const double t = e.at("t").number();
+    if (t < t0 - slack || t > t1 + slack)
+      e.at("t").failWith("t = " + formatNumber(t, 12) + " is outside the run of the results (t from " + formatNumber(t0, 12) +
+                         " to " + formatNumber(t1, 12) + "); the summary is not of this run");
+    const std::string joint = e.at("joint").string();
+    const auto joints = model.constraints();
+    if (std::none_of(joints.begin(), joints.end(), [&](const Constraint* c) { return c->name() == joint; }))
+      e.at("joint").failWith("'" + joint + "' is not a joint of the scene; the summary is not of this scene");
+    nlohmann::json ej = {{"t", t}, {"kind", e.at("kind").string()}, {"joint", joint}, {"impulse", e.at("impulse").number()}};
+    if (e.has("row")) ej["row"] = e.at("row").string();
+    if (e.has("speed")) ej["speed"] = e.at("speed").number();
+    out.push_back(std::move(ej));
+  }
+  return out;
+}
+
 /// The verdict of `joinery check` for the page: status, the undetermined bodies, messages.
 nlohmann::json checkVerdict(const Scene& scene) {
   const nlohmann::json cj = toJson(checkScene(scene));
@@ -404,6 +469,7 @@ int runView(const std::vector<std::string>& argv) {
   auto specs = commonOptions();
   specs.push_back({"--output", "-o", true, "the HTML page to write (required)"});
   specs.push_back({"--results", "", true, "a CSV written by 'joinery simulate' for this scene"});
+  specs.push_back({"--summary", "", true, "the run's summary ('joinery simulate --summary'): its events marked on the time line"});
   specs.push_back({"--max-mb", "", true, "largest size of the samples in the page, MB (default 80)"});
   specs.push_back({"--modes", "", true, "animate the mode shapes of 'joinery modes -o MODES.json'"});
   specs.push_back({"--mode-amplitude", "", true, "largest motion of a mode, a fraction of the model's size (default 0.1)"});
@@ -424,9 +490,14 @@ int runView(const std::vector<std::string>& argv) {
   const std::string file = args.positional[0];
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"view needs -o PAGE.html"};
-  refuseOutputOverInput(*out, "-o", {file, args.get("--results").value_or(""), args.get("--modes").value_or("")});
+  refuseOutputOverInput(*out, "-o", {file, args.get("--results").value_or(""), args.get("--modes").value_or(""),
+                                     args.get("--summary").value_or("")});
   const auto modes = args.get("--modes");
   if (modes && args.get("--results")) throw UsageError{"view takes --results or --modes, not both"};
+  const auto summaryFile = args.get("--summary");
+  if (summaryFile && !args.get("--results"))
+    throw UsageError{"--summary marks the events of a run: it needs the run's samples, --results RUN.csv"};
+  if (summaryFile && summaryFile->empty()) throw UsageError{"--summary needs a file name"};
   double modeFraction = 0.1;
   if (auto m = args.get("--mode-amplitude")) {
     char* end = nullptr;
@@ -447,7 +518,7 @@ int runView(const std::vector<std::string>& argv) {
   refuseOutputOverInput(*out, "-o", scene.filesRead);  // an included library
   const auto results = args.get("--results");
   Samples samples;
-  nlohmann::json check = nlohmann::json::object(), modeInfo;
+  nlohmann::json check = nlohmann::json::object(), modeInfo, events = nlohmann::json::array();
   if (modes) {
     nlohmann::json points = nlohmann::json::object();  // body -> the local points elements attach to
     for (const char* list : {"joints", "forces"})
@@ -457,6 +528,7 @@ int runView(const std::vector<std::string>& argv) {
   } else if (results) {
     samples = readCsv(*results);
     checkMatchesScene(samples, scene.model, *results);
+    if (summaryFile) events = readEvents(*summaryFile, scene.model, samples.columns[0]);
   } else {
     samples = initialSamples(scene.model);
     check = checkVerdict(scene);
@@ -470,6 +542,8 @@ int runView(const std::vector<std::string>& argv) {
   }
   data["check"] = check;
   data["messages"] = messages;
+  data["events"] = events;
+  if (summaryFile) data["events_file"] = *summaryFile;
   data["samples"]["rows"] = totalRows;
 
   std::vector<double> values;
@@ -481,6 +555,13 @@ int runView(const std::vector<std::string>& argv) {
             << (modes ? " (" + std::to_string(modeInfo.size()) + " modes)" : results ? "" : " (the initial state)") << ", " << samples.names.size() << " columns, "
             << std::fixed << std::setprecision(1) << static_cast<double>(page.size()) / 1e6 << " MB\n";
   for (const auto& m : messages) std::cout << "  note: " << m << "\n";
+  if (summaryFile) {
+    std::map<std::string, int> kinds;
+    for (const auto& e : events) ++kinds[e["kind"].get<std::string>()];
+    std::cout << "  events: " << events.size() << " from " << *summaryFile;
+    for (const auto& [kind, count] : kinds) std::cout << ", " << count << " " << kind;
+    std::cout << " (marked on the time line)\n";
+  }
   if (!results && !modes && !check.value("well_posed", true))
     std::cout << "  check: " << check["status"].get<std::string>() << "; undetermined bodies drawn red\n";
   return kOk;

@@ -71,6 +71,45 @@ TEST_CASE("cli view: the page is one file with the viewer, the scene and the sam
   CHECK(page.find("<link") == std::string::npos);
   CHECK(page.find("default-src 'none'") != std::string::npos);  // and the page may not fetch anything
 }
+
+TEST_CASE("cli view --summary: the run's events go into the page; a wrong summary is exit 2 naming it") {
+  const std::string ball = std::string(JOINERY_SOURCE_DIR) + "/examples/contact/bouncing_ball.json";
+  // to t = 0.5 s: the first impact (t0 = sqrt(2 h / g) = 0.4515 s) and no other
+  REQUIRE(runCommand(kExe + " simulate " + ball + " -o " + kTmp + "ball.csv --t-end 0.5 --summary " + kTmp + "ball.json").exitCode == 0);
+  auto r = runCommand(kExe + " view " + ball + " --results " + kTmp + "ball.csv --summary " + kTmp + "ball.json -o " + kTmp + "ball.html");
+  REQUIRE(r.exitCode == 0);
+  CHECK_THAT(r.output, Catch::Contains("events: 1 from " + kTmp + "ball.json, 1 impact (marked on the time line)"));
+  const std::string page = readAll(kTmp + "ball.html");
+  CHECK(page.find("\"events\":[{\"impulse\":") != std::string::npos);
+  CHECK(page.find("\"kind\":\"impact\"") != std::string::npos);
+  CHECK(page.find("\"shapes\":[{\"plane\":") != std::string::npos);  // the contact's shapes, for drawing
+
+  const std::string view = kExe + " view " + ball + " --results " + kTmp + "ball.csv -o " + kTmp + "x.html --summary ";
+  r = runCommand(view + kTmp + "missing.json");
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains(kTmp + "missing.json"));
+  r = runCommand(view + ball);  // a scene, not a summary
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains(ball) && Catch::Contains("no \"events\" list; expected the summary of a run"));
+  const std::string event = R"({"t": 0.45, "kind": "impact", "joint": "floor", "impulse": 3.3})";
+  r = runCommand(view + write("s1.json", R"({"events": [)" + event + R"(, {"t": 0.46, "kind": "impact", "joint": "wall", "impulse": 1}]})"));
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("at /events/1/joint: 'wall' is not a joint of the scene; the summary is not of this scene"));
+  r = runCommand(view + write("s2.json", R"({"events": [{"t": 7, "kind": "impact", "joint": "floor", "impulse": 1}]})"));
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("at /events/0/t: t = 7 is outside the run of the results (t from 0 to 0.5)"));
+  r = runCommand(view + write("s3.json", R"({"events": [{"t": 0.1, "kind": "impact", "joint": "floor", "impulse": "big"}]})"));
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("at /events/0/impulse: found \"big\" (a string); expected a number"));
+  r = runCommand(view + write("s4.json", R"({"events": [{"t": 0.1, "joint": "floor", "impulse": 1}]})"));
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("at /events/0: missing \"kind\""));
+  r = runCommand(kExe + " view " + ball + " --summary " + kTmp + "ball.json -o " + kTmp + "x.html");
+  CHECK(r.exitCode == 2);
+  CHECK_THAT(r.output, Catch::Contains("--summary marks the events of a run: it needs the run's samples, --results RUN.csv"));
+  r = runCommand(kExe + " view --help");
+  CHECK_THAT(r.output, Catch::Contains("--summary") && Catch::Contains("marked on the time"));
+}
 #else
 TEST_CASE("cli view: a program built without the viewer says so (exit 2)") {
   const auto r = runCommand(kExe + " view " + kScenes + "pendulum.json -o " + kTmp + "x.html");

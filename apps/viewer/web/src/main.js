@@ -6,6 +6,7 @@ import { loadPageData, frameAt } from './data.js';
 import { MechanismView } from './scene3d.js';
 import { Plots } from './plots.js';
 import { FlatView, PROJECTIONS } from './view2d.js';
+import { describeEvent, eventColor, fractionalFrame } from './contacts.js';
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -40,8 +41,12 @@ function buildLayout(data) {
   const deform = el('select', { id: 'deform', title: 'flexible bodies: elastic deformation drawn magnified' });
   for (const s of [1, 10, 100, 1000]) deform.append(el('option', s === 1 ? { value: s, selected: '' } : { value: s }, `deformation ${s}×`));
   const flexible = scene.bodies.some((b) => b.curve >= 2);
+  // the time line: the slider and, under it, a mark per event of the run (--summary)
+  const marks = el('div', { class: 'marks', id: 'marks' });
+  const timeline = el('div', { class: (scene.events || []).length ? 'timeline with-events' : 'timeline' }, scrub, marks);
+  const eventLabel = el('div', { id: 'event', class: 'event-label' });  // over the view: the events of the frame shown
   const controls = el('div', { class: 'controls' }, ...(scene.modes ? [modePicker] : []), prevBtn, playBtn, nextBtn,
-    scrub, timeLabel, speed, ...(flexible ? [deform] : []), el('label', {}, framesBox, ' body frames'), pngBtn);
+    timeline, timeLabel, speed, ...(flexible ? [deform] : []), el('label', {}, framesBox, ' body frames'), pngBtn);
   const plotBox = el('div', { class: 'plot' });
   const picker = el('select', { id: 'columns', multiple: '', title: 'columns to plot (ctrl-click for several)' });
   for (const n of data.names) if (n !== 't' && !n.startsWith('@')) picker.append(el('option', { value: n }, n));
@@ -49,7 +54,32 @@ function buildLayout(data) {
   document.getElementById('app').append(el('div', { class: 'header' }, title, notes), viewBox, controls, el('div', { class: 'bottom' }, plotBox, side));
 
   for (const m of pageMessages(scene)) notes.append(el('span', { class: m.cls }, m.text));
-  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker, deform };
+  if ((scene.events || []).length) notes.append(eventLegend(scene.events));
+  return { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker, deform, marks, eventLabel };
+}
+
+/// The header's key to the event marks: each kind with its colour and count.
+function eventLegend(events) {
+  const counts = new Map();
+  for (const e of events) counts.set(e.kind, (counts.get(e.kind) || 0) + 1);
+  const legend = el('span', { class: 'info', id: 'event-legend' }, `${events.length} events: `);
+  for (const [kind, n] of counts) legend.append(el('i', { class: 'swatch', style: `background:${eventColor(kind)}` }), ` ${n} ${kind} `);
+  return legend;
+}
+
+/// A mark on the time line for each event: a coloured tick under the slider where its thumb
+/// is at the event's time, its description as the tooltip; clicking it goes to that time.
+function buildMarks(marks, scene, times, onPick) {
+  const events = scene.events || [];
+  const last = Math.max(1, times.length - 1);
+  return events.map((e, k) => {
+    const f = fractionalFrame(times, e.t) / last;
+    const m = el('span', { class: `mark ${e.kind}`, title: describeEvent(e, scene), 'data-index': String(k),
+      style: `left: calc(var(--thumb) / 2 + (100% - var(--thumb)) * ${f}); background: ${eventColor(e.kind)}` });
+    m.addEventListener('click', () => onPick(e));
+    marks.append(m);
+    return m;
+  });
 }
 
 function modeLabel(m) {
@@ -78,7 +108,8 @@ function start() {
   const data = loadPageData(document);
   const scene = data.scene;
   const times = data.columns.t;
-  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker, deform } = buildLayout(data);
+  const { viewBox, playBtn, prevBtn, nextBtn, scrub, timeLabel, speed, framesBox, pngBtn, plotBox, picker, modePicker, deform, marks, eventLabel } = buildLayout(data);
+  const events = scene.events || [];
   const modes = scene.modes || null;
   let mode = 0;  // the mode shown (modes only)
   const span = () => (modes ? [modes[mode].start, modes[mode].end] : [times[0], times[data.frames - 1]]);
@@ -86,6 +117,7 @@ function start() {
 
   // ---- views (without WebGL: a 2-D drawing, view2d.js, and a note saying why)
   const { view, fallback } = makeView(viewBox, data);
+  if (events.length) viewBox.append(eventLabel);
   if (fallback) {
     const note = { cls: 'bad', text: fallback };
     messages.push(note);
@@ -111,6 +143,12 @@ function start() {
       timeLabel.textContent = `phase ${(times[i] - modes[mode].start).toFixed(3)} of a cycle`;
     } else {
       timeLabel.textContent = `t = ${fmtTime(times[i])} s   (${i + 1}/${data.frames})`;
+      if (events.length) {  // the events between this sample and the next
+        const next = i + 1 < data.frames ? times[i + 1] : Infinity;
+        const here = events.filter((e) => e.t >= times[i] && e.t < next);
+        eventLabel.textContent = here.length ? here.map((e) => describeEvent(e, scene)).join('; ') : '';
+        eventLabel.style.display = here.length ? '' : 'none';
+      }
     }
     plots.setTime(times[i]);
   }
@@ -134,6 +172,7 @@ function start() {
     last = null;
     playBtn.textContent = playing ? '❚❚' : '▶';
   }
+  const markEls = buildMarks(marks, scene, times, (e) => { setPlaying(false); setTime(e.t); });
   playBtn.addEventListener('click', () => setPlaying(!playing));
   prevBtn.addEventListener('click', () => { setPlaying(false); setFrame(frame - 1); });
   nextBtn.addEventListener('click', () => { setPlaying(false); setFrame(frame + 1); });
@@ -168,6 +207,13 @@ function start() {
 
   const state = () => ({ frame, playing, rafCount, mode });
   const api = makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying, state, framesBox, deform, messages });
+  /// The run's events (--summary) and their marks on the time line: the event, the mark's
+  /// centre on the page (CSS pixels) and its tooltip.
+  api.events = () => events.map((e) => ({ ...e }));
+  api.eventMarks = () => markEls.map((m, k) => {
+    const r = m.getBoundingClientRect();
+    return { ...events[k], x: r.left + r.width / 2, y: r.top + r.height / 2, title: m.title };
+  });
   /// Mode shapes: the mode shown (0-based) and choosing one (shown at phase 0, its rest state).
   api.mode = () => (modes ? mode : null);
   api.setMode = (k) => { setPlaying(false); setMode(k); return mode; };
@@ -247,6 +293,12 @@ function makeApi({ data, view, plots, choosePlot, setTime, setFrame, setPlaying,
     messages() { return messages.map((m) => m.text); },
     /// Each slider's guide as drawn: { joint, from, to } (world points of its ends).
     sliderGuides() { return view.guides(); },
+    /// Contact shapes as drawn now (world axes): { joint, body, kind, center, radius, normal }.
+    contactShapes() { return view.contactShapes(); },
+    /// Ropes as drawn now: { joint, from, to, gap, taut, dashed } (dashed while slack).
+    ropes() { return view.ropeStates(); },
+    /// Where a world point is drawn on the page (CSS pixels).
+    screenPoint(p) { return view.screenPoint(p); },
     /// 'webgl', or 'canvas2d' when the page fell back to the 2-D drawing (no WebGL).
     renderer() { return view instanceof FlatView ? 'canvas2d' : 'webgl'; },
     /// The 2-D drawing's projection (3-D models without WebGL): oblique, top, front or side.

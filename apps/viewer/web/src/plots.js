@@ -2,6 +2,7 @@
 import uPlot from 'uplot';
 import { columnUnit } from './units.js';
 import { frameAt } from './data.js';
+import { eventColor } from './contacts.js';
 
 const COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#76b7b2', '#edc948', '#9c755f'];
 
@@ -40,9 +41,23 @@ export class Plots {
       hooks: {
         // the legend gives the values at the animation time while the cursor is off the plot
         setCursor: [(u) => { if (u.cursor.idx == null) u.setLegend({ idx: self.timeIndex() }, false); }],
-        draw: [(u) => {  // the animation time as a vertical line
-          const x = u.valToPos(self.time, 'x', true);
+        draw: [(u) => {  // the run's events as thin dashed lines, the animation time as a red line
           const ctx = u.ctx;
+          ctx.save();
+          ctx.lineWidth = 1;
+          ctx.setLineDash([4, 3]);
+          ctx.globalAlpha = 0.7;
+          for (const e of self.data.scene.events || []) {
+            const xe = u.valToPos(e.t, 'x', true);
+            if (!(xe >= u.bbox.left && xe <= u.bbox.left + u.bbox.width)) continue;
+            ctx.strokeStyle = eventColor(e.kind);
+            ctx.beginPath();
+            ctx.moveTo(xe, u.bbox.top);
+            ctx.lineTo(xe, u.bbox.top + u.bbox.height);
+            ctx.stroke();
+          }
+          ctx.restore();
+          const x = u.valToPos(self.time, 'x', true);
           ctx.save();
           ctx.strokeStyle = '#d62728';
           ctx.lineWidth = 2;

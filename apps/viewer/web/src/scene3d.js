@@ -5,6 +5,7 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { mergeGeometries } from 'three/examples/jsm/utils/BufferGeometryUtils.js';
 import { curvePointAt, point3, poseAt, transformPoint } from './data.js';
 import { sliderTravel } from './view2d.js';
+import { PLANE_COLOR, POINT_COLOR, ROPE_COLOR, contactParts, partExtentPoints, planePatch, ropeJoints, ropeState, sphereBodies } from './contacts.js';
 
 const PALETTE = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xb07aa1, 0x76b7b2, 0xedc948, 0xff9da7, 0x9c755f];
 const HIGHLIGHT = 0xe8112d;
@@ -16,6 +17,27 @@ const seg = (n) => Math.max(6, Math.round((n * SEG) / 20));
 
 function material(color) {
   return new THREE.MeshStandardMaterial({ color, roughness: 0.55, metalness: 0.1 });
+}
+function flatMaterial(color, extra = {}) {
+  return new THREE.MeshBasicMaterial({ color, side: THREE.DoubleSide, ...extra });
+}
+/// A colour moved a fraction f towards white (in sRGB, as the 2-D drawing does).
+function lighten(c, f) {
+  const o = new THREE.Color(c).getRGB({ r: 0, g: 0, b: 0 }, THREE.SRGBColorSpace);
+  const ch = [o.r, o.g, o.b].map((x) => Math.round(255 * x + f * (255 - 255 * x)) / 255);
+  return new THREE.Color().setRGB(ch[0], ch[1], ch[2], THREE.SRGBColorSpace);
+}
+/// Thin rectangles (in the plane z = 0) along the segments [[a, b], ...] of 2-D points, one geometry.
+function stripsGeometry(segments, width) {
+  const pos = [];
+  for (const [a, b] of segments) {
+    const dx = b[0] - a[0], dy = b[1] - a[1], l = Math.hypot(dx, dy) || 1, nx = (-dy / l) * width / 2, ny = (dx / l) * width / 2;
+    const q = [[a[0] + nx, a[1] + ny], [b[0] + nx, b[1] + ny], [b[0] - nx, b[1] - ny], [a[0] - nx, a[1] - ny]];
+    for (const k of [0, 1, 2, 0, 2, 3]) pos.push(q[k][0], q[k][1], 0);
+  }
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  return g;
 }
 function parseColor(c, fallback) {
   if (Array.isArray(c)) return new THREE.Color(c[0], c[1], c[2]);
@@ -140,6 +162,8 @@ export class MechanismView {
     this.curved = scene.bodies.filter((b) => b.curve >= 2);  // flexible bodies: drawn bent, per frame
     this.bodyByName = new Map(this.bodies.map((b) => [b.name, b]));
     SEG = this.bodies.length > 64 ? 8 : 20;
+    this.parts = contactParts(scene);  // contact shapes (contacts.js)
+    this.ropes = ropeJoints(scene);
     this.bounds = this.motionBounds();
     const size = this.bounds.getSize(new THREE.Vector3());
     this.extent = Math.max(size.x, size.y, size.z, 1e-3);
@@ -158,6 +182,11 @@ export class MechanismView {
     const n = this.data.frames, step = Math.max(1, Math.floor(n / 300));
     const add = (p) => box.expandByPoint(new THREE.Vector3(...p));
     const shapes = new Map(this.bodies.map((b) => [b, visualExtentPoints(b.visual || [])]));
+    for (const part of this.parts) {  // contact spheres and points (planes are sized to the rest)
+      if (part.kind === 'plane') continue;
+      const b = this.bodyByName.get(part.body);
+      if (b) shapes.get(b).push(...partExtentPoints(part)); else if (part.body === 'ground') for (const p of partExtentPoints(part)) add(p);
+    }
     for (let i = 0; i < n; i += step) {
       for (const b of this.bodies) {
         const pose = poseAt(b, this.data, i);
@@ -180,12 +209,13 @@ export class MechanismView {
     this.frames = [];
     this.highlighted = this.bodies.filter((b) => indeterminate.has(b.name)).map((b) => b.name);
     const groups = new Map();  // auto geometry key -> bodies
+    const ball = sphereBodies(this.parts);  // particles drawn by their contact sphere
     this.bodies.forEach((b, k) => {
       b.color = new THREE.Color(indeterminate.has(b.name) ? HIGHLIGHT : PALETTE[k % PALETTE.length]);
       const g = new THREE.Group();
       g.name = b.name;
       if (b.visual && b.visual.length) for (const v of b.visual) g.add(visualShape(v, b.color, r));
-      else if (b.curve >= 2) { /* drawn as its curve below */ } else {
+      else if (b.curve >= 2) { /* drawn as its curve below */ } else if (b.type === 'particle' && ball.has(b.name)) { /* its sphere */ } else {
         const key = autoKey(b);
         if (!groups.has(key)) groups.set(key, []);
         groups.get(key).push(b);
@@ -248,11 +278,142 @@ export class MechanismView {
       this.markers.push({ el: f, mesh, stretch: true });
     }
     this.addGround();
+    this.addContactShapes();
+    this.addRopes();
     this.travel = sliderTravel(this.data, this.bodies);  // each slider's guide spans its travel
+  }
+
+  /// Contact shapes in their bodies' frames (so they move with them): a plane as a line with
+  /// hatching on its solid side (planar models) or a square patch with a grid (3-D), sized to
+  /// the scene; a sphere (a disc in a planar model, outlined); points as dark dots.
+  addContactShapes() {
+    const r = this.r, planar = this.planar;
+    const center = this.bounds.getCenter(new THREE.Vector3()).toArray();
+    const ground = new THREE.Group();
+    this.scene3.add(ground);
+    this.drawnParts = [];
+    for (const part of this.parts) {
+      const b = this.bodyByName.get(part.body);
+      const parent = b ? b.object : ground, color = b ? b.color : new THREE.Color(0x8a8f98);
+      let obj;
+      if (part.kind === 'plane') {
+        const patch = planePatch(part, b ? poseAt(b, this.data, 0) : null, center, this.extent, planar);
+        obj = planar ? this.planeLine(patch, part.normal) : this.planeSquare(patch, part.normal);
+        part.patch = patch;
+      } else if (part.kind === 'sphere') {
+        if (planar) {
+          obj = new THREE.Group();
+          const rim = Math.min(0.6 * r, 0.25 * part.radius);
+          obj.add(new THREE.Mesh(new THREE.CircleGeometry(part.radius, 64), flatMaterial(lighten(color, 0.35))));
+          const ring = new THREE.Mesh(new THREE.RingGeometry(Math.max(0, part.radius - rim), part.radius, 64), flatMaterial(color));
+          ring.position.z = 0.01 * r;
+          obj.add(ring);
+        } else obj = new THREE.Mesh(new THREE.SphereGeometry(part.radius, seg(32), seg(20)), material(lighten(color, 0.35)));
+        obj.position.set(...part.point);
+      } else {
+        obj = planar ? new THREE.Mesh(new THREE.CircleGeometry(0.7 * r, 24), flatMaterial(POINT_COLOR))
+          : new THREE.Mesh(new THREE.SphereGeometry(0.7 * r, seg(12), seg(8)), flatMaterial(POINT_COLOR));
+        obj.position.set(...part.point);
+        if (planar) obj.position.z += 1.5 * r;  // over the links
+      }
+      obj.name = `contact:${part.joint}`;
+      parent.add(obj);
+      this.drawnParts.push({ part, obj });
+    }
+  }
+
+  /// A plane of a planar model: a line along it, and short strokes on its solid side.
+  planeLine(patch, n) {
+    const r = this.r, h = patch.half, c = patch.center, u = patch.u;
+    const at = (s, off = 0) => [c[0] + s * u[0] - off * n[0], c[1] + s * u[1] - off * n[1]];
+    const segments = [[at(-h), at(h)]];
+    const step = Math.max(h / 30, 2.5 * r), tick = 1.6 * r;
+    for (let s = -h; s <= h; s += step) {
+      const a = at(s), e = at(s - tick, tick);
+      segments.push([a, e]);
+    }
+    const mesh = new THREE.Mesh(stripsGeometry(segments, 0.5 * r), flatMaterial(PLANE_COLOR));
+    mesh.position.z = c[2] - 1.2 * r;  // under the bodies
+    return mesh;
+  }
+
+  /// A plane of a 3-D model: a translucent square patch with a grid, in its plane.
+  planeSquare(patch, n) {
+    const h = patch.half, { u, v, center } = patch;
+    const g = new THREE.Group();
+    const basis = new THREE.Matrix4().makeBasis(new THREE.Vector3(...u), new THREE.Vector3(...v), new THREE.Vector3(...n));
+    g.quaternion.setFromRotationMatrix(basis);
+    g.position.set(...center);
+    g.add(new THREE.Mesh(new THREE.PlaneGeometry(2 * h, 2 * h), flatMaterial(PLANE_COLOR, { transparent: true, opacity: 0.18, depthWrite: false })));
+    const pts = [];
+    for (let k = 0; k <= 10; ++k) {
+      const s = -h + (2 * h * k) / 10;
+      pts.push(s, -h, 0, s, h, 0, -h, s, 0, h, s, 0);
+    }
+    const grid = new THREE.BufferGeometry();
+    grid.setAttribute('position', new THREE.Float32BufferAttribute(pts, 3));
+    g.add(new THREE.LineSegments(grid, new THREE.LineBasicMaterial({ color: PLANE_COLOR })));
+    return g;
+  }
+
+  /// Ropes: a line of short pieces between their points, touching while taut, dashed while slack.
+  addRopes() {
+    const r = this.r, geo = new THREE.CylinderGeometry(0.35 * r, 0.35 * r, 1, 8), mat = material(ROPE_COLOR);
+    this.ropePieces = this.ropes.map((j) => {
+      const pieces = [];
+      for (let k = 0; k < 24; ++k) { const m = new THREE.Mesh(geo, mat); this.scene3.add(m); pieces.push(m); }
+      return { joint: j, pieces, state: null };
+    });
+  }
+
+  poseRopes() {
+    const up = new THREE.Vector3(0, 1, 0);
+    for (const rp of this.ropePieces) {
+      const st = ropeState(rp.joint, this.poses), n = rp.pieces.length;
+      const a = new THREE.Vector3(...st.from), d = new THREE.Vector3(...st.to).sub(a), len = d.length();
+      const fill = st.taut ? 1 : 0.55;
+      const dir = len > 0 ? d.clone().divideScalar(len) : up;
+      rp.pieces.forEach((m, k) => {
+        const l = (fill * len) / n;
+        m.position.copy(a).addScaledVector(dir, ((k + 0.5 * fill) * len) / n);
+        m.quaternion.setFromUnitVectors(up, dir);
+        m.scale.set(1, Math.max(l, 1e-9), 1);
+      });
+      rp.state = { ...st, dashed: !st.taut };
+    }
+  }
+
+  /// The ropes as drawn now: { joint, from, to, gap, taut, dashed }.
+  ropeStates() { return this.ropePieces.map((rp) => rp.state); }
+
+  /// The contact shapes as drawn now, in world axes: { joint, body, kind, center, radius, normal }.
+  contactShapes() {
+    return this.drawnParts.map(({ part, obj }) => {
+      obj.updateWorldMatrix(true, false);
+      const local = part.kind === 'plane' ? part.patch.center : [0, 0, 0];
+      const c = new THREE.Vector3(...local);
+      if (part.kind !== 'plane') obj.localToWorld(c); else obj.parent.localToWorld(c);
+      const out = { joint: part.joint, body: part.body, kind: part.kind, center: c.toArray() };
+      if (this.planar && part.kind === 'point') out.center[2] -= 1.5 * this.r;  // drawn lifted over the links
+      if (part.kind === 'sphere') out.radius = part.radius;
+      if (part.kind === 'plane') {
+        const p = this.poses.get(part.body);
+        out.normal = p ? new THREE.Vector3(...part.normal).applyQuaternion(new THREE.Quaternion(p.quaternion[1], p.quaternion[2], p.quaternion[3], p.quaternion[0])).toArray() : part.normal.slice();
+      }
+      return out;
+    });
+  }
+
+  /// A world point's position on the page (CSS pixels, as getBoundingClientRect gives).
+  screenPoint(p) {
+    const v = new THREE.Vector3(...point3(p)).project(this.camera);
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    return [rect.left + ((v.x + 1) / 2) * rect.width, rect.top + ((1 - v.y) / 2) * rect.height];
   }
 
   addJointMarker(j, mat, groundMat) {
     if (j.ends.length < 1) return;
+    if (Array.isArray(j.shapes) || j.type === 'rope') return;  // contacts and ropes: drawn by their shapes
     const r = this.r, t = j.type;
     let geo, stretch = false;
     if (t === 'distance') { geo = new THREE.CylinderGeometry(0.4 * r, 0.4 * r, 1, 8); stretch = true; }
@@ -406,6 +567,7 @@ export class MechanismView {
         }
       }
     }
+    this.poseRopes();
     for (const mesh of this.instanced) mesh.instanceMatrix.needsUpdate = true;
     this.render();
   }

@@ -3,6 +3,7 @@
 // projection (an oblique view like the WebGL camera's, or top, front, side). Same interface
 // as MechanismView (scene3d.js), so the page, the plots and window.joineryView work alike.
 import { curvePointAt, point3, poseAt, transformPoint } from './data.js';
+import { PLANE_COLOR, POINT_COLOR, ROPE_COLOR, contactParts, partExtentPoints, planePatch, ropeJoints, ropeState, rotateVector, sphereBodies } from './contacts.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#ff9da7', '#9c755f'];
 const HIGHLIGHT = '#e8112d';
@@ -78,6 +79,9 @@ export class FlatView {
     this.bodies = data.scene.bodies.filter((b) => ['rigid2d', 'rigid3d', 'particle', 'flexible2d'].includes(b.type));
     this.curved = data.scene.bodies.filter((b) => b.curve >= 2);
     this.bodyByName = new Map(this.bodies.map((b) => [b.name, b]));
+    this.parts = contactParts(data.scene);  // contact shapes and ropes (contacts.js)
+    this.ropes = ropeJoints(data.scene);
+    this.ball = sphereBodies(this.parts);
     const indeterminate = new Set(data.scene.check.indeterminate_bodies || []);
     this.highlighted = this.bodies.filter((b) => indeterminate.has(b.name)).map((b) => b.name);
     this.bodies.forEach((b, k) => {
@@ -85,6 +89,7 @@ export class FlatView {
       b.object = { position: { x: 0, y: 0, z: 0 }, quaternion: { w: 1, x: 0, y: 0, z: 0 } };
     });
     this.travel = sliderTravel(data, this.bodies);
+    this.planes = this.planePatches();
     this.framesVisible = false;
     this.deformScale = 1;
     this.frameIndex = 0;
@@ -102,6 +107,87 @@ export class FlatView {
 
   project(p) { return [dot(p, this.basis.right), dot(p, this.basis.up)]; }
 
+  /// Every plane's patch (contacts.js planePatch), sized to the scene: centred on the point
+  /// nearest the middle of the bodies' motion (world axes, over at most ~300 frames).
+  planePatches() {
+    const d = this.data, n = d.frames, step = Math.max(1, Math.floor(n / 300));
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    const add = (p) => p.forEach((x, k) => { if (Number.isFinite(x)) { lo[k] = Math.min(lo[k], x); hi[k] = Math.max(hi[k], x); } });
+    for (let i = 0; i < n; i += step) for (const b of this.bodies) {
+      const pose = poseAt(b, d, i);
+      add(pose.position);
+      for (const p of b.points) add(transformPoint(pose, point3(p)));
+    }
+    if (!Number.isFinite(lo[0])) { lo.fill(0); hi.fill(0); }
+    const center = lo.map((x, k) => 0.5 * (x + hi[k])), extent = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-3);
+    return new Map(this.parts.filter((p) => p.kind === 'plane').map((p) => {
+      const b = this.bodyByName.get(p.body);
+      return [p, planePatch(p, b ? poseAt(b, d, 0) : null, center, extent, this.planar)];
+    }));
+  }
+
+  /// A contact part's world place now: its centre (plane: its patch's), normal (planes).
+  partWorld(part) {
+    const pose = this.poses && this.poses.get(part.body);
+    const at = (p) => (pose ? transformPoint(pose, p) : p.slice());
+    if (part.kind !== 'plane') return { center: at(part.point) };
+    const patch = this.planes.get(part);
+    return { center: at(patch.center), normal: rotateVector(pose, part.normal), u: rotateVector(pose, patch.u), v: rotateVector(pose, patch.v), half: patch.half };
+  }
+
+  /// The contact shapes as drawn now, in world axes: { joint, body, kind, center, radius, normal }.
+  contactShapes() {
+    return this.parts.map((part) => {
+      const w = this.partWorld(part), out = { joint: part.joint, body: part.body, kind: part.kind, center: w.center };
+      if (part.kind === 'sphere') out.radius = part.radius;
+      if (part.kind === 'plane') out.normal = w.normal;
+      return out;
+    });
+  }
+
+  /// The ropes as drawn now: { joint, from, to, gap, taut, dashed }.
+  ropeStates() { return this.poses ? this.ropes.map((j) => { const st = ropeState(j, this.poses); return { ...st, dashed: !st.taut }; }) : []; }
+
+  /// A world point's position on the page (CSS pixels, as getBoundingClientRect gives).
+  screenPoint(p) {
+    const [x, y] = this.toScreen(point3(p)), rect = this.canvas.getBoundingClientRect();
+    return [rect.left + (x * rect.width) / this.canvas.width, rect.top + (y * rect.height) / this.canvas.height];
+  }
+
+  /// Planes: a line with strokes on the solid side (planar models, and a plane seen edge on),
+  /// or the patch's outline and grid, filled lightly (3-D models).
+  drawPlanes(ctx, line) {
+    const r = this.r, px = this.scale;
+    for (const part of this.parts) {
+      if (part.kind !== 'plane') continue;
+      const { center: c, normal: n, u, v, half: h } = this.partWorld(part);
+      const at = (a, b) => c.map((x, k) => x + a * u[k] + b * v[k]);
+      const [su, sv] = [this.project(u), this.project(v)].map((q) => Math.hypot(q[0], q[1]));
+      if (this.planar || Math.min(su, sv) < 0.05) {  // edge on: a line along the visible tangent
+        const t = su >= sv ? u : v;
+        const along = (s, off = 0) => c.map((x, k) => x + s * t[k] - off * n[k]);
+        line([along(-h), along(h)], PLANE_COLOR, 0.5 * r * px);
+        const step = Math.max(h / 30, 2.5 * r), tick = 1.6 * r;
+        for (let s = -h; s <= h; s += step) line([along(s), along(s - tick, tick)], PLANE_COLOR, 0.3 * r * px);
+        continue;
+      }
+      const corners = [at(-h, -h), at(h, -h), at(h, h), at(-h, h)].map((p) => this.toScreen(p));
+      ctx.save();
+      ctx.globalAlpha = 0.18;
+      ctx.fillStyle = PLANE_COLOR;
+      ctx.beginPath();
+      corners.forEach(([x, y], k) => (k ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+      ctx.closePath();
+      ctx.fill();
+      ctx.restore();
+      for (let k = 0; k <= 10; ++k) {
+        const s = -h + (2 * h * k) / 10;
+        line([at(s, -h), at(s, h)], PLANE_COLOR, 1.5);
+        line([at(-h, s), at(h, s)], PLANE_COLOR, 1.5);
+      }
+    }
+  }
+
   /// The projected bounds of everything drawn over (at most ~300) frames, and the link width.
   fitBounds() {
     const d = this.data, n = d.frames, step = Math.max(1, Math.floor(n / 300));
@@ -111,12 +197,19 @@ export class FlatView {
       if (!Number.isFinite(u) || !Number.isFinite(v)) return;
       x0 = Math.min(x0, u); x1 = Math.max(x1, u); y0 = Math.min(y0, v); y1 = Math.max(y1, v);
     };
+    const parts = this.parts.filter((p) => p.kind !== 'plane');
     for (let i = 0; i < n; i += step) {
+      const poses = new Map();
       for (const b of this.bodies) {
         const pose = poseAt(b, d, i);
+        poses.set(b.name, pose);
         add(pose.position);
         for (const p of b.points) add(transformPoint(pose, point3(p)));
         for (const v of b.visual || []) add(transformPoint(pose, point3(v.position)));
+      }
+      for (const part of parts) {
+        const pose = poses.get(part.body);
+        for (const p of partExtentPoints(part)) add(pose ? transformPoint(pose, p) : p);
       }
       for (const b of this.curved) for (let k = 0; k < b.curve; ++k) add(curvePointAt(b, d, k, i));
     }
@@ -206,8 +299,20 @@ export class FlatView {
       if (stroke) { ctx.strokeStyle = stroke; ctx.lineWidth = 1.5; ctx.stroke(); }
     };
     const r = this.r;
-    // guides of sliders, under everything
+    // guides of sliders and contact planes, under everything
     for (const g of this.guides()) line([g.from, g.to], '#9aa0a8', 0.5 * r * px);
+    this.drawPlanes(ctx, line);
+    // contact spheres (discs): filled, outlined in their body's colour
+    for (const part of this.parts) {
+      if (part.kind !== 'sphere') continue;
+      const b = this.bodyByName.get(part.body), color = b ? b.color2d : '#8a8f98', { center } = this.partWorld(part);
+      const rim = Math.min(0.6 * r, 0.25 * part.radius) * px;
+      disc(center, part.radius * px, lightenHex(color, 0.35));
+      const [x, y] = this.toScreen(center);
+      ctx.beginPath();
+      ctx.arc(x, y, Math.max(1, part.radius * px - rim / 2), 0, 2 * Math.PI);
+      ctx.strokeStyle = color; ctx.lineWidth = Math.max(1, rim); ctx.stroke();
+    }
     // springs and dampers: a zigzag and a line
     for (const f of this.data.scene.forces) {
       if (f.ends.length !== 2) continue;
@@ -220,7 +325,7 @@ export class FlatView {
       const pose = this.poses.get(b.name);
       if (b.curve >= 2) continue;
       if (b.visual && b.visual.length) { for (const v of b.visual) this.drawVisual(ctx, v, pose, b.color2d, line, disc); continue; }
-      if (b.type === 'particle') { disc(pose.position, 2.2 * r * px, b.color2d); continue; }
+      if (b.type === 'particle') { if (!this.ball.has(b.name)) disc(pose.position, 2.2 * r * px, b.color2d); continue; }
       const pts = uniquePoints(b.points.map(point3));
       if (pts.length === 0) { disc(pose.position, 1.5 * r * px, b.color2d); continue; }
       const loop = pts.length === 1 ? [[0, 0, 0], pts[0]] : pts.length === 2 ? pts : [...pts, pts[0]];
@@ -233,7 +338,7 @@ export class FlatView {
     }
     // joints: a ring for hinges and ball joints, a block for sliders, a line for rods
     for (const j of this.data.scene.joints) {
-      if (!j.ends.length) continue;
+      if (!j.ends.length || Array.isArray(j.shapes) || j.type === 'rope') continue;  // contacts, ropes: below
       const ends = worldEnds(j, this.poses), at = ends[ends.length > 1 ? 1 : 0];
       const onGround = j.ends.every((e) => e.body === 'ground'), color = onGround ? '#8a8f98' : '#333a44';
       if (j.type === 'distance' || j.type === 'rope') line(ends, color, 0.8 * r * px);
@@ -241,6 +346,15 @@ export class FlatView {
         const axis = sliderAxis(j, this.poses), s = 2.5 * r;
         line([at.map((x, k) => x - s * axis[k]), at.map((x, k) => x + s * axis[k])], color, 2.6 * r * px);
       } else disc(at, 1.3 * r * px, '#ffffff', color);
+    }
+    // contact points: dark dots; ropes: solid while taut, dashed while slack
+    for (const part of this.parts) if (part.kind === 'point') disc(this.partWorld(part).center, 0.7 * r * px, POINT_COLOR);
+    for (const st of this.ropeStates()) {
+      ctx.save();
+      if (st.dashed) ctx.setLineDash([Math.max(3, 0.6 * r * px), Math.max(3, 0.5 * r * px)]);
+      ctx.lineCap = 'butt';
+      line([st.from, st.to], ROPE_COLOR, 0.7 * r * px);
+      ctx.restore();
     }
     if (this.framesVisible) {
       for (const b of this.bodies) {
@@ -318,6 +432,12 @@ export class FlatView {
   }
 
   toPNG() { this.render(); return this.canvas.toDataURL('image/png'); }
+}
+
+/// A '#rrggbb' colour moved a fraction f towards white.
+function lightenHex(c, f) {
+  const v = parseInt(c.slice(1), 16), ch = [(v >> 16) & 255, (v >> 8) & 255, v & 255].map((x) => Math.round(x + f * (255 - x)));
+  return `#${ch.map((x) => x.toString(16).padStart(2, '0')).join('')}`;
 }
 
 function uniquePoints(points) {
