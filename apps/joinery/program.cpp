@@ -82,16 +82,10 @@ int runProgram(std::vector<std::string> args) {
   } catch (const UsageError& e) {
     std::cerr << "joinery " << cmd << ": " << e.message << " (see 'joinery " << cmd << " --help')\n";
     return kInvalidInput;
-  } catch (const joinery::InputError& e) {
-    std::cerr << "joinery " << cmd << ": error: " << e.what() << "\n";
-    return kInvalidInput;
-  } catch (const joinery::InvalidProblemError& e) {
-    std::cerr << "joinery " << cmd << ": error: " << e.what() << "\n";
-    return kInvalidInput;
   } catch (const joinery::SimulationError& e) {
     std::cerr << "joinery " << cmd << ": run failed: " << e.what() << "\n";
     return kRunFailed;
-  } catch (const joinery::Error& e) {
+  } catch (const joinery::Error& e) {  // InputError, InvalidProblemError, ModelError: invalid input
     std::cerr << "joinery " << cmd << ": error: " << e.what() << "\n";
     return kInvalidInput;
   } catch (const std::exception& e) {

@@ -2,7 +2,7 @@
 // `joinery` program, for the viewer tests.
 import puppeteer from 'puppeteer-core';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -10,6 +10,15 @@ export const joinery = process.env.JOINERY_BIN;
 export const source = process.env.JOINERY_SOURCE;
 export const work = process.env.JOINERY_VIEW_OUT || '/tmp/joinery-view-test';
 mkdirSync(work, { recursive: true });
+/// Screenshots go to `shots` (JOINERY_VIEW_OUT/img); those for docs/ are also copied to
+/// JOINERY_DOC_IMAGES when that is set.
+export const shots = join(work, 'img');
+mkdirSync(shots, { recursive: true });
+export async function screenshot(page, name) {
+  const file = join(shots, name);
+  await page.screenshot({ path: file });
+  if (process.env.JOINERY_DOC_IMAGES) copyFileSync(file, join(process.env.JOINERY_DOC_IMAGES, name));
+}
 
 export function chromiumPath() {
   for (const p of [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser']) if (p && existsSync(p)) return p;

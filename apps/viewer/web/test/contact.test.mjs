@@ -6,21 +6,14 @@
 // JOINERY_VIEW_OUT; screenshots in JOINERY_VIEW_OUT/img (and JOINERY_DOC_IMAGES, when set).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { launch, open, run, readCsv, scene, work } from './browser.mjs';
+import { launch, open, run, readCsv, scene, screenshot, shots, work } from './browser.mjs';
 
 const browsers = {};
 before(async () => { browsers.webgl = await launch(); browsers.canvas2d = await launch({ webgl: false }); });
 after(async () => { for (const b of Object.values(browsers)) if (b) await b.close(); });
 
-const shots = join(work, 'img');
-mkdirSync(shots, { recursive: true });
-async function screenshot(page, name) {
-  const file = join(shots, name);
-  await page.screenshot({ path: file });
-  if (process.env.JOINERY_DOC_IMAGES) copyFileSync(file, join(process.env.JOINERY_DOC_IMAGES, name));
-}
 
 // the colours the viewer draws contact shapes in (src/contacts.js), and the slider's thumb
 const PLANE = [0x6d, 0x5a, 0x45], POINT = [0x1b, 0x1f, 0x24], ROPE = [0x7a, 0x4a, 0x1e], THUMB = [0x2f, 0x5f, 0x93];

@@ -6,16 +6,14 @@
 // Run by ctest (test_viewer_fallback) with JOINERY_BIN, JOINERY_SOURCE and JOINERY_VIEW_OUT.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ink, launch, open, run, readCsv, scene, work } from './browser.mjs';
+import { ink, launch, open, run, readCsv, scene, shots, work } from './browser.mjs';
 
 let plain, gl;
 before(async () => { plain = await launch({ webgl: false }); gl = await launch(); });
 after(async () => { for (const b of [plain, gl]) if (b) await b.close(); });
 
-const shots = join(work, 'img');
-mkdirSync(shots, { recursive: true });
 
 function page(file, name, tEnd) {
   const csv = join(work, `${name}.csv`), html = join(work, `${name}.html`);

@@ -3,22 +3,14 @@
 // Run by ctest (test_viewer) with JOINERY_BIN, JOINERY_SOURCE and JOINERY_VIEW_OUT set.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, writeFileSync, copyFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, basename } from 'node:path';
-import { ink, launch, open, pixelFraction, run, runFailing, readCsv, scene, work } from './browser.mjs';
+import { ink, launch, open, pixelFraction, run, runFailing, readCsv, scene, screenshot, shots, work } from './browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { if (browser) await browser.close(); });
 
-const shots = join(work, 'img');
-mkdirSync(shots, { recursive: true });
-/// Screenshots for docs/viewer.md; copied to JOINERY_DOC_IMAGES when that is set.
-async function screenshot(page, name) {
-  const file = join(shots, name);
-  await page.screenshot({ path: file });
-  if (process.env.JOINERY_DOC_IMAGES) copyFileSync(file, join(process.env.JOINERY_DOC_IMAGES, name));
-}
 
 /// Pixels of the 3-D view: the fraction of pixels away from the background colour (the corner
 /// pixel), and a 128x80 thumbnail to compare two pictures.
