@@ -363,6 +363,9 @@ int runSimulate(const std::vector<std::string>& argv) {
       nlohmann::json ej = {{"t", e.t}, {"kind", e.kind}, {"joint", e.joint}, {"impulse", e.impulse}};
       if (!e.label.empty()) ej["row"] = e.label;
       if (e.kind == "impact" || e.kind == "rest") ej["speed"] = e.speed;
+      // friction at an impact: planar, along t = ez x n; spatial, [along t1, along t2]
+      if (e.tangentDimension == 1) ej["tangent_impulse"] = e.tangentImpulse;
+      if (e.tangentDimension == 2) ej["tangent_impulse"] = {e.tangentImpulse, e.tangentImpulse2};
       events.push_back(ej);
     }
     sj["events"] = events;  // one-sided rows (docs/contact.md)

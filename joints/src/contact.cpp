@@ -5,12 +5,14 @@
 //              plane / sphere or point  (R_P n).(c - P) - r >= 0   (PointOnLine)
 //              sphere / sphere         |c2 - c1| - r1 - r2 >= 0    (PointDistance)
 //            `points` gives one row (and one gap) per point
-//            friction > 0 (planar bodies, against a plane): per point a tangential row
-//              (TangentRow, written while the point sticks) and the Coulomb law
-//              ContactFriction (C = -mu N d a_t^T while it slips in direction d)
+//            friction > 0 (against a plane): per point a tangential row (planar bodies: along
+//              t = ez x n) or two (spatial bodies: along t1, t2; spatialTangents) (TangentRow,
+//              written while the point sticks) and the Coulomb law ContactFriction
+//              (C = -mu N d . a_t while it slips in direction d)
 #include <Eigen/QR>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "joinery/core/format.hpp"
 #include "joinery/joints/nonideal.hpp"
@@ -110,6 +112,17 @@ Shape parseShape(const JsonCursor& c, const FactoryContext& ctx) {
   return s;
 }
 
+/// The tangents of a spatial contact's plane (docs/contact.md, "Friction in 3-D"), in the
+/// plane's body frame: t1 the unit projection onto the plane of the axis (x, y, z, the first
+/// on a tie) least aligned with the unit normal n, t2 = n x t1.
+std::pair<Vector3d, Vector3d> spatialTangents(const Vector3d& n) {
+  Eigen::Index axis = 0;
+  n.cwiseAbs().minCoeff(&axis);
+  const Vector3d e = Vector3d::Unit(axis);
+  const Vector3d t1 = (e - e.dot(n) * n).normalized();
+  return {t1, n.cross(t1)};
+}
+
 class Contact final : public detail::TwoPointJoint {
  public:
   Contact(const detail::TwoBodyInput& in, Shape s1, Shape s2, double restitution, double friction)
@@ -128,16 +141,22 @@ class Contact final : public detail::TwoPointJoint {
                        restitution, other.kind == Shape::Kind::Points ? "point " + std::to_string(i + 1) : "");
       }
       if (friction > 0) {
-        // the planar tangent t = ez x n (the factory checked that both bodies are planar)
+        // planar bodies: the tangent t = ez x n; spatial bodies: t1, t2 (the factory checked
+        // that the bodies are all planar or all spatial, the ground aside)
+        const bool planar = bodies()[0]->isPlanar() && bodies()[1]->isPlanar();
         const Vector3d t = Vector3d::UnitZ().cross(plane.normal);
+        const auto [t1, t2] = spatialTangents(plane.normal);
         std::optional<detail::BodyFrame> xFrame;
         if (other.radius > 0 && bodies()[static_cast<std::size_t>(ix)]->frames() != nullptr)
           xFrame.emplace(bodies(), ix);
         for (std::size_t i = 0; i < other.points.size(); ++i) {
           const detail::BodyPoint x(bodies(), ix, other.points[i]);
           const int k = static_cast<int>(i);
-          addTangentRow(k, std::make_unique<detail::TangentRow>(frame, origin, x, xFrame, plane.normal, t, other.radius,
-                                                                 *this, k));
+          addTangentRow(k, std::make_unique<detail::TangentRow>(frame, origin, x, xFrame, plane.normal, planar ? t : t1,
+                                                                 other.radius, *this, k));
+          if (!planar)
+            addTangentRow2(k, std::make_unique<detail::TangentRow>(frame, origin, x, xFrame, plane.normal, t2,
+                                                                    other.radius, *this, k));
         }
       }
       return;
@@ -168,9 +187,15 @@ class Contact final : public detail::TwoPointJoint {
 /// magnitude mu N_k against the sliding, at the contact point: C = -mu N_k d_k a_t,k^T, with
 /// a_t,k the candidate's tangential row and N_k its normal force, the multiplier of its normal row
 /// in the ideal force A_j^T lambda_j (least squares over the joint's rows; minimum norm where
-/// they are redundant).
+/// they are redundant). Spatial contacts (mode kSlip): C = -mu N_k (d1 a_t1 + d2 a_t2)^T with
+/// d the current sliding direction, (v_s + eps d_ref) / |v_s + eps d_ref| (kDirectionBlend),
+/// and d_ref past a stop (v_s . d_ref <= 0).
 class ContactFriction final : public NonidealLaw {
  public:
+  /// eps (m/s): at zero sliding speed (a slip just starting) the direction is the reference
+  /// d_ref; above the speed tolerance's scale it is the sliding's own (d_ref is moved to it
+  /// after every accepted step, so the blend changes no direction that does not turn).
+  static constexpr double kDirectionBlend = 1e-9;
   ContactFriction(const detail::OneSidedSet& set, double mu) : set_(set), mu_(mu) {}
   using NonidealLaw::calcWork;
   void calcWork(const Constraint& c, const LocalState& s, const IdealForce& f, VecRef C) const override {
@@ -178,7 +203,7 @@ class ContactFriction final : public NonidealLaw {
     int slipping = 0;
     for (int k = 0; k < set_.count(); ++k) {
       const int mode = set_.frictionMode(k);
-      if (set_.active(k) && (mode == 1 || mode == -1)) ++slipping;
+      if (set_.active(k) && (mode == 1 || mode == -1 || mode == OneSidedRows::kSlip)) ++slipping;
     }
     if (slipping == 0) return;
     const int m = c.numRows(), nl = c.numLocalCoordinates();
@@ -194,16 +219,36 @@ class ContactFriction final : public NonidealLaw {
     }
     for (int k = 0; k < set_.count(); ++k) {
       const int mode = set_.frictionMode(k);
-      if (!set_.active(k) || (mode != 1 && mode != -1)) continue;
+      if (!set_.active(k) || (mode != 1 && mode != -1 && mode != OneSidedRows::kSlip)) continue;
       const double N = std::max(0.0, lambda_(set_.localRow(k)));
       double bt = 0;
       set_.calcTangentRow(s, k, a_, bt);
-      C -= (mu_ * N * mode) * a_.row(0).transpose();
+      if (mode != OneSidedRows::kSlip) {
+        C -= (mu_ * N * mode) * a_.row(0).transpose();
+        continue;
+      }
+      const Eigen::Vector2d d = calcDirection(s, k);
+      C -= (mu_ * N * d(0)) * a_.row(0).transpose();
+      set_.calcTangentRow2(s, k, a_, bt);
+      C -= (mu_ * N * d(1)) * a_.row(0).transpose();
     }
   }
   nlohmann::json toJson() const override { return {{"coulomb", mu_}}; }
 
  private:
+  /// A spatial slipping candidate's sliding direction (a unit 2-vector over t1, t2).
+  Eigen::Vector2d calcDirection(const LocalState& s, int k) const {
+    const Eigen::Vector2d ref = set_.slipDirection(k);
+    const Eigen::Vector2d v(set_.calcSlidingVelocity(s, k, 0), set_.calcSlidingVelocity(s, k, 1));
+    // past a stop (v_s . d_ref <= 0: the event's far side) the force keeps d_ref, as the planar
+    // law keeps its sign: the sliding then goes through zero and the stop is a crossing of the
+    // event function; turned against the new sliding it would hold the point at zero (a
+    // chattering the event function does not see)
+    if (!(v.dot(ref) > 0)) return ref;
+    const Eigen::Vector2d w = v + kDirectionBlend * ref;
+    const double n = w.norm();
+    return n > 0 && std::isfinite(n) ? Eigen::Vector2d(w / n) : ref;
+  }
   const detail::OneSidedSet& set_;
   double mu_;
   mutable MatrixXd A_, a_;
@@ -244,15 +289,19 @@ std::unique_ptr<Constraint> makeContact(const JsonCursor& c, const FactoryContex
   const double friction = ctx.numberOr(c, "friction", 0.0);
   if (!(friction >= 0) || !std::isfinite(friction)) c.at("friction").failWith("friction = " + formatNumber(friction) + "; expected a Coulomb coefficient >= 0");
   if (friction > 0) {
-    // Coulomb friction: a point, points or a circle against a plane, planar bodies (2-D)
+    // Coulomb friction: a point, points or a sphere (circle) against a plane, between planar
+    // bodies (2-D: a tangent line) or spatial bodies (3-D: a tangent plane), the ground aside
     if (!plane1 && !plane2)
       c.at("friction").failWith("Coulomb friction between two spheres is not available in this build (a frictionless "
                                 "contact would be a silently wrong answer); expected 0, or a plane as one of the shapes");
-    for (const Body* b : {in.body1, in.body2})
-      if (!b->isPlanar())
-        c.at("friction").failWith("Coulomb friction on contacts is available for planar bodies only (2-D: a tangent "
-                                  "line, not a friction cone); body '" + b->name() +
-                                  "' is spatial. A frictionless contact would be a silently wrong answer; expected 0");
+    const bool ground1 = in.body1->typeName() == "ground", ground2 = in.body2->typeName() == "ground";
+    if (!ground1 && !ground2 && in.body1->isPlanar() != in.body2->isPlanar()) {
+      const Body& planar = in.body1->isPlanar() ? *in.body1 : *in.body2;
+      const Body& spatial = in.body1->isPlanar() ? *in.body2 : *in.body1;
+      c.at("friction").failWith("Coulomb friction between the planar body '" + planar.name() + "' and the spatial body '" +
+                                spatial.name() + "' is not defined (a tangent line or a tangent plane?); expected 0, or "
+                                "two planar or two spatial bodies");
+    }
   }
   in.point1 = s1.kind == K::Points ? s1.points.front() : s1.point;
   in.point2 = s2.kind == K::Points ? s2.points.front() : s2.point;

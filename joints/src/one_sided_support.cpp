@@ -37,6 +37,25 @@ void OneSidedSet::addTangent(int k, int row, const TangentRow* tangent) {
   setTangentRow(k, row);
 }
 
+void OneSidedSet::addTangent2(int k, int row, const TangentRow* tangent) {
+  if (tangents2_.size() < static_cast<std::size_t>(count())) tangents2_.resize(static_cast<std::size_t>(count()), nullptr);
+  tangents2_[static_cast<std::size_t>(k)] = tangent;
+  setTangentRow2(k, row);
+}
+
+void OneSidedSet::calcTangentRow2(const LocalState& s, int k, MatRef a, double& b) const {
+  a.setZero();
+  b = 0;
+  if (static_cast<std::size_t>(k) < tangents2_.size() && tangents2_[static_cast<std::size_t>(k)] != nullptr)
+    tangents2_[static_cast<std::size_t>(k)]->calcRawRow(s, a, b);
+}
+
+double OneSidedSet::calcSlidingVelocity(const LocalState& s, int k, int j) const {
+  const std::vector<const TangentRow*>& t = j == 0 ? tangents_ : tangents2_;
+  const auto u = static_cast<std::size_t>(k);
+  return u < t.size() && t[u] != nullptr ? t[u]->calcSlidingVelocity(s) : 0.0;
+}
+
 void OneSidedSet::calcTangentRow(const LocalState& s, int k, MatRef a, double& b) const {
   a.setZero();
   b = 0;
@@ -172,6 +191,13 @@ void PrimitiveJoint::addTangentRow(int k, std::unique_ptr<const TangentRow> row)
   const int r = numRows_;
   addRows(std::move(row));
   addTangent(k, r, raw);
+}
+
+void PrimitiveJoint::addTangentRow2(int k, std::unique_ptr<const TangentRow> row) {
+  const TangentRow* raw = row.get();
+  const int r = numRows_;
+  addRows(std::move(row));
+  addTangent2(k, r, raw);
 }
 
 void PrimitiveJoint::addLimitRows(const LimitInput& limit, const LimitPrimitive& make) {

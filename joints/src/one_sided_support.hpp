@@ -43,23 +43,30 @@ class OneSidedSet : public OneSidedRows {
   /// Gives candidate k the tangential row `row` (the joint's own row index) over `tangent`
   /// (owned by the joint; TangentRow::calcRawRow writes it whatever the mode).
   void addTangent(int k, int row, const TangentRow* tangent);
+  /// Gives candidate k its second tangential row (spatial contacts: along t2).
+  void addTangent2(int k, int row, const TangentRow* tangent);
   double calcGap(const LocalState& s, int k) const override;
   void calcRow(const LocalState& s, int k, MatRef a, double& b) const override;
   double calcRowScale(const LocalState& s, int k) const override;
   void calcTangentRow(const LocalState& s, int k, MatRef a, double& b) const override;
+  void calcTangentRow2(const LocalState& s, int k, MatRef a, double& b) const override;
+  /// The sliding velocity of candidate k along its tangent j (0: t, t1; 1: t2); 0 without one.
+  double calcSlidingVelocity(const LocalState& s, int k, int j) const;
 
  private:
   std::vector<Candidate> candidates_;
-  std::vector<const TangentRow*> tangents_;
+  std::vector<const TangentRow*> tangents_, tangents2_;
 };
 
-/// The tangential (stick) row of a contact candidate on a plane, planar bodies
-/// (docs/contact.md, "Friction"): the sliding velocity of body `x`'s material point at the
-/// contact, relative to the plane's body, along the plane's tangent t = R1 t_local:
+/// The tangential (stick) row of a contact candidate on a plane (docs/contact.md,
+/// "Friction"): the sliding velocity of body `x`'s material point at the contact, relative to
+/// the plane's body, along the plane's tangent t = R1 t_local:
 ///   v_s = d/dt [t . (x - o)] - r (w_x - w_1) . k,    k = R1 (n_local x t_local)
 /// (x the point or the sphere's centre, r the sphere's radius, w the bodies' angular velocities;
-/// the second term only when r > 0 and x's body has an orientation). Written only while the
-/// candidate is active and sticks (zeros otherwise), with velocity error v_s - target.
+/// the second term only when r > 0 and x's body has an orientation). Exact in 3-D as well
+/// (-r n is the contact point from the centre): a planar contact has one (t = ez x n), a
+/// spatial one two (t1, t2). Written only while the candidate is active and sticks (zeros
+/// otherwise), with velocity error v_s - target.
 class TangentRow final : public RowPrimitive {
  public:
   TangentRow(BodyFrame plane, BodyPoint origin, BodyPoint x, std::optional<BodyFrame> xFrame, const Vector3d& normalLocal,

@@ -45,6 +45,8 @@ class PrimitiveJoint : public Constraint, public OneSidedSet {
                       std::string label, GapFunction gap = {}, GapFunction scale = {});
   /// Appends candidate k's tangential (stick) row (constructors only; docs/contact.md, "Friction").
   void addTangentRow(int k, std::unique_ptr<const TangentRow> row);
+  /// Appends candidate k's second tangential row (spatial contacts: along t2).
+  void addTangentRow2(int k, std::unique_ptr<const TangentRow> row);
   /// Appends the rows of a limit (the bound given first: min, then max) over the quantity
   /// `make` measures; kept for toJson (limitJson()).
   void addLimitRows(const LimitInput& limit, const LimitPrimitive& make);

@@ -166,3 +166,34 @@ TEST_CASE("contact cli: the incline example's box slides, the puck stops at v0 /
   const double along = (x.back() - x.front()) * std::cos(a) + (y.back() - y.front()) * std::sin(a);
   CHECK(along == Approx(-0.5 * g * (std::sin(a) - 0.3 * std::cos(a))).epsilon(1e-8));
 }
+
+TEST_CASE("contact cli: a sphere thrown onto a floor with friction (3-D): the impacts' tangent_impulse, then rolling",
+          "[contact][cli][friction3d]") {
+  // examples/contact/sphere_throw.json: 7 kg, r = 0.109 m, thrown at (4, 3, 0) m/s from 0.3 m,
+  // e = 0.2, mu = 0.15 (docs/contact.md, "Examples")
+  const std::string dir = tempDir("sphere_throw");
+  const auto r = runCommand(kExe + " simulate " + kSource + "/examples/contact/sphere_throw.json -o " + dir +
+                            "/out.csv --summary " + dir + "/summary.json");
+  INFO(r.output);
+  REQUIRE(r.exitCode == 0);
+  const json s = readJson(dir + "/summary.json");
+  const json& ev = s["events"];
+  REQUIRE(ev.size() > 3);
+  const double g = 9.81, m = 7.0, e = 0.2, mu = 0.15, t0 = std::sqrt(0.6 / g), vn = g * t0;
+  CHECK(ev[0]["kind"] == "impact");
+  CHECK(ev[0]["t"].get<double>() == Approx(t0).margin(1e-8));
+  const double Pn = m * (1 + e) * vn;
+  CHECK(ev[0]["impulse"].get<double>() == Approx(Pn).epsilon(1e-7));
+  // slip: mu P_n against the sliding direction (0.8, 0.6), over t1 = ex, t2 = ey
+  REQUIRE(ev[0]["tangent_impulse"].is_array());
+  CHECK(ev[0]["tangent_impulse"][0].get<double>() == Approx(-0.8 * mu * Pn).epsilon(1e-7));
+  CHECK(ev[0]["tangent_impulse"][1].get<double>() == Approx(-0.6 * mu * Pn).epsilon(1e-7));
+  // the bounces take mu m (1 + e) vn / (1 - e) of tangential impulse; the slip speed left,
+  // 5 - 7/2 dv, is stopped at 7/2 mu g: rolling from then on at 5/7 of the throw
+  const double dv = mu * (1 + e) * vn / (1 - e), tRest = t0 + 2 * e * vn / (g * (1 - e));
+  CHECK(ev.back()["kind"] == "stick");
+  CHECK(ev.back()["t"].get<double>() == Approx(tRest + (5 - 3.5 * dv) / (3.5 * mu * g)).margin(1e-7));
+  const auto vx = column(dir + "/out.csv", "ball.x_dot"), vy = column(dir + "/out.csv", "ball.y_dot");
+  CHECK(vx.back() == Approx(5.0 / 7 * 4).epsilon(1e-8));
+  CHECK(vy.back() == Approx(5.0 / 7 * 3).epsilon(1e-8));
+}

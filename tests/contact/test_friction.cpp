@@ -308,16 +308,21 @@ TEST_CASE("Housner's rocking block: omega+ / omega- = 1 - 3/2 sin^2 alpha at a p
   }
 }
 
-TEST_CASE("friction is refused where it is not available, never silently dropped", "[contact][friction][input]") {
+TEST_CASE("friction on a spatial point contact gets two tangential rows (test_friction3d.cpp validates it)",
+          "[contact][friction][input]") {
   json doc = obliqueDrop(0, 1, 0.5);
   doc["bodies"][0]["dim"] = 3;
   doc["bodies"][0]["position"] = {0, 0.1, 0};
   doc["bodies"][0]["velocity"] = {0, -1, 0};
   doc["joints"][0]["shape1"]["plane"] = {{"point", {0, 0, 0}}, {"normal", {0, 1, 0}}};
   doc["joints"][0]["shape2"]["point"] = {0, 0, 0};
-  CHECK_THROWS_WITH(sceneFromJson(doc, "scene.json"), Catch::Contains("planar bodies only") && Catch::Contains("friction"));
+  const Scene spatial = sceneFromJson(doc, "scene.json");
+  const Constraint* floor = spatial.model.constraints().front();
+  CHECK(floor->numRows() == 3);  // the normal row, t1, t2
   doc["joints"][0]["friction"] = 0;
-  CHECK_NOTHROW(sceneFromJson(doc, "scene.json"));
+  CHECK(sceneFromJson(doc, "scene.json").model.constraints().front()->numRows() == 1);
+  // planar: one tangent
+  CHECK(sceneFromJson(obliqueDrop(0, 1, 0.5), "scene.json").model.constraints().front()->numRows() == 2);
 }
 
 }  // namespace

@@ -18,10 +18,11 @@ OneSidedHandler::OneSidedHandler(ModelSystem& system, OneSidedOptions options)
     const OneSidedRows* rows = oneSidedRows(*rb.constraint);
     if (rows == nullptr) continue;
     for (int k = 0; k < rows->count(); ++k) {
-      const int tangent = rows->tangentRow(k);
+      const int tangent = rows->tangentRow(k), tangent2 = rows->tangentRow2(k);
       if (tangent >= 0) friction_.push_back(static_cast<int>(candidates_.size()));
       candidates_.push_back({rb.constraint, rows, k, rb.row + rows->localRow(k), rb.constraint->numLocalCoordinates(),
-                             tangent >= 0 ? rb.row + tangent : -1, rows->friction()});
+                             tangent >= 0 ? rb.row + tangent : -1, rows->friction(),
+                             tangent >= 0 && tangent2 >= 0 ? rb.row + tangent2 : -1});
     }
   }
   qdd_ = VectorXd::Zero(model_.numCoordinates());
@@ -34,6 +35,9 @@ std::string OneSidedHandler::candidateName(int i) const {
 }
 
 namespace {
+/// A friction mode that slips (planar +1 / -1, spatial kSlip).
+bool isSlipMode(int mode) { return mode == 1 || mode == -1 || mode == OneSidedRows::kSlip; }
+
 LocalState localState(const Model& model, const State& s, const Constraint& c, std::vector<BodyStateView>& views) {
   views.clear();
   for (const Body* b : c.bodies()) {
@@ -115,6 +119,40 @@ const VectorXd& OneSidedHandler::tangentRow(const State& s, int i, double& b) {
   return aT_;
 }
 
+const VectorXd& OneSidedHandler::tangentRow2(const State& s, int i, double& b) {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  aT2_.resize(c.columns);
+  Eigen::Map<MatrixXd> a(aT2_.data(), 1, c.columns);
+  c.rows->calcTangentRow2(localState(model_, s, *c.joint, views_), c.k, a, b);
+  return aT2_;
+}
+
+Eigen::Vector2d OneSidedHandler::calcSliding(const State& s, int i) {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  Eigen::Vector2d v(calcSlidingVelocity(s, i), 0.0);
+  if (c.tangent2 < 0) return v;
+  double b = 0;
+  const VectorXd& a = tangentRow2(s, i, b);
+  gather(model_, *c.joint, s.v, local_);
+  v(1) = a.dot(local_);
+  return v;
+}
+
+Eigen::Vector2d OneSidedHandler::tangentPair(int i, const VectorXd& x) const {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  return {x(c.tangent), c.tangent2 >= 0 ? x(c.tangent2) : 0.0};
+}
+
+void OneSidedHandler::setSlip(int i, const Eigen::Vector2d& d) {
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  if (c.tangent2 < 0) {
+    setFriction(i, d(0) > 0 ? 1 : -1);
+    return;
+  }
+  setFriction(i, OneSidedRows::kSlip);
+  c.rows->setSlipDirection(c.k, d);
+}
+
 void OneSidedHandler::setFriction(int i, int mode, double target) {
   const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
   if (c.tangent < 0) return;
@@ -142,9 +180,12 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
   for (std::size_t f = 0; f < friction_.size(); ++f) {
     const int i = friction_[f];
     const int mode = frictionMode(i);
+    const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     const auto e = static_cast<Eigen::Index>(nc) + static_cast<Eigen::Index>(f);
     if (mode == OneSidedRows::kNoFriction || mode == OneSidedRows::kStick)
       values(e) = 1.0;
+    else if (mode == OneSidedRows::kSlip)  // spatial: along the reference direction (acceptStep)
+      values(e) = calcSliding(s, i).dot(c.rows->slipDirection(c.k));
     else
       values(e) = mode * calcSlidingVelocity(s, i);
   }
@@ -163,8 +204,29 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
     if (frictionMode(i) != OneSidedRows::kStick || !st.ok()) continue;
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     values(static_cast<Eigen::Index>(nc) + static_cast<Eigen::Index>(f)) =
-        c.mu * std::max(0.0, mult_.ideal(c.row)) - std::abs(mult_.total(c.tangent));
+        c.mu * std::max(0.0, mult_.ideal(c.row)) - tangentPair(i, mult_.total).norm();
   }
+}
+
+bool OneSidedHandler::acceptStep(const State& s, VecRef values) {
+  // a spatial slipping point's event function is v_s . d_ref (docs/contact.md, "Friction in
+  // 3-D"): d_ref moves to the sliding direction at the end of every accepted step, so the
+  // function is |v_s| there and crosses zero within a step only where the sliding stops or
+  // reverses, however far the direction turns over the whole slip
+  const auto nc = static_cast<Eigen::Index>(candidates_.size());
+  bool moved = false;
+  for (std::size_t f = 0; f < friction_.size(); ++f) {
+    const int i = friction_[f];
+    if (frictionMode(i) != OneSidedRows::kSlip) continue;
+    const Eigen::Vector2d v = calcSliding(s, i);
+    const double speed = v.norm();
+    if (!(speed > 0) || !std::isfinite(speed)) continue;
+    const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+    c.rows->setSlipDirection(c.k, v / speed);
+    values(nc + static_cast<Eigen::Index>(f)) = speed;
+    moved = true;
+  }
+  return moved;
 }
 
 void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& touching) {
@@ -233,15 +295,15 @@ bool OneSidedHandler::frictionActiveSet(const State& s, const std::vector<int>& 
   for (int i : touching) {
     if (frictionMode(i) != OneSidedRows::kStick) continue;
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
-    const double excess = std::abs(mult_.total(c.tangent)) - c.mu * std::max(0.0, mult_.ideal(c.row));
+    const double excess = tangentPair(i, mult_.total).norm() - c.mu * std::max(0.0, mult_.ideal(c.row));
     if (excess > worstExcess) {
       worstExcess = excess;
       worst = i;
     }
   }
   if (worst < 0) return false;
-  const OneSidedCandidate& w = candidates_[static_cast<std::size_t>(worst)];
-  setFriction(worst, mult_.total(w.tangent) > 0 ? -1 : 1);
+  const Eigen::Vector2d Ft = tangentPair(worst, mult_.total);
+  setSlip(worst, -Ft / Ft.norm());  // planar: -sign F_t
   return true;
 }
 
@@ -253,8 +315,11 @@ void OneSidedHandler::complementarity(const State& s, const std::vector<int>& to
   for (int i : touching) {
     if (candidates_[static_cast<std::size_t>(i)].tangent < 0) continue;
     ++withFriction;
-    const double v = calcSlidingVelocity(s, i);
-    setFriction(i, std::abs(v) > vtol ? (v > 0 ? 1 : -1) : OneSidedRows::kStick);
+    const Eigen::Vector2d v = calcSliding(s, i);  // planar: (v_s, 0)
+    if (v.norm() > vtol)
+      setSlip(i, v / v.norm());
+    else
+      setFriction(i, OneSidedRows::kStick);
   }
   // the normal active set, then stick or slip; a point that starts to slip may lift a corner
   // (a box tipping): the normal set again, until neither changes
@@ -292,11 +357,12 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
   const VectorXd v0 = s.v;
   const double vtol = speedScale(s);
   std::vector<double> target(candidates_.size(), 0.0), before(candidates_.size(), 0.0);
-  std::vector<double> slideBefore(candidates_.size(), 0.0);
+  std::vector<Eigen::Vector2d> slideBefore(candidates_.size(), Eigen::Vector2d::Zero());
+  std::vector<Eigen::Vector2d> slipDir(candidates_.size(), Eigen::Vector2d::Zero());  // d of a slipping point
   std::vector<char> inS(candidates_.size(), 0), rest(candidates_.size(), 0);
   std::vector<int> mode(candidates_.size(), OneSidedRows::kNoFriction);
   for (std::size_t j = 0; j < touching.size(); ++j) before[static_cast<std::size_t>(touching[j])] = rate[j];
-  for (int i : touching) slideBefore[static_cast<std::size_t>(i)] = calcSlidingVelocity(s, i);
+  for (int i : touching) slideBefore[static_cast<std::size_t>(i)] = calcSliding(s, i);
   // accumulation: a rebound that would fly for less than accumulationTime is made plastic
   // (the free gap acceleration from the state before, with the current active set)
   system_.forgetCachedState();
@@ -340,8 +406,7 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
     }
     bool anySlip = false;
     for (int i : touching)
-      if (inS[static_cast<std::size_t>(i)] && (mode[static_cast<std::size_t>(i)] == 1 || mode[static_cast<std::size_t>(i)] == -1))
-        anySlip = true;
+      if (inS[static_cast<std::size_t>(i)] && isSlipMode(mode[static_cast<std::size_t>(i)])) anySlip = true;
     F = VectorXd::Zero(v0.size());
     if (anySlip && !mInverse) mInverse.emplace(ws_.M);
     // slipping points: the fixed point P_n -> friction impulse F -> projection -> P_n
@@ -358,11 +423,13 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       VectorXd Fn = VectorXd::Zero(v0.size());
       for (int i : touching) {
         const auto u = static_cast<std::size_t>(i);
-        if (!inS[u] || (mode[u] != 1 && mode[u] != -1)) continue;
+        if (!inS[u] || !isSlipMode(mode[u])) continue;
         const OneSidedCandidate& c = candidates_[u];
         double b = 0;
         const VectorXd& a = tangentRow(s, i, b);
-        scatterAdd(model_, *c.joint, (-c.mu * std::max(0.0, P(c.row)) * mode[u]) * a, Fn);
+        scatterAdd(model_, *c.joint, (-c.mu * std::max(0.0, P(c.row)) * slipDir[u](0)) * a, Fn);
+        if (c.tangent2 >= 0)
+          scatterAdd(model_, *c.joint, (-c.mu * std::max(0.0, P(c.row)) * slipDir[u](1)) * tangentRow2(s, i, b), Fn);
       }
       const double change = (Fn - F).cwiseAbs().maxCoeff(), size = Fn.cwiseAbs().maxCoeff();
       F = Fn;
@@ -377,15 +444,25 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       const auto u = static_cast<std::size_t>(i);
       if (!inS[u] || mode[u] != OneSidedRows::kStick) continue;
       const OneSidedCandidate& c = candidates_[u];
-      const double excess = std::abs(P(c.tangent)) - c.mu * std::max(0.0, P(c.row));
+      const double excess = tangentPair(i, P).norm() - c.mu * std::max(0.0, P(c.row));
       if (excess > worstExcess) {
         worstExcess = excess;
         worst = i;
       }
     }
     if (worst >= 0) {
+      // d: the sliding direction before, or at no sliding against the stuck impulse P_t
       const auto w = static_cast<std::size_t>(worst);
-      mode[w] = std::abs(slideBefore[w]) > vtol ? (slideBefore[w] > 0 ? 1 : -1) : (P(candidates_[w].tangent) > 0 ? -1 : 1);
+      const Eigen::Vector2d Pt = tangentPair(worst, P);
+      const Eigen::Vector2d d = slideBefore[w].norm() > vtol ? Eigen::Vector2d(slideBefore[w] / slideBefore[w].norm())
+                                                            : Eigen::Vector2d(-Pt / Pt.norm());
+      if (candidates_[w].tangent2 < 0) {
+        mode[w] = d(0) > 0 ? 1 : -1;
+        slipDir[w] = Eigen::Vector2d(static_cast<double>(mode[w]), 0.0);
+      } else {
+        mode[w] = OneSidedRows::kSlip;
+        slipDir[w] = d;
+      }
       continue;
     }
     double worstValue = -1e-10 * pscale;
@@ -454,14 +531,22 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
     const double scale = c.rows->calcRowScale(localState(model_, s, *c.joint, views_), c.k);
     ev.impulse = inS[u] ? P(c.row) * scale : 0.0;
     ev.speed = -before[u] / scale;
-    if (inS[u] && c.tangent >= 0)
-      ev.tangentImpulse = mode[u] == OneSidedRows::kStick ? P(c.tangent) : -c.mu * std::max(0.0, P(c.row)) * mode[u];
+    if (inS[u] && c.tangent >= 0) {
+      const Eigen::Vector2d Pt = mode[u] == OneSidedRows::kStick ? tangentPair(i, P)
+                                                                 : Eigen::Vector2d(-c.mu * std::max(0.0, P(c.row)) * slipDir[u]);
+      ev.tangentImpulse = Pt(0);
+      ev.tangentImpulse2 = Pt(1);
+      ev.tangentDimension = c.tangent2 >= 0 ? 2 : 1;
+    }
     events_.push_back(ev);
     spdlog::info("t = {}: {} of '{}'{}: approach speed {}, impulse {}{}", ev.t, ev.kind, ev.joint,
                  ev.label.empty() ? "" : " (" + ev.label + ")", ev.speed, ev.impulse,
-                 c.tangent >= 0 && inS[u] ? fmt::format(", tangential impulse {} ({})", ev.tangentImpulse,
-                                                       mode[u] == OneSidedRows::kStick ? "stick" : "slip")
-                                          : std::string());
+                 c.tangent >= 0 && inS[u]
+                     ? fmt::format(", tangential impulse {} ({})",
+                                   c.tangent2 >= 0 ? fmt::format("[{}, {}]", ev.tangentImpulse, ev.tangentImpulse2)
+                                                   : fmt::format("{}", ev.tangentImpulse),
+                                   mode[u] == OneSidedRows::kStick ? "stick" : "slip")
+                     : std::string());
   }
 }
 
@@ -469,14 +554,16 @@ void OneSidedHandler::resolve(State& s) {
   if (candidates_.empty()) return;
   std::vector<char> wasActive(candidates_.size());
   std::vector<int> wasMode(candidates_.size());
+  std::vector<char> stopped(candidates_.size(), 0);  // a spatial slipping point that stopped
+  const double vtol = speedScale(s);
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     wasActive[i] = candidates_[i].rows->active(candidates_[i].k);
     wasMode[i] = frictionMode(static_cast<int>(i));
+    if (wasMode[i] == OneSidedRows::kSlip) stopped[i] = calcSliding(s, static_cast<int>(i)).norm() <= vtol ? 1 : 0;
   }
   // touching candidates and their rates before
   std::vector<int> touching, approaching;
   std::vector<double> rate;
-  const double vtol = speedScale(s);
   for (int i = 0; i < static_cast<int>(candidates_.size()); ++i) {
     if (calcGap(s, i) > 2 * opt_.gapTolerance) {
       setActive(i, false);
@@ -501,8 +588,10 @@ void OneSidedHandler::resolve(State& s) {
     const bool impacted = std::find(approaching.begin(), approaching.end(), i) != approaching.end();
     const int modeNow = frictionMode(i), modeBefore = wasMode[static_cast<std::size_t>(i)];
     if (modeNow == OneSidedRows::kStick && modeBefore != OneSidedRows::kStick) stuck = true;
-    if (now && wasActive[static_cast<std::size_t>(i)] && !impacted && modeNow != modeBefore) {
-      // stick / slip transitions of a point in contact before and after
+    const bool slidesOn = modeNow == OneSidedRows::kSlip && stopped[static_cast<std::size_t>(i)];
+    if (now && wasActive[static_cast<std::size_t>(i)] && !impacted && (modeNow != modeBefore || slidesOn)) {
+      // stick / slip transitions of a point in contact before and after (spatial: a stop
+      // where it slides on, in the direction -F_t / |F_t|)
       OneSidedEvent ev;
       ev.t = s.t;
       ev.kind = modeNow == OneSidedRows::kStick ? "stick" : "slip";

@@ -74,10 +74,36 @@ class OneSidedRows {
     a.setZero();
     b = 0;
   }
-  /// Friction mode of candidate k: kNoFriction (inactive, or no friction), kStick, or the
-  /// sliding direction +1 / -1 (slipping: a friction force mu N against it, N the normal force).
+  /// Spatial contacts (3-D) have a second tangential row tangentRow2(k) (-1: none, a planar
+  /// contact's single tangent line): the two rows are the sliding velocity along the two
+  /// orthonormal tangents t1, t2 of the plane (fixed in the plane's body).
+  int tangentRow2(int k) const { return rows_[static_cast<std::size_t>(k)].tangent2; }
+  /// Candidate k's second tangential row whatever its mode (as calcTangentRow).
+  virtual void calcTangentRow2(const LocalState& s, int k, MatRef a, double& b) const {
+    (void)s;
+    (void)k;
+    a.setZero();
+    b = 0;
+  }
+  /// Friction mode of candidate k: kNoFriction (inactive, or no friction), kStick, the
+  /// sliding direction +1 / -1 of a planar contact (slipping: a friction force mu N against
+  /// it, N the normal force), or kSlip for a spatial contact (slipping against its current
+  /// sliding direction d = v_s / |v_s|; slipDirection(k) is the reference direction).
   static constexpr int kNoFriction = 0;
   static constexpr int kStick = 2;
+  static constexpr int kSlip = 3;
+  /// A spatial slipping candidate's reference sliding direction (a unit 2-vector over t1, t2):
+  /// the direction the slip starts in (at zero sliding speed) and, during the slip, the
+  /// direction at the start of the last accepted step (docs/contact.md, "Friction in 3-D").
+  Eigen::Vector2d slipDirection(int k) const {
+    const Row& r = rows_[static_cast<std::size_t>(k)];
+    return {r.direction1, r.direction2};
+  }
+  void setSlipDirection(int k, const Eigen::Vector2d& d) const {
+    const Row& r = rows_[static_cast<std::size_t>(k)];
+    r.direction1 = d(0);
+    r.direction2 = d(1);
+  }
   int frictionMode(int k) const { return rows_[static_cast<std::size_t>(k)].mode; }
   void setFrictionMode(int k, int mode) const { rows_[static_cast<std::size_t>(k)].mode = mode; }
   /// While sticking, the tangential row's velocity error is a_t q' - target (0 normally).
@@ -87,10 +113,12 @@ class OneSidedRows {
  protected:
   /// Adds a candidate (constructors only).
   void addCandidate(int row, double restitution, std::string label) {
-    rows_.push_back({row, restitution, std::move(label), 0, 0.0, -1, 0, 0.0});
+    rows_.push_back({row, restitution, std::move(label), 0, 0.0, -1, 0, 0.0, -1, 1.0, 0.0});
   }
   /// Gives candidate k the tangential row `row` (constructors only).
   void setTangentRow(int k, int row) { rows_[static_cast<std::size_t>(k)].tangent = row; }
+  /// Gives candidate k the second tangential row `row` (spatial contacts; constructors only).
+  void setTangentRow2(int k, int row) { rows_[static_cast<std::size_t>(k)].tangent2 = row; }
   void setFriction(double mu) { friction_ = mu; }
 
  private:
@@ -103,6 +131,8 @@ class OneSidedRows {
     int tangent;
     mutable int mode;
     mutable double tangentTarget;
+    int tangent2;
+    mutable double direction1, direction2;
   };
   std::vector<Row> rows_;
   double friction_ = 0;
@@ -127,8 +157,13 @@ struct OneSidedEvent {
   std::string joint;
   std::string label;   ///< the candidate ("min", "max", "point 2", or "")
   double impulse = 0;  ///< impact: the normal impulse along the gap (N s, or N m s for angles)
-  /// impact with Coulomb friction: the tangential impulse (N s, along the contact's tangent)
+  /// impact with Coulomb friction: the tangential impulse (N s, along the contact's tangent;
+  /// spatial contacts: along t1, and tangentImpulse2 along t2)
   double tangentImpulse = 0;
+  double tangentImpulse2 = 0;
+  /// 0: no tangential impulse (no friction, or not an impact), 1: planar (tangentImpulse),
+  /// 2: spatial (tangentImpulse, tangentImpulse2)
+  int tangentDimension = 0;
   double speed = 0;    ///< impact: the approach speed (m/s, rad/s) before it
 };
 
@@ -145,6 +180,15 @@ class OneSidedEvents {
   /// At `s` (an event located, or the start of the run): impacts (s.v jumps) and the active set
   /// from complementarity. Appends to events().
   virtual void resolve(State& s) = 0;
+  /// After a step to `s` accepted without an event: the system may move the references of its
+  /// event functions (a spatial sliding point's direction, docs/contact.md); `values` are the
+  /// functions at `s` as calcEventFunctions wrote them, rewritten where a reference moved.
+  /// Returns true when it rewrote some.
+  virtual bool acceptStep(const State& s, VecRef values) {
+    (void)s;
+    (void)values;
+    return false;
+  }
   virtual const std::vector<OneSidedEvent>& events() const = 0;
 };
 

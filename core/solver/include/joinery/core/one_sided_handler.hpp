@@ -41,6 +41,7 @@ struct OneSidedCandidate {
   int columns = 0;    ///< the joint's local coordinates
   int tangent = -1;   ///< global row of the tangential (stick) row; -1: no friction
   double mu = 0;      ///< Coulomb coefficient
+  int tangent2 = -1;  ///< spatial contacts: global row of the second tangential row; -1: none
 };
 
 /// The one-sided side of a ModelSystem (which must outlive it). Not thread-safe.
@@ -60,13 +61,18 @@ class OneSidedHandler final : public OneSidedEvents {
   /// without one-sided rows.
   double calcJointGap(const State& s, const Constraint& c);
 
-  /// The sliding velocity of candidate i's contact point at `s` (0 without friction).
+  /// The sliding velocity of candidate i's contact point at `s` (0 without friction; spatial
+  /// contacts: along t1).
   double calcSlidingVelocity(const State& s, int i);
+  /// The sliding velocity over the tangents (t, 0) planar, (t1, t2) spatial.
+  Eigen::Vector2d calcSliding(const State& s, int i);
 
   /// One per candidate, then one per candidate with friction (docs/contact.md, "Friction").
   int numEventFunctions() const override { return static_cast<int>(candidates_.size() + friction_.size()); }
   void calcEventFunctions(const State& s, VecRef values) override;
   void resolve(State& s) override;
+  /// Moves a spatial slipping point's reference direction to its sliding direction at `s`.
+  bool acceptStep(const State& s, VecRef values) override;
   const std::vector<OneSidedEvent>& events() const override { return events_; }
 
   /// Decides the active set at `s` by complementarity alone (velocities untouched): what
@@ -83,6 +89,12 @@ class OneSidedHandler final : public OneSidedEvents {
   int frictionMode(int i) const;
   /// The tangential row of candidate i (aT_), its b.
   const VectorXd& tangentRow(const State& s, int i, double& b);
+  /// The second tangential row of candidate i (spatial contacts; aT2_), its b.
+  const VectorXd& tangentRow2(const State& s, int i, double& b);
+  /// Sets candidate i slipping: planar along sign(d(0)), spatial along d (unit).
+  void setSlip(int i, const Eigen::Vector2d& d);
+  /// The tangential components (row tangent, row tangent2 or 0) of a global vector of row values.
+  Eigen::Vector2d tangentPair(int i, const VectorXd& x) const;
   /// Stick or slip for the active touching candidates with friction (modes set for them).
   bool frictionActiveSet(const State& s, const std::vector<int>& touching);
   void normalActiveSet(const State& s, const std::vector<int>& touching);
@@ -100,7 +112,7 @@ class OneSidedHandler final : public OneSidedEvents {
   std::vector<int> friction_;  ///< the candidates with friction (event functions after the candidates')
   std::vector<OneSidedEvent> events_;
   std::vector<BodyStateView> views_;
-  VectorXd local_, aRow_, aT_, qdd_;
+  VectorXd local_, aRow_, aT_, aT2_, qdd_;
   JointMultipliers mult_;
   ModelWorkspace ws_;
   bool haveWs_ = false;
