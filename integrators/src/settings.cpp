@@ -55,6 +55,8 @@ const NumberRule kNumberRules[] = {
     {"step", &SimulationSettings::step, [](double v) { return v > 0; }, "step > 0 (the rk4 step, s)"},
     {"output_interval", &SimulationSettings::outputInterval, [](double v) { return v > 0; },
      "output_interval > 0 (the time between samples, s)"},
+    {"max_step", &SimulationSettings::maxStep, [](double v) { return v >= 0; },
+     "max_step >= 0 (the largest step of dopri5, rkm and radau5, s; 0: no limit)"},
 };
 
 const std::vector<std::string>& settingKeys() {
@@ -145,9 +147,11 @@ void validateSimulationSettings(const SimulationSettings& settings) {
 }
 
 nlohmann::json toJson(const SimulationSettings& s) {
-  return {{"t_end", s.tEnd},   {"integrator", toString(s.integrator)}, {"rtol", s.rtol},
-          {"atol", s.atol},    {"step", s.step},                       {"output_interval", s.outputInterval},
-          {"stabilization", toString(s.stabilization)}};
+  nlohmann::json j = {{"t_end", s.tEnd},   {"integrator", toString(s.integrator)}, {"rtol", s.rtol},
+                      {"atol", s.atol},    {"step", s.step},                       {"output_interval", s.outputInterval},
+                      {"stabilization", toString(s.stabilization)}};
+  if (s.maxStep > 0) j["max_step"] = s.maxStep;
+  return j;
 }
 
 }  // namespace joinery

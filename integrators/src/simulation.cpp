@@ -179,6 +179,13 @@ SimulationResult runSimulation(DynamicSystem& system, const SimulationSettings& 
 
 namespace {
 
+/// The largest step of an adaptive method: the scene's `max_step` and the program's option,
+/// the smaller of those given (0: no limit).
+double largestStep(const SimulationSettings& settings, const RunOptions& options) {
+  if (settings.maxStep > 0 && options.maxStep > 0) return std::min(settings.maxStep, options.maxStep);
+  return settings.maxStep > 0 ? settings.maxStep : options.maxStep;
+}
+
 /// The integrator of `settings` (a new IntegratorKind is constructed here).
 std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const SimulationSettings& settings,
                                            const RunOptions& options, const Baumgarte& bg) {
@@ -190,7 +197,7 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.atol = settings.atol;
       o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
       o.minStep = options.minStep;
-      o.maxStep = options.maxStep;
+      o.maxStep = largestStep(settings, options);
       return std::make_unique<Dopri5Integrator>(system, o, bg);
     }
     case IntegratorKind::Rkm: {  // Kutta–Merson 4(5): dopri5's settings
@@ -199,7 +206,7 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.atol = settings.atol;
       o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
       o.minStep = options.minStep;
-      o.maxStep = options.maxStep;
+      o.maxStep = largestStep(settings, options);
       return std::make_unique<RkmIntegrator>(system, o, bg);
     }
     case IntegratorKind::Radau5: {  // the implicit method
@@ -208,7 +215,7 @@ std::unique_ptr<Integrator> makeIntegrator(DynamicSystem& system, const Simulati
       o.atol = settings.atol;
       o.initialStep = options.initialStep > 0 ? options.initialStep : settings.step;
       o.minStep = options.minStep;
-      o.maxStep = options.maxStep;
+      o.maxStep = largestStep(settings, options);
       o.useForceLinearization = options.forceLinearization;
       if (options.jacobianReuse > 0) o.jacobianReuse = o.linearizedJacobianReuse = options.jacobianReuse;
       if (options.radauSparseFrom >= 0) o.sparseFrom = options.radauSparseFrom;

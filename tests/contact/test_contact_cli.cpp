@@ -96,6 +96,31 @@ TEST_CASE("contact cli: check --json gives one_sided at the initial state; inter
   CHECK(r.output.find("starts interpenetrating: gap -0.05 between 'ground' and 'ball'") != std::string::npos);
 }
 
+TEST_CASE("contact cli: the simulation's max_step bounds the adaptive step; a negative one is refused", "[contact][cli]") {
+  const std::string dir = tempDir("max_step");
+  json doc = readJson(kSource + "/examples/contact/bouncing_ball.json");
+  doc["simulation"]["t_end"] = 0.4;  // free flight: the motion is a parabola, dopri5's step grows
+  { std::ofstream(dir + "/free.json") << doc.dump(); }
+  doc["simulation"]["max_step"] = 0.001;
+  { std::ofstream(dir + "/bounded.json") << doc.dump(); }
+  for (const char* name : {"free", "bounded"}) {
+    const auto r = runCommand(kExe + " simulate " + dir + "/" + name + ".json -o " + dir + "/" + name + ".csv --summary " +
+                              dir + "/" + name + "_s.json");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+  }
+  const long free = readJson(dir + "/free_s.json")["steps"].get<long>();
+  const long bounded = readJson(dir + "/bounded_s.json")["steps"].get<long>();
+  CHECK(free < 40);        // a parabola: few steps
+  CHECK(bounded >= 400);   // 0.4 s in steps of at most 1 ms
+  doc["simulation"]["max_step"] = -1;
+  { std::ofstream(dir + "/bad.json") << doc.dump(); }
+  const auto bad = runCommand(kExe + " simulate " + dir + "/bad.json -o " + dir + "/bad.csv");
+  CHECK(bad.exitCode == 2);
+  CHECK_THAT(bad.output, Catch::Contains("/simulation/max_step"));
+  CHECK_THAT(bad.output, Catch::Contains("max_step >= 0"));
+}
+
 TEST_CASE("contact cli: check says when no motion the joints allow can close a contact's gap", "[contact][cli]") {
   const std::string dir = tempDir("never");
   // a cart on a horizontal slider 1 m above the floor, its wheel 0.1 m: the gap stays 1 m

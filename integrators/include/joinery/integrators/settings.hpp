@@ -44,6 +44,7 @@ struct SimulationSettings {
   double atol = 1e-9;                       ///< absolute tolerance of the adaptive methods, >= 0
   double step = 1e-3;                       ///< fixed step of rk4 (s), > 0; the adaptive methods' first trial step
   double outputInterval = 0.01;             ///< time between written samples (s), > 0
+  double maxStep = 0;                       ///< largest step of the adaptive methods (s), >= 0; 0: no limit
   Stabilization stabilization = Stabilization::Projection;
   bool given = false;                       ///< true when the scene has a `simulation` object
 };
@@ -52,7 +53,7 @@ struct SimulationSettings {
 /// scene's parameters). An absent section gives the defaults (`given` false).
 /// @throws InputError naming the file, the path `/simulation/<key>`, the value and what was
 ///         expected: unknown keys (with a suggestion), non-numbers, t_end <= 0, rtol outside
-///         (0, 1), atol < 0, step <= 0, output_interval <= 0, unknown integrator or
+///         (0, 1), atol < 0, step <= 0, output_interval <= 0, max_step < 0, unknown integrator or
 ///         stabilization names (with a suggestion).
 SimulationSettings parseSimulationSettings(const SceneSection& section);
 /// Same, from a plain JSON object (numbers only, no parameters); `file` names the source in
