@@ -269,6 +269,7 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
 
 const std::string& OutputChannels::channelOfColumn(std::size_t i) const { return impl_->owner.at(i); }
 
+// long: one case per channel kind, each reading its part of the state without allocation.
 void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::vector<JointResult>* joints,
                               double* out) const {
   const Impl& im = *impl_;
