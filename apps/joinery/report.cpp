@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "joinery/core/forward_dynamics.hpp"
 #include "joinery/import/import.hpp"
 #include "joinery/core/one_sided_findings.hpp"
+#include "joinery/core/one_sided.hpp"
 #include "joinery/core/one_sided_handler.hpp"
 
 namespace joinery::cli {
@@ -44,6 +46,42 @@ LoadedScene loadSceneForCommand(const std::string& file, const SceneOptions& opt
   return out;
 }
 
+namespace {
+
+/// The compliant contacts at the initial state, as "one_sided" lists them: name ->
+/// {"active": force > 0, "gap", "force" (N), "model": "compliant"}, with "rows" per point when it
+/// has several (docs/contact.md, "Compliant contact").
+nlohmann::json compliantContactsJson(const Model& model) {
+  nlohmann::json out = nlohmann::json::object();
+  const State s0 = model.initialState();
+  for (const ForceElement* f : model.forces()) {
+    const CompliantContactView* contact = compliantContact(*f);
+    if (contact == nullptr) continue;
+    std::vector<BodyStateView> views;
+    for (const Body* b : f->bodies()) {
+      const BodySlot& slot = model.slotOf(*b);
+      views.push_back({b, s0.q.data() + slot.offset, s0.v.data() + slot.offset, slot.size});
+    }
+    const LocalState ls{s0.t, std::span<const BodyStateView>(views)};
+    nlohmann::json e = {{"model", "compliant"}};
+    double gap = std::numeric_limits<double>::infinity(), force = 0;
+    for (int k = 0; k < contact->numContactPoints(); ++k) {
+      const double g = contact->calcGap(ls, k), F = contact->calcNormalForce(ls, k);
+      gap = std::min(gap, g);
+      force += F;
+      if (contact->numContactPoints() > 1)
+        e["rows"].push_back({{"label", "point " + std::to_string(k + 1)}, {"active", F > 0}, {"gap", g}, {"force", F}});
+    }
+    e["active"] = force > 0;
+    e["gap"] = gap;
+    e["force"] = force;
+    out[f->name()] = e;
+  }
+  return out;
+}
+
+}  // namespace
+
 int runSceneReport(const std::string& file, bool json, bool withAccelerations, const SceneOptions& options,
                    bool strict) {
   const LoadedScene loaded = loadSceneForCommand(file, options);
@@ -61,6 +99,10 @@ int runSceneReport(const std::string& file, bool json, bool withAccelerations, c
       // interpenetrating at the start, or a gap no motion can close (reported, not corrected)
       for (const OneSidedFinding& f : findOneSidedProblems(loaded.scene.model, s0)) oneSidedWarnings.push_back(f.message);
     }
+  }
+  if (const nlohmann::json compliant = compliantContactsJson(loaded.scene.model); !compliant.empty()) {
+    if (oneSided.is_null()) oneSided = nlohmann::json::object();
+    for (const auto& [name, e] : compliant.items()) oneSided[name] = e;
   }
   const CheckReport r = checkScene(loaded.scene);
   const char* cmd = withAccelerations ? "solve" : "check";

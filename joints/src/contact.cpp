@@ -16,6 +16,7 @@
 
 #include "joinery/core/format.hpp"
 #include "joinery/joints/nonideal.hpp"
+#include "contact_shape.hpp"
 #include "primitive_joint.hpp"
 
 namespace joinery {
@@ -62,55 +63,7 @@ std::unique_ptr<Constraint> makeRope(const JsonCursor& c, const FactoryContext& 
   return std::make_unique<Rope>(in, length, readRestitution(c, ctx));
 }
 
-/// A contact shape in its body's frame.
-struct Shape {
-  enum class Kind { Plane, Sphere, Point, Points } kind = Kind::Point;
-  Vector3d point = Vector3d::Zero();   // plane point, sphere centre, the point
-  Vector3d normal = Vector3d::UnitZ(); // plane (unit)
-  double radius = 0;                   // sphere
-  std::vector<Vector3d> points;        // points (and the one point of Point / Sphere)
-  nlohmann::json source;
-};
-
-Shape parseShape(const JsonCursor& c, const FactoryContext& ctx) {
-  const char* expected =
-      "one of {\"plane\": {\"point\": P, \"normal\": N}}, {\"sphere\": {\"center\": C, \"radius\": r}}, "
-      "{\"point\": P}, {\"points\": [P1, P2, ...]}";
-  if (!c.value().is_object() || c.value().size() != 1) c.fail(expected);
-  Shape s;
-  s.source = c.value();
-  if (c.has("plane")) {
-    const JsonCursor p = c.at("plane");
-    if (!p.value().is_object()) p.fail("an object {\"point\": P, \"normal\": N}");
-    p.rejectUnknownKeys({"point", "normal"});
-    s.kind = Shape::Kind::Plane;
-    s.point = detail::parseVector(p, "point", ctx);
-    const Vector3d n = ctx.vector3(p.at("normal"));
-    if (!(n.norm() > 0) || !std::isfinite(n.norm())) p.at("normal").failWith("the normal has no length; expected a non-zero direction");
-    s.normal = n.normalized();
-  } else if (c.has("sphere")) {
-    const JsonCursor p = c.at("sphere");
-    if (!p.value().is_object()) p.fail("an object {\"center\": C, \"radius\": r}");
-    p.rejectUnknownKeys({"center", "radius"});
-    s.kind = Shape::Kind::Sphere;
-    s.point = detail::parseVector(p, "center", ctx);
-    s.radius = ctx.number(p.at("radius"));
-    if (!(s.radius >= 0) || !std::isfinite(s.radius)) p.at("radius").failWith("radius = " + formatNumber(s.radius) + "; expected a finite radius >= 0");
-    s.points = {s.point};
-  } else if (c.has("point")) {
-    s.kind = Shape::Kind::Point;
-    s.point = ctx.vector3(c.at("point"));
-    s.points = {s.point};
-  } else if (c.has("points")) {
-    const JsonCursor p = c.at("points");
-    if (!p.value().is_array() || p.size() == 0) p.fail("a non-empty list of points");
-    s.kind = Shape::Kind::Points;
-    for (std::size_t i = 0; i < p.size(); ++i) s.points.push_back(ctx.vector3(p.at(i)));
-  } else {
-    c.fail(expected);
-  }
-  return s;
-}
+using Shape = detail::ContactShape;
 
 /// The tangents of a spatial contact's plane (docs/contact.md, "Friction in 3-D"), in the
 /// plane's body frame: t1 the unit projection onto the plane of the axis (x, y, z, the first
@@ -262,30 +215,21 @@ std::unique_ptr<Constraint> makeContact(const JsonCursor& c, const FactoryContex
   if (c.has("model")) {
     const JsonCursor m = c.at("model");
     const std::string model = m.value().is_string() ? m.value().get<std::string>() : std::string();
+    // the scene loader builds a `joints` entry with "model": "compliant" as a force element
+    // (ForceRegistry "contact", compliant_contact.cpp); only a direct call of this factory gets here
     if (model == "compliant")
-      m.failWith("compliant (Hunt-Crossley) contacts are not available in this build; expected \"rigid\" (the default)");
+      m.failWith("a compliant (Hunt-Crossley) contact is a force element, not a joint: build it with the force "
+                 "registry (the scene loader does so for a 'joints' entry); expected \"rigid\" here");
     if (model != "rigid") m.fail("\"rigid\" (the default) or \"compliant\"");
   }
   for (const char* key : {"stiffness", "damping", "exponent"})
     if (c.has(key)) c.at(key).failWith(std::string("'") + key + "' belongs to a compliant contact (\"model\": \"compliant\")");
-  const detail::MarkerNeeds needs{.points = true, .frames = false, .planar = false};
-  detail::TwoBodyInput in = detail::parseTwoBodies(c, ctx, needs, "contact joint", false);
-  const Shape s1 = parseShape(c.at("shape1"), ctx), s2 = parseShape(c.at("shape2"), ctx);
+  const detail::ContactInput input = detail::parseContactInput(c, ctx);
+  const detail::TwoBodyInput& in = input.in;
+  const Shape& s1 = input.shape1;
+  const Shape& s2 = input.shape2;
   using K = Shape::Kind;
   const bool plane1 = s1.kind == K::Plane, plane2 = s2.kind == K::Plane;
-  if (plane1 && plane2) c.at("shape2").failWith("a plane against a plane is not a contact joinery handles; expected a sphere, point or points against the plane");
-  if (!plane1 && !plane2) {
-    if (s1.kind == K::Points || s2.kind == K::Points)
-      c.at(s1.kind == K::Points ? "shape1" : "shape2").failWith("points touch a plane only; expected a plane as the other shape");
-    if (s1.kind == K::Point && s2.kind == K::Point)
-      c.at("shape2").failWith("a point against a point never touches; expected a plane or a sphere as one of the shapes");
-  }
-  if (plane1 || plane2) {
-    const Body& planeBody = plane1 ? *in.body1 : *in.body2;
-    const detail::MarkerNeeds frames{.points = true, .frames = true, .planar = false};
-    const std::string problem = detail::markerProblem(planeBody, frames, "contact plane");
-    if (!problem.empty()) c.at(plane1 ? "body1" : "body2").failWith(problem);
-  }
   const double friction = ctx.numberOr(c, "friction", 0.0);
   if (!(friction >= 0) || !std::isfinite(friction)) c.at("friction").failWith("friction = " + formatNumber(friction) + "; expected a Coulomb coefficient >= 0");
   if (friction > 0) {
@@ -303,14 +247,86 @@ std::unique_ptr<Constraint> makeContact(const JsonCursor& c, const FactoryContex
                                 "two planar or two spatial bodies");
     }
   }
-  in.point1 = s1.kind == K::Points ? s1.points.front() : s1.point;
-  in.point2 = s2.kind == K::Points ? s2.points.front() : s2.point;
   auto contact = std::make_unique<Contact>(in, s1, s2, readRestitution(c, ctx), friction);
   if (friction > 0) contact->setNonideal(std::make_unique<ContactFriction>(*contact, friction));
   return contact;
 }
 
 }  // namespace
+
+namespace detail {
+
+namespace {
+
+ContactShape parseContactShape(const JsonCursor& c, const FactoryContext& ctx) {
+  const char* expected =
+      "one of {\"plane\": {\"point\": P, \"normal\": N}}, {\"sphere\": {\"center\": C, \"radius\": r}}, "
+      "{\"point\": P}, {\"points\": [P1, P2, ...]}";
+  if (!c.value().is_object() || c.value().size() != 1) c.fail(expected);
+  ContactShape s;
+  s.source = c.value();
+  if (c.has("plane")) {
+    const JsonCursor p = c.at("plane");
+    if (!p.value().is_object()) p.fail("an object {\"point\": P, \"normal\": N}");
+    p.rejectUnknownKeys({"point", "normal"});
+    s.kind = ContactShape::Kind::Plane;
+    s.point = detail::parseVector(p, "point", ctx);
+    const Vector3d n = ctx.vector3(p.at("normal"));
+    if (!(n.norm() > 0) || !std::isfinite(n.norm())) p.at("normal").failWith("the normal has no length; expected a non-zero direction");
+    s.normal = n.normalized();
+  } else if (c.has("sphere")) {
+    const JsonCursor p = c.at("sphere");
+    if (!p.value().is_object()) p.fail("an object {\"center\": C, \"radius\": r}");
+    p.rejectUnknownKeys({"center", "radius"});
+    s.kind = ContactShape::Kind::Sphere;
+    s.point = detail::parseVector(p, "center", ctx);
+    s.radius = ctx.number(p.at("radius"));
+    if (!(s.radius >= 0) || !std::isfinite(s.radius)) p.at("radius").failWith("radius = " + formatNumber(s.radius) + "; expected a finite radius >= 0");
+    s.points = {s.point};
+  } else if (c.has("point")) {
+    s.kind = ContactShape::Kind::Point;
+    s.point = ctx.vector3(c.at("point"));
+    s.points = {s.point};
+  } else if (c.has("points")) {
+    const JsonCursor p = c.at("points");
+    if (!p.value().is_array() || p.size() == 0) p.fail("a non-empty list of points");
+    s.kind = ContactShape::Kind::Points;
+    for (std::size_t i = 0; i < p.size(); ++i) s.points.push_back(ctx.vector3(p.at(i)));
+  } else {
+    c.fail(expected);
+  }
+  return s;
+}
+
+}  // namespace
+
+ContactInput parseContactInput(const JsonCursor& c, const FactoryContext& ctx) {
+  const MarkerNeeds needs{.points = true, .frames = false, .planar = false};
+  ContactInput out{parseTwoBodies(c, ctx, needs, "contact joint", false), parseContactShape(c.at("shape1"), ctx),
+                   parseContactShape(c.at("shape2"), ctx)};
+  const ContactShape& s1 = out.shape1;
+  const ContactShape& s2 = out.shape2;
+  using K = ContactShape::Kind;
+  const bool plane1 = s1.kind == K::Plane, plane2 = s2.kind == K::Plane;
+  if (plane1 && plane2) c.at("shape2").failWith("a plane against a plane is not a contact joinery handles; expected a sphere, point or points against the plane");
+  if (!plane1 && !plane2) {
+    if (s1.kind == K::Points || s2.kind == K::Points)
+      c.at(s1.kind == K::Points ? "shape1" : "shape2").failWith("points touch a plane only; expected a plane as the other shape");
+    if (s1.kind == K::Point && s2.kind == K::Point)
+      c.at("shape2").failWith("a point against a point never touches; expected a plane or a sphere as one of the shapes");
+  }
+  if (plane1 || plane2) {
+    const Body& planeBody = plane1 ? *out.in.body1 : *out.in.body2;
+    const MarkerNeeds frames{.points = true, .frames = true, .planar = false};
+    const std::string problem = markerProblem(planeBody, frames, "contact plane");
+    if (!problem.empty()) c.at(plane1 ? "body1" : "body2").failWith(problem);
+  }
+  out.in.point1 = s1.kind == K::Points ? s1.points.front() : s1.point;
+  out.in.point2 = s2.kind == K::Points ? s2.points.front() : s2.point;
+  return out;
+}
+
+}  // namespace detail
 
 JOINERY_REGISTER(ConstraintRegistry,
                  {std::string(kRopeType), makeRope,

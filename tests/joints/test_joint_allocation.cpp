@@ -38,7 +38,7 @@ TEST_CASE("evaluating joints, non-ideal laws and forces allocates nothing", "[jo
         CHECK(during == 0);
       }
     }
-    for (const std::string type : {"spring", "torsion2d", "force", "generalized"}) {
+    for (const std::string type : {"spring", "torsion2d", "force", "generalized", "contact"}) {
       if (kind == "rigid3d" && type == std::string("torsion2d")) continue;
       DYNAMIC_SECTION(type << " on " << kind) {
         TestScene scene;

@@ -20,7 +20,9 @@ const std::vector<std::string> kJointTypes = {"revolute2d", "prismatic2d", "weld
                                               "gear", "rack_pinion",
                                               // one-sided joints (test_contact_input.cpp, tests/contact)
                                               "rope", "contact"};
-const std::vector<std::string> kForceTypes = {"spring", "torsion2d", "force", "generalized", "joint_spring"};
+const std::vector<std::string> kForceTypes = {"spring", "torsion2d", "force", "generalized", "joint_spring",
+                                              // a compliant contact (tests/contact/test_compliant.cpp)
+                                              "contact"};
 
 }  // namespace
 

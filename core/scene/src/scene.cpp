@@ -17,6 +17,17 @@ namespace {
 /// The `simulation` object as written, with the global parameters its numbers may use. Its
 /// keys and values belong to the integrators (parseSimulationSettings in
 /// integrators/settings.hpp), which validate them.
+/// A `joints` entry that is a force element: `"model": "compliant"` on a type the force
+/// registry has too (a `contact`: Hunt–Crossley, docs/contact.md). Any other `model` is the
+/// joint factory's to check.
+bool isForceInJoints(const nlohmann::json& j) {
+  if (!j.is_object()) return false;
+  const auto model = j.find("model");
+  const auto type = j.find("type");
+  return model != j.end() && model->is_string() && model->get<std::string>() == "compliant" && type != j.end() &&
+         type->is_string() && ForceRegistry::instance().find(type->get<std::string>()) != nullptr;
+}
+
 SceneSection readSimulation(const JsonCursor& root, const SymbolTable& scope) {
   SceneSection s;
   s.file = root.file();
@@ -119,8 +130,16 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   for (Planned& p : all.joints) {
     ctx.setScope(p.scope->parameters);
     guarded(p.at, p.scope->context, [&] {
-      ConstraintPtr c = ConstraintRegistry::instance().create(p.cursor(p.definition()), ctx);
-      flat->joints.push_back({&builder.addConstraint(std::move(c)), std::move(p.scope)});
+      const JsonCursor c = p.cursor(p.definition());
+      if (isForceInJoints(c.value())) {
+        // a compliant contact: a force element written among the joints, and written back there
+        ForceElementPtr f = ForceRegistry::instance().create(c, ctx);
+        flat->forcesInJoints.push_back({flat->forces.size(), flat->joints.size()});
+        flat->forces.push_back({&builder.addForce(std::move(f)), std::move(p.scope)});
+        return;
+      }
+      ConstraintPtr j = ConstraintRegistry::instance().create(c, ctx);
+      flat->joints.push_back({&builder.addConstraint(std::move(j)), std::move(p.scope)});
     });
   }
   for (Planned& p : all.forces) {
@@ -195,13 +214,26 @@ nlohmann::json Flattening::build(const Model& model) const {
     list.push_back(std::move(j));
   }
   resolved["bodies"] = std::move(list);
+  // the joints in their order, with the force elements written among them back in their places
   list = nlohmann::json::array();
-  list.get_ref<nlohmann::json::array_t&>().reserve(joints.size());
-  for (const auto& e : joints) list.push_back(elementJson(e));
+  list.get_ref<nlohmann::json::array_t&>().reserve(joints.size() + forcesInJoints.size());
+  auto inJoints = forcesInJoints.begin();
+  for (std::size_t i = 0; i <= joints.size(); ++i) {
+    for (; inJoints != forcesInJoints.end() && inJoints->second == i; ++inJoints)
+      list.push_back(elementJson(forces[inJoints->first]));
+    if (i < joints.size()) list.push_back(elementJson(joints[i]));
+  }
   resolved["joints"] = std::move(list);
   list = nlohmann::json::array();
   list.get_ref<nlohmann::json::array_t&>().reserve(forces.size());
-  for (const auto& e : forces) list.push_back(elementJson(e));
+  inJoints = forcesInJoints.begin();
+  for (std::size_t i = 0; i < forces.size(); ++i) {
+    if (inJoints != forcesInJoints.end() && inJoints->first == i) {
+      ++inJoints;
+      continue;
+    }
+    list.push_back(elementJson(forces[i]));
+  }
   resolved["forces"] = std::move(list);
   if (!simulation.is_null()) resolved["simulation"] = simulation;
   if (!outputs.empty()) {

@@ -99,6 +99,9 @@ struct Flattening {
   std::vector<std::pair<std::size_t, nlohmann::json>> visuals;  ///< (body index, `visual` read), ascending
   std::vector<Element<Constraint>> joints;
   std::vector<Element<ForceElement>> forces;
+  /// (index in `forces`, joints before it): the force elements written in `joints` (a compliant
+  /// contact), in ascending order; the flattened scene writes them back there.
+  std::vector<std::pair<std::size_t, std::size_t>> forcesInJoints;
 
   std::once_flag built;
   nlohmann::json document;  ///< the flattened scene, once built

@@ -37,6 +37,9 @@ struct Compiled {
   // Gap: the joint's one-sided rows and the views of its bodies (sized once)
   const Constraint* constraint = nullptr;
   const OneSidedRows* oneSided = nullptr;
+  // Gap / Reaction of a compliant contact (a force element): read from the state alone
+  const CompliantContactView* compliant = nullptr;
+  int side = 1;  ///< Reaction: the body whose force is given (body2, or body1 when body2 is ground)
   mutable std::vector<BodyStateView> views;
   std::vector<int> viewOffsets;
   EnergyPart energy = EnergyPart::Total;
@@ -96,6 +99,18 @@ void checkJointKind(const OutputSpec& s, const Constraint& j) {
                            "revolute_driver or a prismatic_driver");
 }
 
+/// The local state of a channel's element (its views pointed at `s`).
+LocalState channelLocalState(const State& s, const Compiled& c) {
+  for (std::size_t b = 0; b < c.views.size(); ++b) {
+    c.views[b].q = s.q.data() + c.viewOffsets[b];
+    c.views[b].v = s.v.data() + c.viewOffsets[b];
+  }
+  LocalState ls;
+  ls.t = s.t;
+  ls.bodies = std::span<const BodyStateView>(c.views);
+  return ls;
+}
+
 }  // namespace
 
 const std::vector<std::string>& energyChannelNames() {
@@ -142,11 +157,30 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
   for (const auto& sl : model.bodySlots()) bodyNames.push_back(sl.body->name());
   const auto constraints = model.constraints();
   for (const Constraint* c : constraints) jointNames.push_back(c->name());
+  // compliant contacts are written among the joints but are force elements: `gap` and
+  // `reaction` name them as joints
+  const auto forces = model.forces();
+  for (const ForceElement* f : forces)
+    if (compliantContact(*f) != nullptr) jointNames.push_back(f->name());
   const auto findJoint = [&](const OutputSpec& s, const char* field) {
     for (std::size_t j = 0; j < constraints.size(); ++j)
       if (constraints[j]->name() == s.target) return static_cast<int>(j);
     fail(s, field, "unknown joint '" + s.target + "'" + didYouMean(s.target, jointNames) +
                        "; expected the name of a joint of the scene");
+  };
+  const auto findCompliant = [&](const OutputSpec& s, Compiled& c) {
+    for (const ForceElement* f : forces) {
+      if (f->name() != s.target || compliantContact(*f) == nullptr) continue;
+      c.compliant = compliantContact(*f);
+      for (const Body* b : f->bodies()) {
+        const BodySlot& slot = model.slotOf(*b);
+        c.views.push_back({b, nullptr, nullptr, slot.size});
+        c.viewOffsets.push_back(slot.offset);
+      }
+      c.side = f->bodies()[1]->isGround() ? 0 : 1;
+      return true;
+    }
+    return false;
   };
 
   std::set<std::string> seen;
@@ -176,6 +210,14 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         }
         break;
       case OutputKind::Reaction:
+        if (findCompliant(s, c)) {
+          if (s.jointFrame)
+            fail(s, "/frame", "contact '" + s.target + "' is compliant (a force element, no joint frame); "
+                              "expected no 'frame' (world axes)");
+          for (const char* k : {".fx", ".fy", ".fz", ".tx", ".ty", ".tz"}) addColumn(s, s.name + k);
+          break;
+        }
+        [[fallthrough]];
       case OutputKind::Effort:
         c.joint = findJoint(s, s.kind == OutputKind::Reaction ? "/reaction" : "/effort");
         checkJointKind(s, *constraints[static_cast<std::size_t>(c.joint)]);
@@ -189,12 +231,17 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         }
         break;
       case OutputKind::Gap: {
+        if (findCompliant(s, c)) {
+          addColumn(s, s.name);
+          break;
+        }
         c.joint = findJoint(s, "/gap");
         c.constraint = constraints[static_cast<std::size_t>(c.joint)];
         c.oneSided = oneSidedRows(*c.constraint);
         if (c.oneSided == nullptr)
           fail(s, "/gap", "joint '" + s.target + "' is a " + std::string(c.constraint->typeName()) +
-                              " joint without one-sided rows; expected a rope, a contact or a joint with a \"limit\"");
+                              " joint without one-sided rows; expected a rope, a contact (rigid or compliant) or a "
+                              "joint with a \"limit\"");
         for (const Body* b : c.constraint->bodies()) {
           const BodySlot& slot = model.slotOf(*b);
           c.views.push_back({b, nullptr, nullptr, slot.size});
@@ -222,6 +269,7 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
 
 const std::string& OutputChannels::channelOfColumn(std::size_t i) const { return impl_->owner.at(i); }
 
+// long: one case per channel kind, each reading its part of the state without allocation.
 void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::vector<JointResult>* joints,
                               double* out) const {
   const Impl& im = *impl_;
@@ -266,6 +314,15 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         break;
       }
       case OutputKind::Reaction: {
+        if (c.compliant != nullptr) {
+          Vector3d f, tq;
+          c.compliant->calcWrench(channelLocalState(s, c), c.side, f, tq);
+          for (int k = 0; k < 3; ++k) {
+            o[k] = f(k);
+            o[3 + k] = tq(k);
+          }
+          break;
+        }
         // force2 / torque2; for a joint to ground the non-ground body's side
         const JointResult* jr = joints ? &(*joints)[static_cast<std::size_t>(c.joint)] : nullptr;
         const JointSide* side = jr ? (jr->side2.present ? &jr->side2 : &jr->side1) : nullptr;
@@ -285,14 +342,13 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         break;
       }
       case OutputKind::Gap: {
-        for (std::size_t b = 0; b < c.views.size(); ++b) {
-          c.views[b].q = s.q.data() + c.viewOffsets[b];
-          c.views[b].v = s.v.data() + c.viewOffsets[b];
-        }
-        LocalState ls;
-        ls.t = s.t;
-        ls.bodies = std::span<const BodyStateView>(c.views);
+        const LocalState ls = channelLocalState(s, c);
         double g = std::numeric_limits<double>::infinity();
+        if (c.compliant != nullptr) {
+          for (int k = 0; k < c.compliant->numContactPoints(); ++k) g = std::min(g, c.compliant->calcGap(ls, k));
+          o[0] = g;
+          break;
+        }
         for (int k = 0; k < c.oneSided->count(); ++k) g = std::min(g, c.oneSided->calcGap(ls, k));
         o[0] = g;
         break;

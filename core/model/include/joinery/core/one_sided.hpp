@@ -144,6 +144,27 @@ inline const OneSidedRows* oneSidedRows(const Constraint& c) {
   return o != nullptr && o->count() > 0 ? o : nullptr;
 }
 
+/// A compliant contact (a force element, not one-sided rows; docs/contact.md, "Compliant
+/// contact"), as output channels (`gap`, `reaction`) and `check --json` see it.
+class CompliantContactView {
+ public:
+  virtual ~CompliantContactView() = default;
+  /// Number of contact points (one per point of a `points` shape, else 1).
+  virtual int numContactPoints() const = 0;
+  /// The signed gap of point k (m), the rigid contact's.
+  virtual double calcGap(const LocalState& s, int k) const = 0;
+  /// The normal force of point k (N, >= 0: zero while apart).
+  virtual double calcNormalForce(const LocalState& s, int k) const = 0;
+  /// The force (world, N) and torque (world axes, N m, about the shape's point: point1 of
+  /// body1 for `side` 0, point2 of body2 for 1) the contact applies to body `side`.
+  virtual void calcWrench(const LocalState& s, int side, Vector3d& force, Vector3d& torque) const = 0;
+};
+
+/// Force element `f` as a compliant contact, or nullptr when it is none.
+inline const CompliantContactView* compliantContact(const ForceElement& f) {
+  return dynamic_cast<const CompliantContactView*>(&f);
+}
+
 /// Something that happened to a one-sided row during a run (docs/contact.md, "Events").
 struct OneSidedEvent {
   double t = 0;
