@@ -126,7 +126,9 @@ StructuredPath::Outcome StructuredPath::solve(const SystemContext& ctx, const St
     return addNonidealWork(ctx, s, b, qdd, out, bsNorm) ? Outcome::Solved : Outcome::Failed;
   }
   if (denseComps_.empty()) {
-    if (out.released == 0) {  // unique multipliers (no row released): read from kkt_ on demand
+    // unique multipliers (no row released but zero rows, e.g. inactive one-sided rows, whose
+    // multiplier is 0): read from kkt_ on demand
+    if (out.released == kkt_.zeroRows()) {
       multPending_ = true;
       multReady_ = true;
     }

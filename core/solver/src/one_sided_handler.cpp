@@ -2,12 +2,12 @@
 // docs/contact.md).
 #include "joinery/core/one_sided_handler.hpp"
 
-#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <spdlog/spdlog.h>
+
+#include "impulse_recovery.hpp"
 
 namespace joinery {
 
@@ -192,7 +192,7 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
   if (!anyActive) return;
   // the active rows' multipliers: compressive (tensile for a rope) while >= 0
   const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
-  if (st.ok()) system_.calcMultipliers(s, mult_);
+  if (st.ok()) calcMultipliers(s);
   // (the total multipliers: with friction slipping, the normal forces that the friction's
   // moment shifts between the corners, what makes a pushed box tip; the ideal ones otherwise)
   for (int i = 0; i < nc; ++i) {
@@ -243,7 +243,7 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
     system_.forgetCachedState();
     const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
     if (!st.ok()) return;  // the run's own check reports it at the next evaluation
-    system_.calcMultipliers(s, mult_);
+    calcMultipliers(s);
     int worst = -1;
     double worstValue = 0;
     // strictly: a row found just past its release (the event's far side) has a force a
@@ -289,7 +289,7 @@ bool OneSidedHandler::frictionActiveSet(const State& s, const std::vector<int>& 
   system_.forgetCachedState();
   const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
   if (!st.ok()) return false;
-  system_.calcMultipliers(s, mult_);
+  calcMultipliers(s);
   int worst = -1;
   double worstExcess = 0;
   for (int i : touching) {
@@ -388,13 +388,12 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
   ProjectionOptions po;
   po.maxIterations = 8;
   po.tolerance = 1e-13;
-  VectorXd P, F, dv, Mdv;
+  VectorXd P, F, dv;
   if (!haveWs_) {
-    ws_ = model_.makeWorkspace(true);
+    ws_ = model_.makeWorkspace(false);  // the blocks only: no dense M or A (docs/contact.md)
     haveWs_ = true;
   }
-  model_.calcMassAndForces(s, ws_);  // M at the impact's configuration (q does not jump)
-  std::optional<Eigen::CompleteOrthogonalDecomposition<MatrixXd>> mInverse;
+  model_.calcBlocks(s, ws_);  // M at the impact's configuration (q does not jump)
   bool settled = false;  // a lifted row kept in contact (accumulation of a rocking motion)
   const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2 +
                     2 * static_cast<int>(friction_.size());
@@ -408,17 +407,17 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
     for (int i : touching)
       if (inS[static_cast<std::size_t>(i)] && isSlipMode(mode[static_cast<std::size_t>(i)])) anySlip = true;
     F = VectorXd::Zero(v0.size());
-    if (anySlip && !mInverse) mInverse.emplace(ws_.M);
     // slipping points: the fixed point P_n -> friction impulse F -> projection -> P_n
     for (int inner = 0; inner < (anySlip ? 60 : 1); ++inner) {
       system_.forgetCachedState();
       s.v = v0;
-      if (anySlip) s.v += mInverse->solve(F);
+      if (anySlip) {
+        detail::solveBlockPseudoInverse(model_, ws_, F, dv);
+        s.v += dv;
+      }
       system_.projectVelocities(s, po);
-      // impulses: M dv = A^T P + F over the rows active now (least squares, minimum norm where redundant)
-      model_.calcConstraints(s, ws_);
-      Mdv = ws_.M * (s.v - v0) - F;
-      P = ws_.A.transpose().completeOrthogonalDecomposition().solve(Mdv);
+      // impulses: M dv = A^T P + F over the rows active now (minimum norm where redundant)
+      recoverImpulses(s, v0, F, P);
       if (!anySlip) break;
       VectorXd Fn = VectorXd::Zero(v0.size());
       for (int i : touching) {
@@ -548,6 +547,20 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
                                    mode[u] == OneSidedRows::kStick ? "stick" : "slip")
                      : std::string());
   }
+}
+
+void OneSidedHandler::calcMultipliers(const State& s) {
+  if (!system_.calcMultipliers(s, mult_)) ++denseMultipliers_;  // the dense reference solver answered
+}
+
+void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const VectorXd& F, VectorXd& P) {
+  // sparse QR of the rows (impulse_recovery.hpp), on the blocks at the state after the jump
+  model_.calcBlocks(s, ws_);
+  detail::ImpulseReport rep;
+  detail::recoverImpulses(model_, ws_, s.v - v0, F, P, &rep);
+  ++impulseRecoveries_;
+  spdlog::debug("t = {}: impulses of {} rows (rank {}) by sparse QR, relative residual {}", s.t, rep.rows, rep.rank,
+                rep.residual);
 }
 
 void OneSidedHandler::resolve(State& s) {

@@ -28,10 +28,12 @@ void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowM
   JOINERY_ASSERT(norms.size() == rowScale_.size(), "workspace made for another model");
   double maxRow = 0;
   for (Eigen::Index i = 0; i < norms.size(); ++i) maxRow = std::max(maxRow, norms(i));
+  zeroRows_ = 0;
   for (Eigen::Index i = 0; i < rowScale_.size(); ++i) {
     const double nr = norms(i);
     rowScale_(i) = (maxRow > 0 && nr > zeroRow_ * maxRow) ? 1.0 / nr : 0.0;
     if (rowMask && !(*rowMask)[static_cast<std::size_t>(i)]) rowScale_(i) = 0.0;
+    if (rowScale_(i) == 0.0) ++zeroRows_;
   }
 }
 

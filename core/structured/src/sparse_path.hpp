@@ -88,6 +88,11 @@ class BlockKkt {
   /// max_i |r_i| / |A_i| over the rows of the last factorization (r: m, in the rows' units):
   /// a residual in the unit-norm rows the factorization solves with.
   double scaledMaxAbs(const VectorXd& r) const;
+  /// Rows of the last factorization that were zero (scaled to 0: identically zero, e.g. an
+  /// inactive one-sided row, or left out by the mask). Each is one of the released pivots
+  /// (its pivot is exactly 0) and its multiplier is 0: with no other pivot released the
+  /// multipliers of the other rows are unique.
+  int zeroRows() const noexcept { return zeroRows_; }
   /// Multipliers lambda (m) of the last solve: the constraint force is A^T lambda.
   /// (Minimum-norm only where the rows are independent.)
   void lastMultipliers(VecRef lambda) const;
@@ -221,6 +226,7 @@ class BlockKkt {
   VectorXd rowScale_, bs_, z_, y_, res_, mu_, rx_, xk_;
   long long fillBlocks_ = 0;
   int totalVars_ = 0;
+  int zeroRows_ = 0;
   double lastRho_ = 1, lastDelta_ = 0;
 };
 

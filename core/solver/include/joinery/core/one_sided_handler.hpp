@@ -81,6 +81,14 @@ class OneSidedHandler final : public OneSidedEvents {
   /// `{"joint": {"active": bool, "gap": g}}` at `s` (the activity as it stands).
   nlohmann::json toJson(const State& s);
 
+  /// Impulse recoveries at impacts so far (each a sparse QR of the active rows, no dense M or A).
+  long long impulseRecoveries() const noexcept { return impulseRecoveries_; }
+  /// Multipliers the structured path could not give (rows released: redundant) and the dense
+  /// reference solver computed, so far.
+  long long denseMultiplierSolves() const noexcept { return denseMultipliers_; }
+  /// True when the handler's own workspace holds dense M and A (it never does: tests).
+  bool hasDenseMatrices() const noexcept { return haveWs_ && ws_.hasDenseMatrices(); }
+
  private:
   struct Local;
   const VectorXd& row(const State& s, int i, double& b);
@@ -104,6 +112,10 @@ class OneSidedHandler final : public OneSidedEvents {
   void impact(State& s, const std::vector<int>& touching, const std::vector<int>& approaching,
               const std::vector<double>& rate);
   double speedScale(const State& s) const;
+  /// P (every row) from the jump s.v - v0 and the friction impulses F (n, or empty) at `s`.
+  void recoverImpulses(const State& s, const VectorXd& v0, const VectorXd& F, VectorXd& P);
+  /// mult_ at `s` (counts the dense ones).
+  void calcMultipliers(const State& s);
 
   ModelSystem& system_;
   const Model& model_;
@@ -116,6 +128,7 @@ class OneSidedHandler final : public OneSidedEvents {
   JointMultipliers mult_;
   ModelWorkspace ws_;
   bool haveWs_ = false;
+  long long impulseRecoveries_ = 0, denseMultipliers_ = 0;
 };
 
 }  // namespace joinery

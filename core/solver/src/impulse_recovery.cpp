@@ -1,0 +1,98 @@
+// The impulses of an impact from the velocity jump by a sparse QR factorization of the rows
+// (impulse_recovery.hpp explains the formula; docs/contact.md "Impacts").
+#include "impulse_recovery.hpp"
+
+#include <Eigen/OrderingMethods>
+#include <Eigen/QR>
+#include <Eigen/SparseQR>
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace joinery::detail {
+
+void calcBlockMassTimes(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
+                        VectorXd& r) {
+  r.resize(model.numCoordinates());
+  const auto& slots = model.bodySlots();
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].size == 0) continue;
+    r.segment(slots[i].offset, slots[i].size).noalias() = ws.bodyMass(i) * dv.segment(slots[i].offset, slots[i].size);
+  }
+  if (F.size() == r.size()) r -= F;
+}
+
+void solveBlockPseudoInverse(const Model& model, const ModelWorkspace& ws, const VectorXd& f, VectorXd& x) {
+  x = VectorXd::Zero(model.numCoordinates());
+  const auto& slots = model.bodySlots();
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].size == 0) continue;
+    const MatrixXd Mb = ws.bodyMass(i);
+    x.segment(slots[i].offset, slots[i].size) =
+        Eigen::CompleteOrthogonalDecomposition<MatrixXd>(Mb).solve(VectorXd(f.segment(slots[i].offset, slots[i].size)));
+  }
+}
+
+void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F, VectorXd& P,
+                     ImpulseReport* report) {
+  const int n = model.numCoordinates();
+  const int m = model.numConstraintRows();
+  VectorXd r;
+  calcBlockMassTimes(model, ws, dv, F, r);
+  // the rows not identically zero (an inactive one-sided row is a zero row: its impulse is 0,
+  // as the minimum-norm solution over all rows gives it), as a sparse m' x n matrix
+  const auto& blocks = model.rowBlocks();
+  const auto& slots = model.bodySlots();
+  std::vector<Eigen::Triplet<double>> triplets;
+  std::vector<int> rowOf;  // compact row -> model row
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const RowBlock& rb = blocks[b];
+    if (rb.size == 0) continue;
+    const auto Ar = ws.rowBlockRows(b);
+    for (int i = 0; i < rb.size; ++i) {
+      if (!(Ar.row(i).cwiseAbs().maxCoeff() > 0)) continue;
+      const int row = static_cast<int>(rowOf.size());
+      rowOf.push_back(rb.row + i);
+      int col = 0;
+      for (int bi : model.rowBlockBodies(b)) {
+        if (bi < 0) continue;
+        const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
+        for (int c = 0; c < sl.size; ++c)
+          if (Ar(i, col + c) != 0) triplets.emplace_back(row, sl.offset + c, Ar(i, col + c));
+        col += sl.size;
+      }
+    }
+  }
+  P = VectorXd::Zero(m);
+  const auto rows = static_cast<Eigen::Index>(rowOf.size());
+  if (report) *report = ImpulseReport{};
+  if (rows == 0) return;
+  Eigen::SparseMatrix<double> A(rows, n);
+  A.setFromTriplets(triplets.begin(), triplets.end());
+  A.makeCompressed();
+  Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr(A);
+  // A Pi = Q R: t from the first k equations of R^T t = Pi^T r, P = Q [t; 0]
+  const auto k = static_cast<Eigen::Index>(qr.rank());
+  const VectorXd rp = qr.colsPermutation().transpose() * r;
+  const Eigen::SparseMatrix<double> R11 = qr.matrixR().topLeftCorner(k, k);
+  VectorXd y = VectorXd::Zero(rows);
+  y.head(k) = R11.transpose().triangularView<Eigen::Lower>().solve(rp.head(k));
+  const VectorXd Pc = qr.matrixQ() * y;
+  for (Eigen::Index i = 0; i < rows; ++i) P(rowOf[static_cast<std::size_t>(i)]) = Pc(i);
+  if (report) {
+    report->rows = static_cast<int>(rows);
+    report->rank = static_cast<int>(k);
+    report->residual = (A.transpose() * Pc - r).cwiseAbs().maxCoeff() / std::max(r.cwiseAbs().maxCoeff(), 1e-300);
+  }
+}
+
+VectorXd calcImpulsesDense(const Model& model, const State& s, const VectorXd& dv, const VectorXd& F) {
+  ModelWorkspace ws = model.makeWorkspace(true);
+  model.calcMassAndForces(s, ws);
+  model.calcConstraints(s, ws);
+  VectorXd r = ws.M * dv;
+  if (F.size() == r.size()) r -= F;
+  return ws.A.transpose().completeOrthogonalDecomposition().solve(r);
+}
+
+}  // namespace joinery::detail

@@ -1,0 +1,46 @@
+#pragma once
+// Private to joinery::core: the impulses of an impact from the velocity jump (one_sided_handler.cpp,
+// docs/contact.md "Impacts"), on the model's blocks, without the dense M and A.
+//
+// The velocity after an impact is the singular-mass projection of the velocity before, so the
+// jump dv satisfies  M dv = A^T P + F  (F: the friction impulses applied beside the rows) with
+// r = M dv - F in the range of A^T (to the projection's tolerance). The impulses are the
+// minimum-norm P with A^T P = r (rows redundant: a block on four corners). With the sparse QR
+// factorization of A (rows: the rows not identically zero; columns: the coordinates)
+//     A Pi = Q [R11 R12; 0 0],   R11 k x k upper triangular, k = rank A,
+// the minimum-norm solution is
+//     P = Q [t; 0],   R11^T t = (Pi^T r)_(1..k):
+// P lies in the range of A (the column space Q1), which makes it the minimum-norm solution, and
+// A^T P = Pi [R11 R12]^T t = r whenever r is in the range of A^T (the first k equations fix t,
+// the other n - k follow). One sparse factorization, no n x n or m x n dense matrix.
+#include "joinery/core/model.hpp"
+
+namespace joinery::detail {
+
+/// What a recovery found: the rows that took part (not identically zero), their rank, and
+/// |A^T P - r|_inf / |r|_inf (round-off when r is in the range of A^T).
+struct ImpulseReport {
+  int rows = 0;
+  int rank = 0;
+  double residual = 0;
+};
+
+/// P (m, every row of the model; identically zero rows: 0) from the jump dv (n) and the
+/// friction impulses F (n; empty: none) at the state whose blocks (Model::calcBlocks) `ws`
+/// holds. Allocates (the factorization): an impact is not the hot path of a step.
+void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
+                     VectorXd& P, ImpulseReport* report = nullptr);
+
+/// r = M dv - F from the body blocks in `ws` (F empty: none). No allocation once r is sized.
+void calcBlockMassTimes(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
+                        VectorXd& r);
+
+/// x = M^+ f with M block diagonal (one block per body): the pseudo-inverse block by block,
+/// which is the pseudo-inverse of M.
+void solveBlockPseudoInverse(const Model& model, const ModelWorkspace& ws, const VectorXd& f, VectorXd& x);
+
+/// The dense reference of ImpulseRecovery::solve (tests): the minimum-norm least-squares P of
+/// A^T P = M dv - F by a complete orthogonal decomposition of the dense A^T at `s`.
+VectorXd calcImpulsesDense(const Model& model, const State& s, const VectorXd& dv, const VectorXd& F);
+
+}  // namespace joinery::detail
