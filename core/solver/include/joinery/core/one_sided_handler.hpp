@@ -83,6 +83,9 @@ class OneSidedHandler final : public OneSidedEvents {
 
   /// Impulse recoveries at impacts so far (each a sparse QR of the active rows, no dense M or A).
   long long impulseRecoveries() const noexcept { return impulseRecoveries_; }
+  /// Of those, the ones the sparse QR could not answer (relative residual over 1e-9: nearly
+  /// dependent rows), recovered by the dense complete orthogonal decomposition instead.
+  long long denseImpulseRecoveries() const noexcept { return denseImpulseRecoveries_; }
   /// Multipliers the structured path could not give (rows released: redundant) and the dense
   /// reference solver computed, so far.
   long long denseMultiplierSolves() const noexcept { return denseMultipliers_; }
@@ -128,7 +131,8 @@ class OneSidedHandler final : public OneSidedEvents {
   JointMultipliers mult_;
   ModelWorkspace ws_;
   bool haveWs_ = false;
-  long long impulseRecoveries_ = 0, denseMultipliers_ = 0;
+  long long impulseRecoveries_ = 0, denseMultipliers_ = 0, denseImpulseRecoveries_ = 0;
+  static constexpr double kImpulseResidualTolerance = 1e-9;
 };
 
 }  // namespace joinery
