@@ -74,7 +74,16 @@ void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorX
   // A Pi = Q R: t from the first k equations of R^T t = Pi^T r, P = Q [t; 0]
   const auto k = static_cast<Eigen::Index>(qr.rank());
   const VectorXd rp = qr.colsPermutation().transpose() * r;
-  const Eigen::SparseMatrix<double> R11 = qr.matrixR().topLeftCorner(k, k);
+  // R11, the leading k x k block of R, from R's entries (a block assignment of the sparse R
+  // inserts in R's storage order, which SparseQR does not keep sorted: Eigen's assertion on
+  // ordered insertion failed there in the sanitizer build)
+  std::vector<Eigen::Triplet<double>> rEntries;
+  const auto& R = qr.matrixR();
+  for (Eigen::Index col = 0; col < k; ++col)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(R, col); it; ++it)
+      if (it.row() < k) rEntries.emplace_back(static_cast<int>(it.row()), static_cast<int>(col), it.value());
+  Eigen::SparseMatrix<double> R11(k, k);
+  R11.setFromTriplets(rEntries.begin(), rEntries.end());
   VectorXd y = VectorXd::Zero(rows);
   y.head(k) = R11.transpose().triangularView<Eigen::Lower>().solve(rp.head(k));
   const VectorXd Pc = qr.matrixQ() * y;
