@@ -90,35 +90,15 @@ nlohmann::json sceneAtRest(const Scene& scene, const State& s) {
   nlohmann::json doc = scene.resolved();
   doc.erase("overrides");  // already applied to the resolved numbers
   const Model& model = scene.model;
-  auto values = [&](const BodySlot& sl, int from, int count) {
-    nlohmann::json a = nlohmann::json::array();
-    for (int i = from; i < from + count; ++i) a.push_back(s.q(sl.offset + i));
-    return a;
-  };
-  auto zeros = [](int count) { return nlohmann::json(std::vector<double>(static_cast<std::size_t>(count), 0.0)); };
   for (auto& b : doc["bodies"]) {
     const Body* body = model.findBody(b.value("name", ""));
     if (!body || body->isGround()) continue;
     const BodySlot& sl = model.slotOf(*body);
-    const std::string type = b.value("type", "");
-    if (type == "rigid2d") {
-      b["position"] = values(sl, 0, 2);
-      b["angle"] = s.q(sl.offset + 2);
-      b["velocity"] = zeros(2);
-      b["angular_velocity"] = 0.0;
-    } else if (type == "rigid3d") {
-      b["position"] = values(sl, 0, 3);
-      const Eigen::Vector4d e = s.q.segment<4>(sl.offset + 3).normalized();
-      b["orientation"] = {e(0), e(1), e(2), e(3)};
-      b["velocity"] = zeros(3);
-      b["angular_velocity"] = zeros(3);
-    } else if (type == "particle") {
-      b["position"] = values(sl, 0, sl.size);
-      b["velocity"] = zeros(sl.size);
-    } else {  // linear and expression bodies: q0, v0
-      b["q0"] = values(sl, 0, sl.size);
-      b["v0"] = zeros(sl.size);
-    }
+    // each body type writes its own initial-state fields (Body::writeInitialState), the
+    // coordinates normalized as the body keeps them (unit Euler parameters)
+    VectorXd q = s.q.segment(sl.offset, sl.size);
+    body->normalizeCoordinates(q);
+    body->writeInitialState(q, VectorXd::Zero(sl.size), b);
   }
   return doc;
 }

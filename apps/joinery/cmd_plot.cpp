@@ -117,6 +117,9 @@ std::vector<std::string> splitList(const std::string& s) {
 std::size_t columnIndex(const Table& t, const std::string& name, const std::string& path) {
   for (std::size_t k = 0; k < t.names.size(); ++k)
     if (t.names[k] == name) return k;
+  // a table written with --units scene names its columns "crank.x [mm]"
+  for (std::size_t k = 0; k < t.names.size(); ++k)
+    if (columnBaseName(t.names[k]) == name) return k;
   std::string some;
   for (std::size_t k = 0; k < t.names.size() && k < 8; ++k) some += (k ? ", " : "") + t.names[k];
   if (t.names.size() > 8) some += ", ...";
@@ -126,7 +129,7 @@ std::size_t columnIndex(const Table& t, const std::string& name, const std::stri
 /// "name (unit)", or the name alone when the unit is not known.
 std::string labelOf(const std::string& name) {
   const std::string u = columnUnit(name);
-  return u.empty() ? name : name + " (" + u + ")";
+  return u.empty() ? name : columnBaseName(name) + " (" + u + ")";
 }
 
 /// About `target` round tick values over [lo, hi]: 1, 2 or 5 times a power of ten apart.
@@ -341,7 +344,7 @@ int runPlot(const std::vector<std::string>& argv) {
     for (std::size_t s = 0; s < ys.size(); ++s)
       if (static_cast<std::size_t>(axisOf[s]) == a) {
         cols.push_back(&t.columns[ys[s]]);
-        std::string name = t.names[ys[s]].substr(0, 40);
+        std::string name = columnBaseName(t.names[ys[s]]).substr(0, 40);
         const std::string own = columnUnit(t.names[ys[s]]);
         if (units.size() > 2) name += " (" + (own.empty() ? std::string("no unit") : own) + ")";
         if (label.size() < 80) label += (label.empty() ? "" : ", ") + name;

@@ -28,6 +28,7 @@
 #include "joinery/integrators/events.hpp"
 #include "exit_status.hpp"
 #include "hdf5_output.hpp"
+#include "plot_units.hpp"
 #include "report.hpp"
 #include "run_files.hpp"
 
@@ -104,7 +105,8 @@ const char* kSimulateHelp =
     "every body.coord_ddot, then energy, position_residual, velocity_residual, then the scene's\n"
     "output channels). '-o -' writes the CSV to standard output (the report goes to stderr);\n"
     "'-o OUT.npy' (or --format npy) writes a NumPy structured array instead, '-o OUT.h5' (or\n"
-    "--format hdf5) an HDF5 file, a dataset per column. A failed run keeps\n"
+    "--format hdf5) an HDF5 file, a dataset per column. '--units scene' writes the columns in\n"
+    "the scene's \"units\" (crank.x [mm]); the default is SI. A failed run keeps\n"
     "every sample written so far. See docs/outputs.md.\n\n"
     "exit status: 0 done, 2 invalid input, 3 ill posed, 4 inconsistent,\n"
     "             5 failed during the run\n\noptions:\n";
@@ -160,6 +162,15 @@ int runGraph(const std::vector<std::string>& argv) {
 }
 
 namespace {
+
+/// `layout` with every column whose unit its name says (plot_units.hpp) in the units `u`.
+void inSceneUnits(TableLayout& layout, const std::vector<std::string>& coordinateNames, const UnitSystem& u) {
+  for (const std::string& name : tableColumns(coordinateNames, layout)) {
+    const ColumnInUnits c = columnInUnits(columnUnit(name), u);
+    layout.divisors.push_back(c.divisor);
+    layout.unitLabels.push_back(c.label);
+  }
+}
 
 /// Where `simulate` writes its table: CSV to a file or to stdout, or npy.
 std::unique_ptr<Recorder> makeTableRecorder(const std::string& out, const std::string& format,
@@ -232,6 +243,7 @@ int runSimulate(const std::vector<std::string>& argv) {
   specs.push_back({"--summary", "", true, "write the run summary (per-column min/max/final/rms, energy) as JSON"});
   specs.push_back({"--accelerations", "", false, "also write the accelerations body.coord_ddot"});
   specs.push_back({"--format", "", true, "csv, npy or hdf5 (default: npy for a .npy file, hdf5 for .h5 or .hdf5, else csv)"});
+  specs.push_back({"--units", "", true, "si (default) or scene: the table and the summary's columns in the scene's \"units\" (mm, g, deg), each column named with its unit, \"crank.x [mm]\""});
   specs.push_back({"--max-samples", "", true, "most samples the run may write (default 10000000; more is refused before the run)"});
   specs.push_back({"--max-steps", "", true, "most steps the run may take (default 100000000, every integrator: a run that would take more fails, exit 5, as soon as it is sure to)"});
   specs.push_back({"--max-wall-time", "", true, "most seconds of wall time the run's steps may take (default: no limit; a run that takes longer fails, exit 5)"});
@@ -247,6 +259,9 @@ int runSimulate(const std::vector<std::string>& argv) {
   const auto out = args.get("--output");
   if (!out || out->empty()) throw UsageError{"simulate needs -o OUT.csv"};
   const std::string format = tableFormat(args, *out);
+  const std::string resultUnits = args.get("--units").value_or("si");
+  if (resultUnits != "si" && resultUnits != "scene")
+    throw UsageError{"--units '" + resultUnits + "': expected si or scene"};
   const auto summaryPath = args.get("--summary");
   if (summaryPath && summaryPath->empty()) throw UsageError{"--summary needs a file name"};
   refuseOutputOverInput(*out, "-o", {file});
@@ -292,7 +307,8 @@ int runSimulate(const std::vector<std::string>& argv) {
   ModelSystem system(scene.model);
   OneSidedHandler oneSided(system);  // limits, ropes, contacts (docs/contact.md)
   const OutputChannels channels(scene.model, scene.outputs);
-  const TableLayout layout{args.has("--accelerations"), channels.columns()};
+  TableLayout layout{args.has("--accelerations"), channels.columns()};
+  if (resultUnits == "scene") inSceneUnits(layout, system.coordinateNames(), scene.units);
   std::optional<OutputFile> tableFile;
   if (!toStdout) tableFile.emplace(*out);
   std::unique_ptr<Recorder> table = makeTableRecorder(toStdout ? *out : tableFile->writePath(), format, layout, scene);
@@ -340,9 +356,11 @@ int runSimulate(const std::vector<std::string>& argv) {
     spdlog::warn("{}", driftWarning);
     report << "  warning: " << driftWarning << "\n";
   }
+  const std::string energyUnit = resultUnits == "scene" ? " " + columnInUnits("J", scene.units).label : std::string();
   if (std::isfinite(summary.energyInitial()))
-    report << "  energy: initial " << summary.energyInitial() << " (after the initial conditions were made "
-           << "consistent), final " << summary.energyFinal() << ", max |drift| " << summary.energyMaxDrift() << "\n";
+    report << "  energy: initial " << summary.energyInitial() << energyUnit << " (after the initial conditions were made "
+           << "consistent), final " << summary.energyFinal() << energyUnit << ", max |drift| " << summary.energyMaxDrift()
+           << energyUnit << "\n";
   if (!channels.empty()) report << "  " << channels.columns().size() << " output channel column(s)\n";
   if (!oneSided.empty()) {
     std::map<std::string, int> kinds;
@@ -369,6 +387,10 @@ int runSimulate(const std::vector<std::string>& argv) {
       events.push_back(ej);
     }
     sj["events"] = events;  // one-sided rows (docs/contact.md)
+    // what the columns and the energy are in (--units); residuals, drift and events stay SI
+    const UnitSystem& u = resultUnits == "scene" ? scene.units : UnitSystem{};
+    sj["units"] = {{"length", u.lengthName}, {"mass", u.massName}, {"angle", u.angleName}, {"time", "s"},
+                   {"energy", columnInUnits("J", u).label}};
     sj["constraint_drift"] = {{"max_position_residual", r.stats.maxPositionResidual},
                               {"length_scale", lengthScale},
                               {"tolerance", driftTolerance},

@@ -6,7 +6,15 @@
 
 namespace joinery::cli {
 
+std::string columnBaseName(const std::string& name) {
+  if (name.size() < 4 || name.back() != ']') return name;
+  const auto open = name.rfind(" [");
+  return open == std::string::npos ? name : name.substr(0, open);
+}
+
 std::string columnUnit(const std::string& column) {
+  if (const std::string base = columnBaseName(column); base.size() != column.size())
+    return column.substr(base.size() + 2, column.size() - base.size() - 3);
   // a study's collected column: COLUMN:STATISTIC (max, min, final, rms, ...)
   const std::string name = column.substr(0, column.find(':'));
   if (name == "t") return "s";
@@ -33,6 +41,24 @@ std::string columnUnit(const std::string& column) {
   else return "";
   static const std::array<const char*, 3> kPer{"", "/s", "/s²"};
   return base + kPer[static_cast<std::size_t>(order)];
+}
+
+ColumnInUnits columnInUnits(const std::string& siUnit, const UnitSystem& u) {
+  const auto per = [&siUnit](std::size_t base) { return siUnit.substr(base); };  // "/s", "/s²" or ""
+  const auto starts = [&siUnit](const char* s) { return siUnit.rfind(s, 0) == 0; };
+  const std::string L = u.lengthName, M = u.massName;
+  // mm with tonnes makes newtons (the system of most finite-element codes)
+  const bool newtons = (u.mass * u.length == 1.0 && u.massName != "kg") || u.isSi();
+  const std::string force = newtons ? "N" : M + "·" + L + "/s²";
+  if (siUnit == "s") return {1.0, "s"};
+  if (siUnit == "m" || starts("m/")) return {u.length, L + per(1)};
+  if (siUnit == "rad" || starts("rad/")) return {u.angle, u.angleName + per(3)};
+  if (siUnit == "N") return {u.mass * u.length, force};
+  const double work = u.mass * u.length * u.length;
+  if (siUnit == "N·m") return {work, newtons ? "N·" + L : M + "·" + L + "²/s²"};
+  if (siUnit == "J") return {work, u.isSi() ? "J" : newtons ? "N·" + L : M + "·" + L + "²/s²"};
+  if (siUnit == "W") return {work, u.isSi() ? "W" : newtons ? "N·" + L + "/s" : M + "·" + L + "²/s³"};
+  return {};
 }
 
 }  // namespace joinery::cli

@@ -30,6 +30,13 @@ std::vector<std::string> tableColumns(const std::vector<std::string>& coordinate
   cols.emplace_back("position_residual");
   cols.emplace_back("velocity_residual");
   cols.insert(cols.end(), layout.channels.begin(), layout.channels.end());
+  if (!layout.unitLabels.empty()) {
+    if (layout.unitLabels.size() != cols.size())
+      throw SimulationError("the table has " + std::to_string(cols.size()) + " columns but " +
+                            std::to_string(layout.unitLabels.size()) + " unit labels");
+    for (std::size_t k = 0; k < cols.size(); ++k)
+      if (!layout.unitLabels[k].empty()) cols[k] += " [" + layout.unitLabels[k] + "]";
+  }
   return cols;
 }
 
@@ -55,6 +62,12 @@ void fillRow(const Sample& s, const TableLayout& layout, double* row) {
     throw SimulationError("the output has " + std::to_string(layout.channels.size()) +
                           " channel columns but the sample carries " + std::to_string(s.channels.size()));
   for (double x : s.channels) row[k++] = x;
+  if (!layout.divisors.empty()) {
+    if (layout.divisors.size() != k)
+      throw SimulationError("the table has " + std::to_string(k) + " columns but " +
+                            std::to_string(layout.divisors.size()) + " unit divisors");
+    for (std::size_t i = 0; i < k; ++i) row[i] /= layout.divisors[i];
+  }
 }
 
 void MemoryRecorder::record(const Sample& s) {

@@ -238,7 +238,7 @@ std::unique_ptr<Constraint> makeContact(const JsonCursor& c, const FactoryContex
     if (!plane1 && !plane2)
       c.at("friction").failWith("Coulomb friction between two spheres is not available in this build (a frictionless "
                                 "contact would be a silently wrong answer); expected 0, or a plane as one of the shapes");
-    const bool ground1 = in.body1->typeName() == "ground", ground2 = in.body2->typeName() == "ground";
+    const bool ground1 = in.body1->isGround(), ground2 = in.body2->isGround();
     if (!ground1 && !ground2 && in.body1->isPlanar() != in.body2->isPlanar()) {
       const Body& planar = in.body1->isPlanar() ? *in.body1 : *in.body2;
       const Body& spatial = in.body1->isPlanar() ? *in.body2 : *in.body1;

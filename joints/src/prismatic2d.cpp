@@ -34,6 +34,7 @@ class Prismatic2d final : public detail::TwoPointJoint, public SlidingJoint {
       });
   }
   std::string_view typeName() const override { return kPrismatic2dType; }
+  std::optional<PlanarPair> planarPair() const override { return PlanarPair::Slider; }
   /// The sliding axis in body1's frame; in body2's, turned back by the held angle.
   Vector3d jointAxis(int k) const override {
     return k == 0 ? axis_ : Vector3d(Eigen::AngleAxisd(-angle_, Vector3d::UnitZ()) * axis_);

@@ -22,6 +22,7 @@ class Revolute2d final : public detail::TwoPointJoint {
       });
   }
   std::string_view typeName() const override { return kRevolute2dType; }
+  std::optional<PlanarPair> planarPair() const override { return PlanarPair::Pin; }
   nlohmann::json toJson() const override { return baseJson(); }
 };
 

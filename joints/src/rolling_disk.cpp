@@ -31,6 +31,17 @@ class RollingDisk final : public detail::TwoPointJoint {
   int numRows() const override { return 3; }
   ConstraintLevel level() const override { return ConstraintLevel::Velocity; }
   Vector3d jointAxis(int k) const override { return k == 0 ? normal_ : axis2_; }
+  std::optional<RollingContact> rollingContact() const override {
+    RollingContact r;
+    r.disk = bodies()[1];
+    r.planePoint = input().point1;
+    r.normal = normal_.normalized();
+    r.centre = input().point2;
+    r.axis = a_;
+    r.radius = radius_;
+    r.normalRow = 2;
+    return r;
+  }
 
   void calcPositionError(const LocalState&, VecRef phi) const override { phi.setZero(); }
 

@@ -1,5 +1,5 @@
-// "A newcomer adds a joint type, or a command, in one source": a joint type and a command
-// defined in this test file alone (nothing in the library or the program knows them) are used
+// "A newcomer adds a joint type, an output channel kind, or a command, in one source": a joint
+// type, a channel kind and a command defined in this test file alone (nothing in the library or the program knows them) are used
 // by the program's own code, linked into this test (tests/cli/CMakeLists.txt) with the body
 // type of test_newcomer_body.cpp. docs/architecture.md ("Where a new piece goes") points here.
 //
@@ -9,6 +9,8 @@
 // s_b = s_a sin(alpha); under gravity g along -y, Lagrange's equation gives the closed form
 //   s_a'' = -(ma + mb) g sin(alpha) / (ma + mb sin^2(alpha)),
 // and the joint's force on b is the vertical force that keeps b level with a: F = mb (g + s_b'').
+// The channel kind: `{"name": "h", "test_height": "b"}` writes the columns h (the height, world
+// y, of b's origin) and h.rate (its time derivative), from the body's point marker alone.
 // The command: `joinery test_heights SCENE` prints each body's height at the initial state.
 #include <catch2/catch.hpp>
 #include <array>
@@ -20,6 +22,7 @@
 
 #include "command_table.hpp"
 #include "commands.hpp"
+#include "joinery/core/outputs.hpp"
 #include "joinery/core/registry.hpp"
 #include "report.hpp"
 
@@ -82,6 +85,30 @@ std::unique_ptr<Constraint> makeSameHeight(const JsonCursor& c, const FactoryCon
   return std::make_unique<SameHeight>(c.at("name").string(), b1, p1, b2, p2);
 }
 
+/// The `test_height` channel of one body: its origin's height and vertical speed.
+class HeightChannel final : public CompiledChannel {
+ public:
+  HeightChannel(const Body& body, const BodySlot& slot)
+      : marker_(*body.points()), offset_(slot.offset), size_(slot.size), J_(3, slot.size) {}
+  void evaluate(const State& s, const VectorXd*, const std::vector<JointResult>*, double* out) const override {
+    const auto q = s.q.segment(offset_, size_);
+    out[0] = marker_.calcPointPosition(q, Vector3d::Zero()).y();
+    marker_.calcPointJacobian(q, Vector3d::Zero(), J_);
+    out[1] = J_.row(1).dot(s.v.segment(offset_, size_));
+  }
+
+ private:
+  const PointMarker& marker_;
+  int offset_, size_;
+  mutable MatrixXd J_;  // sized once: no allocation per sample
+};
+
+std::unique_ptr<CompiledChannel> compileHeight(const ChannelContext& ctx) {
+  if (ctx.body->points() == nullptr || ctx.body->isGround())
+    ctx.fail("body '" + ctx.body->name() + "' has no moving points; expected a body with a point marker");
+  return std::make_unique<HeightChannel>(*ctx.body, ctx.model.slotOf(*ctx.body));
+}
+
 /// `joinery test_heights SCENE`: "NAME HEIGHT" per body with points, at the initial state.
 int runTestHeights(const std::vector<std::string>& args) {
   if (args.size() != 1) throw cli::UsageError{"test_heights takes one SCENE"};
@@ -126,6 +153,9 @@ json levelBeads(double ma, double mb, double alpha, double sa) {
 JOINERY_REGISTER(ConstraintRegistry, {"test_same_height", makeSameHeight,
                                       "test only: two points at the same height", {{"name", "level"},
                                       {"type", "test_same_height"}, {"body1", "body1"}, {"body2", "body2"}}})
+
+JOINERY_REGISTER_CHANNEL_KIND({"test_height", ChannelTarget::Body,
+                               "test only: a body origin's height and its rate", {"", ".rate"}, compileHeight})
 
 namespace joinery::cli {
 JOINERY_REGISTER_COMMAND({"test_heights", "test_heights SCENE   (test only) each body's height at the initial state",
@@ -181,4 +211,63 @@ TEST_CASE("newcomer: a command defined in a test file is dispatched and listed b
   CHECK(runProgramCapturing({"test_height", scene}).first == 2);
   // a usage error in the new command is the program's exit 2 with its message
   CHECK(runProgramCapturing({"test_heights"}).first == 2);
+}
+
+TEST_CASE("newcomer: an output channel kind defined in a test file is read, checked, written and flattened") {
+  json scene = levelBeads(2, 3, 0.4, 0.5);
+  scene["simulation"] = {{"t_end", 0.2}, {"integrator", "dopri5"}, {"rtol", 1e-10}, {"atol", 1e-12},
+                         {"output_interval", 0.05}};
+  scene["outputs"] = {{{"name", "hb"}, {"test_height", "b"}}, {{"name", "pb"}, {"point", {{"body", "b"}}}}};
+  const std::string path = kTmpJoint + "channel.json";
+  std::ofstream(path) << scene.dump(2);
+  const std::string csv = kTmpJoint + "channel.csv";
+  REQUIRE(runProgramCapturing({"simulate", path, "-o", csv}).first == 0);
+
+  std::ifstream in(csv);
+  std::string header;
+  REQUIRE(std::getline(in, header));
+  std::vector<std::string> cols;
+  std::stringstream hs(header);
+  for (std::string c; std::getline(hs, c, ',');) cols.push_back(c);
+  const auto col = [&](const std::string& n) {
+    const auto it = std::find(cols.begin(), cols.end(), n);
+    REQUIRE(it != cols.end());
+    return static_cast<std::size_t>(it - cols.begin());
+  };
+  const std::size_t h = col("hb"), rate = col("hb.rate"), py = col("pb.y"), pvy = col("pb.vy"), sb = col("b.s");
+  int rows = 0;
+  double lastRate = 0;
+  for (std::string line; std::getline(in, line); ++rows) {
+    std::vector<double> v;
+    std::stringstream ls(line);
+    for (std::string f; std::getline(ls, f, ',');) v.push_back(std::stod(f));
+    REQUIRE(v.size() == cols.size());
+    // the same marker as the built-in point channel: equal to the last bit; b is on the
+    // vertical line through (0.7, 0), so its height is its coordinate s
+    CHECK(v[h] == v[py]);
+    CHECK(v[rate] == v[pvy]);
+    CHECK(v[h] == Approx(v[sb]).margin(1e-15));
+    lastRate = v[rate];
+  }
+  CHECK(rows == 5);
+  CHECK(lastRate < -0.1);  // b falls: the rate column is read from the state, not left at zero
+
+  // a wrong body is named with a suggestion at the key's JSON path, exit 2
+  scene["outputs"][0]["test_height"] = "bb";
+  std::ofstream(path) << scene.dump(2);
+  std::ostringstream err;
+  std::streambuf* old = std::cerr.rdbuf(err.rdbuf());
+  const int code = runProgramCapturing({"check", path}).first;
+  std::cerr.rdbuf(old);
+  CHECK(code == 2);
+  CHECK_THAT(err.str(), Catch::Contains("/outputs/0/test_height") && Catch::Contains("did you mean 'b'"));
+
+  // the flattened scene writes the kind back under its key
+  scene["outputs"][0]["test_height"] = "b";
+  std::ofstream(path) << scene.dump(2);
+  const std::string flat = kTmpJoint + "channel_flat.json";
+  REQUIRE(runProgramCapturing({"assemble", path, "-o", flat}).first == 0);
+  const json f = json::parse(std::ifstream(flat));
+  CHECK(f["outputs"][0]["test_height"] == "b");
+  CHECK_FALSE(f["outputs"][0].contains("point"));
 }

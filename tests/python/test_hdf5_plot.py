@@ -177,3 +177,48 @@ def test_plot_bad_input(cli, scenes, tmp_path):
     p = run(cli, "plot", csv, "--y", "t", "-o", tmp_path / "x.pdf", check=False)
     assert p.returncode == 2 and ".svg or .png" in p.stderr
     assert not (tmp_path / "x.svg").exists()
+
+
+def test_simulate_units_scene_writes_the_scenes_units_named_in_each_column(cli, scenes, tmp_path):
+    # a crank-rocker written in mm, g and deg: --units scene gives the file's own numbers back
+    # (the crank's centre at r/2 = 15 mm, turned at 360 deg/s, the rocker at 90 deg at t = 0)
+    scene = scenes / "crank_rocker_mm.json"
+    si, mm = tmp_path / "si.csv", tmp_path / "mm.csv"
+    run(cli, "simulate", scene, "-o", si, "--t-end", "0.2", "--summary", tmp_path / "si.json")
+    out = run(cli, "simulate", scene, "-o", mm, "--t-end", "0.2", "--units", "scene",
+              "--summary", tmp_path / "mm.json").stdout
+    names_si, a = read_csv(si)
+    names, b = read_csv(mm)
+    assert len(names) == len(names_si)
+    for want in ("t [s]", "crank.x [mm]", "crank.theta [deg]", "crank.theta_dot [deg/s]",
+                 "energy [g·mm²/s²]", "torque.power [g·mm²/s³]"):
+        assert want in names, names
+    assert "torque" in names and "position_residual" in names  # unit not said by the name: SI, unlabelled
+    assert b["crank.x [mm]"][0] == pytest.approx(15, abs=1e-9)
+    assert b["crank.theta_dot [deg/s]"][0] == pytest.approx(360, rel=1e-9)
+    assert b["rocker.theta [deg]"][0] == pytest.approx(90, abs=1e-7)
+    assert same_bits(b["t [s]"], a["t"])
+    assert np.allclose(b["crank.x [mm]"], a["crank.x"] * 1e3, rtol=1e-14, atol=0)
+    assert np.allclose(b["coupler.y_dot [mm/s]"], a["coupler.y_dot"] * 1e3, rtol=1e-14, atol=0)
+    assert np.allclose(b["crank.theta [deg]"], np.degrees(a["crank.theta"]), rtol=1e-14, atol=0)
+    assert np.allclose(b["energy [g·mm²/s²]"], a["energy"] * 1e9, rtol=1e-14, atol=0)  # J = 1e3 g * 1e6 mm²/s²
+    assert same_bits(b["torque"], a["torque"])
+    assert "energy: initial" in out and "g·mm²/s²" in out
+    summary = json.loads((tmp_path / "mm.json").read_text())
+    assert summary["units"] == {"length": "mm", "mass": "g", "angle": "deg", "time": "s", "energy": "g·mm²/s²"}
+    assert summary["channels"]["crank.x [mm]"]["max"] == pytest.approx(b["crank.x [mm]"].max(), rel=1e-15)
+    assert json.loads((tmp_path / "si.json").read_text())["units"]["length"] == "m"
+    # the same columns in HDF5, bit for bit: datasets by the bare name (a link name cannot hold
+    # the '/' of mm/s), the unit as their attribute; plot finds a column by its bare name
+    h5 = tmp_path / "mm.h5"
+    run(cli, "simulate", scene, "-o", h5, "--t-end", "0.2", "--units", "scene")
+    with h5py.File(h5, "r") as f:
+        assert same_bits(f["crank.x"][:], b["crank.x [mm]"])
+        assert f["crank.x"].attrs["unit"] == "mm" and f["crank.x_dot"].attrs["unit"] == "mm/s"
+        assert "unit" not in f["torque"].attrs
+        assert [c.decode() if isinstance(c, bytes) else c for c in f.attrs["columns"]][:2] == ["t", "crank.x"]
+    for table in (mm, h5):
+        plotted = run(cli, "plot", table, "--y", "crank.x,crank.theta", "-o", tmp_path / "p.svg").stdout
+        assert "crank.x (mm)" in plotted and "crank.theta (deg)" in plotted, plotted
+    bad = run(cli, "simulate", scene, "-o", tmp_path / "x.csv", "--units", "imperial", check=False)
+    assert bad.returncode == 2 and "expected si or scene" in bad.stderr

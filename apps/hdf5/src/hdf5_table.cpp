@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "joinery/core/errors.hpp"
 #include "joinery/integrators/simulation.hpp"
@@ -16,6 +17,22 @@ namespace joinery {
 namespace {
 
 constexpr hsize_t kChunkRows = 256;  // 2 KiB chunks: a short run of many columns stays small
+
+/// A column written with its unit, "crank.x_dot [mm/s]" (simulate --units scene): the dataset
+/// is named "crank.x_dot" and carries the unit as its attribute `unit` (a link name may not
+/// hold the '/' of "mm/s"); {name, ""} for a bare name.
+std::pair<std::string, std::string> splitUnit(const std::string& column) {
+  const auto open = column.rfind(" [");
+  if (column.size() < 4 || column.back() != ']' || open == std::string::npos) return {column, ""};
+  return {column.substr(0, open), column.substr(open + 2, column.size() - open - 3)};
+}
+
+std::vector<std::string> datasetNames(const std::vector<std::string>& columns) {
+  std::vector<std::string> out;
+  out.reserve(columns.size());
+  for (const auto& c : columns) out.push_back(splitUnit(c).first);
+  return out;
+}
 
 /// A dataset name is an HDF5 link name: no '/' (the path separator), not '.' and not empty.
 void checkName(const std::string& name, const std::string& path) {
@@ -65,14 +82,18 @@ H5::H5File createFile(const std::string& path, const std::vector<std::string>& n
   return file;
 }
 
-/// An empty, extendable float64 column stored in chunks of `rows` rows (at most kChunkRows).
-H5::DataSet createColumn(H5::H5File& file, const std::string& name, hsize_t rows) {
+/// An empty, extendable float64 column stored in chunks of `rows` rows (at most kChunkRows),
+/// named by `column` without its unit, the unit (if any) in the attribute `unit`.
+H5::DataSet createColumn(H5::H5File& file, const std::string& column, hsize_t rows) {
+  const auto [name, unit] = splitUnit(column);
   const hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED};
   H5::DataSpace space(1, dims, maxdims);
   H5::DSetCreatPropList props;
   const hsize_t chunk[1] = {std::clamp<hsize_t>(rows, 1, kChunkRows)};
   props.setChunk(1, chunk);
-  return file.createDataSet(name, H5::PredType::IEEE_F64LE, space, props);
+  H5::DataSet ds = file.createDataSet(name, H5::PredType::IEEE_F64LE, space, props);
+  if (!unit.empty()) textAttribute(ds, "unit", unit);
+  return ds;
 }
 
 /// Appends `count` values to a column of `before` rows.
@@ -107,13 +128,13 @@ Hdf5Recorder::~Hdf5Recorder() { delete file_; }
 
 void Hdf5Recorder::begin(const std::vector<std::string>& coordinateNames) {
   columns_ = tableColumns(coordinateNames, layout_);
-  for (const auto& c : columns_) checkName(c, path_);
+  for (const auto& c : columns_) checkName(splitUnit(c).first, path_);
   row_.assign(columns_.size(), 0.0);
   blockRows_ = std::max<std::size_t>(1, std::min<std::size_t>(4096, kBlockBytes / (sizeof(double) * columns_.size())));
   block_.assign(blockRows_ * columns_.size(), 0.0);
   pending_ = written_ = 0;
   try {
-    file_ = new File{createFile(path_, columns_, info_), {}};
+    file_ = new File{createFile(path_, datasetNames(columns_), info_), {}};
     file_->columns.reserve(columns_.size());
     for (const auto& c : columns_) file_->columns.push_back(createColumn(file_->file, c, blockRows_));
     file_->file.flush(H5F_SCOPE_GLOBAL);
@@ -156,12 +177,12 @@ void writeHdf5Table(const std::string& path, const std::vector<std::string>& nam
                     const std::vector<const double*>& columns, std::size_t rows, const Hdf5TableInfo& info,
                     const std::string& outcome) {
   H5::Exception::dontPrint();
-  for (const auto& n : names) checkName(n, path);
+  for (const auto& n : names) checkName(splitUnit(n).first, path);
   if (names.size() != columns.size()) throw InputError("writeHdf5Table: as many names as columns", path);
   const std::string temp = path + ".part";
   try {
     {
-      H5::H5File file = createFile(temp, names, info);
+      H5::H5File file = createFile(temp, datasetNames(names), info);
       for (std::size_t c = 0; c < names.size(); ++c) {
         H5::DataSet ds = createColumn(file, names[c], rows);
         if (rows > 0) append(ds, 0, columns[c], rows);
@@ -210,9 +231,15 @@ Hdf5Table readHdf5Table(const std::string& path) {
     if (t.names.empty())
       for (hsize_t k = 0; k < file.getNumObjs(); ++k)
         if (file.getObjTypeByIdx(k) == H5G_DATASET) t.names.push_back(file.getObjnameByIdx(k));
-    for (const auto& name : t.names) {
+    for (auto& name : t.names) {
       if (!file.nameExists(name)) throw InputError("the file lists column '" + name + "' but has no such dataset", path);
       H5::DataSet ds = file.openDataSet(name);
+      if (ds.attrExists("unit")) {  // the name as the CSV writes it: "crank.x [mm]"
+        H5::Attribute a = ds.openAttribute("unit");
+        std::string unit;
+        a.read(a.getStrType(), unit);
+        if (!unit.empty()) name += " [" + unit + "]";
+      }
       H5::DataSpace space = ds.getSpace();
       if (space.getSimpleExtentNdims() != 1 || (ds.getTypeClass() != H5T_FLOAT && ds.getTypeClass() != H5T_INTEGER))
         throw InputError("dataset '" + name + "' is not a one-dimensional array of numbers", path);

@@ -49,8 +49,23 @@ const char* axisName(int k) { return k == 0 ? "x" : k == 1 ? "y" : "z"; }
 /// about its own frame's axes through its origin.
 std::vector<Candidate> candidates(const Model& model) {
   const int n = model.numCoordinates(), N = 2 * n;
+  // what each body is, from its mass properties: a spatial rigid body (a centre of mass and
+  // Euler parameters), a spatial point, a planar rigid body (x, y, angle) or a planar point;
+  // other bodies take no part in the candidates
+  enum class Shape { None, Spatial, SpatialPoint, Planar, PlanarPoint };
+  const auto shapeOf = [](const BodySlot& sl) {
+    const std::optional<MassProperties> mp = sl.body->massProperties();
+    if (!mp) return Shape::None;
+    if (mp->translations == 3 && mp->rotations == 3 && sl.size >= 7 &&
+        sl.body->coordinateKind(3) == CoordinateKind::Quaternion)
+      return Shape::Spatial;
+    if (mp->translations == 3 && mp->rotations == 0 && sl.size == 3) return Shape::SpatialPoint;
+    if (mp->translations == 2 && mp->rotations == 1 && sl.size == 3) return Shape::Planar;
+    if (mp->translations == 2 && mp->rotations == 0 && sl.size == 2) return Shape::PlanarPoint;
+    return Shape::None;
+  };
   bool planar = false;
-  for (const BodySlot& sl : model.bodySlots()) planar = planar || sl.body->typeName() == "rigid2d";
+  for (const BodySlot& sl : model.bodySlots()) planar = planar || shapeOf(sl) == Shape::Planar;
   std::vector<Candidate> out;
   for (int k = 0; k < 3; ++k) {
     Candidate tr{std::string("translation ") + axisName(k), MatrixXd::Zero(N, N), VectorXd::Zero(N), 1};
@@ -59,22 +74,22 @@ std::vector<Candidate> candidates(const Model& model) {
     const Vector3d a = Vector3d::Unit(k);
     bool rotates = !(planar && k < 2);
     for (const BodySlot& sl : model.bodySlots()) {
-      const std::string_view type = sl.body->typeName();
+      const Shape shape = shapeOf(sl);
       const int o = sl.offset;
-      if (type == "rigid3d" || (type == "particle" && sl.size == 3)) {
+      if (shape == Shape::Spatial || shape == Shape::SpatialPoint) {
         tr.c(o + k) = 1;
         for (int half = 0; half < 2; ++half) rot.L.block<3, 3>(half * n + o, half * n + o) = cross(a);
-        if (type == "rigid3d")
+        if (shape == Shape::Spatial)
           for (int half = 0; half < 2; ++half)
             rot.L.block<4, 4>(half * n + o + 3, half * n + o + 3) = 0.5 * quaternionProduct(a, true);
-      } else if (type == "rigid2d" || (type == "particle" && sl.size == 2)) {
+      } else if (shape == Shape::Planar || shape == Shape::PlanarPoint) {
         if (k < 2) tr.c(o + k) = 1;
         if (k == 2) {
           for (int half = 0; half < 2; ++half) {
             rot.L(half * n + o, half * n + o + 1) = -1;
             rot.L(half * n + o + 1, half * n + o) = 1;
           }
-          if (type == "rigid2d") rot.c(o + 2) = 1;
+          if (shape == Shape::Planar) rot.c(o + 2) = 1;
         }
       }
     }
@@ -82,7 +97,7 @@ std::vector<Candidate> candidates(const Model& model) {
     if (rotates && (rot.L.any() || rot.c.any())) out.push_back(std::move(rot));
   }
   for (const BodySlot& sl : model.bodySlots()) {
-    if (sl.body->typeName() != "rigid3d") continue;
+    if (shapeOf(sl) != Shape::Spatial) continue;
     for (int k = 0; k < 3; ++k) {
       Candidate spin{"spin of " + sl.body->name() + " about its " + axisName(k) + " axis", MatrixXd::Zero(N, N),
                      VectorXd::Zero(N), 0};
@@ -147,18 +162,10 @@ MatrixXd manifoldRows(const Model& model, const State& s) {
   };
   std::vector<Disk> disks;
   for (const RowBlock& rb : model.rowBlocks()) {
-    if (!rb.constraint || rb.constraint->typeName() != "rolling_disk") continue;
-    const nlohmann::json j = rb.constraint->toJson();
-    const auto vec = [&](const char* key) {
-      Vector3d v = Vector3d::Zero();
-      if (j.contains(key))
-        for (int k = 0; k < 3 && k < static_cast<int>(j[key].size()); ++k) v(k) = j[key][static_cast<std::size_t>(k)].get<double>();
-      return v;
-    };
-    const Body* body = model.findBody(j.at("body2").get<std::string>());
-    if (!body || !body->points() || !body->frames()) continue;
-    disks.push_back({rb.row + 2, body, vec("point1"), vec("normal").normalized(), vec("point2"), vec("axis2").normalized(),
-                     j.at("radius").get<double>()});
+    if (!rb.constraint) continue;
+    const std::optional<RollingContact> rc = rb.constraint->rollingContact();
+    if (!rc || !rc->disk || !rc->disk->points() || !rc->disk->frames()) continue;
+    disks.push_back({rb.row + rc->normalRow, rc->disk, rc->planePoint, rc->normal, rc->centre, rc->axis, rc->radius});
   }
   auto heights = [&](const VectorXd& q) {
     VectorXd h = VectorXd::Zero(m);

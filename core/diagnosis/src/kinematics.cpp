@@ -406,7 +406,7 @@ const Body* otherBody(const Constraint& c, const Body* b) {
 
 TransmissionSpec findTransmission(const Model& model, const Body& input) {
   const auto& cs = model.constraints();
-  auto isPin = [](const Constraint* c) { return c->typeName() == "revolute2d" && c->bodies().size() == 2; };
+  auto isPin = [](const Constraint* c) { return c->planarPair() == PlanarPair::Pin && c->bodies().size() == 2; };
   for (std::size_t ci = 0; ci < cs.size(); ++ci) {
     const Constraint* C = cs[ci];
     if (!isPin(C) || C->bodies()[0]->isGround() || C->bodies()[1]->isGround()) continue;
@@ -420,7 +420,7 @@ TransmissionSpec findTransmission(const Model& model, const Body& input) {
         const Body* o = otherBody(*cs[k], output);
         if (k == ci || o == nullptr || !o->isGround()) continue;
         if (isPin(cs[k])) d = static_cast<int>(k), slider = false;
-        else if (cs[k]->typeName() == "prismatic2d" && d < 0) d = static_cast<int>(k), slider = true;
+        else if (cs[k]->planarPair() == PlanarPair::Slider && cs[k]->bodies().size() == 2 && d < 0) d = static_cast<int>(k), slider = true;
       }
       for (std::size_t k = 0; k < cs.size() && d >= 0; ++k) {
         const Body* o = otherBody(*cs[k], coupler);

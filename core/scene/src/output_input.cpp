@@ -6,12 +6,9 @@
 
 namespace joinery::detail {
 
-namespace {
-const std::vector<std::string> kKinds{"value", "point", "reaction", "effort", "energy", "gap"};
-}
-
 OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const SymbolTable& parameters) {
   e.requireObject();
+  const std::vector<std::string> kKinds = channelKindNames();  // the built-in kinds and the registered ones
   std::vector<std::string> allowed{"name", "description", "frame"};
   allowed.insert(allowed.end(), kKinds.begin(), kKinds.end());
   e.rejectUnknownKeys(allowed);
@@ -38,7 +35,7 @@ OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const
     if (e.has(k)) given.push_back(k);
   if (given.size() != 1)
     e.failWith("channel '" + name + "' has " + (given.empty() ? "none" : joinNames(given)) +
-               "; expected exactly one of: value, point, reaction, effort, energy, gap");
+               "; expected exactly one of: " + joinNames(kKinds));
   const std::string kind = given[0];
   const JsonCursor c = e.at(kind);
   if (kind == "value") {
@@ -80,9 +77,16 @@ OutputSpec readOutputSpec(const JsonCursor& e, const OutputNaming& naming, const
     s.kind = kind == "reaction" ? OutputKind::Reaction : kind == "gap" ? OutputKind::Gap : OutputKind::Effort;
     const std::string joint = c.string();
     s.target = naming.prefix + joint;
-  } else {
+  } else if (kind == "energy") {
     s.kind = OutputKind::Energy;
     s.target = c.string();
+  } else {  // a registered kind: its key's value names a body, a joint or a word
+    const ChannelKindInfo& info = *findChannelKind(kind);
+    s.kind = OutputKind::Registered;
+    s.registeredKind = kind;
+    if (info.target == ChannelTarget::Body) s.target = naming.body(c.string(), c);
+    else if (info.target == ChannelTarget::Joint) s.target = naming.prefix + c.string();
+    else s.target = c.string();
   }
   if (e.has("frame")) {  // reaction components in world axes (default) or the joint's own frame
     const JsonCursor fc = e.at("frame");
@@ -118,6 +122,7 @@ nlohmann::json outputSpecJson(const OutputSpec& s) {
     case OutputKind::Effort: j["effort"] = s.target; break;
     case OutputKind::Energy: j["energy"] = s.target; break;
     case OutputKind::Gap: j["gap"] = s.target; break;
+    case OutputKind::Registered: j[s.registeredKind] = s.target; break;
   }
   return j;
 }

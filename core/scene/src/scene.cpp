@@ -52,7 +52,8 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   const JsonCursor root(doc, file);
   if (doc.is_object() && doc.contains("units")) {
     // the file's numbers in SI first (scene_units.cpp); the paths of errors stay those of the file
-    documents_.push_back(convertToSi(root, readSceneUnits(root.at("units"))));
+    units_ = readSceneUnits(root.at("units"));
+    documents_.push_back(convertToSi(root, units_));
     return load(documents_.back(), file);
   }
   checkVersion(root, "a scene");
@@ -167,6 +168,7 @@ Scene Loader::load(const nlohmann::json& doc, const std::string& file) {
   scene.completeMassless = completeMassless;
   scene.outputs = std::move(all.outputs);
   scene.filesRead.assign(included_.begin(), included_.end());
+  scene.units = units_;
   return scene;
 }
 

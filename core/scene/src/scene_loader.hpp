@@ -58,12 +58,7 @@ inline const std::vector<std::string> kInstanceKeys{"name", "component", "parame
 // ---- units (scene_units.cpp) ----------------------------------------------------------------
 
 /// A file's "units": the factors that take its lengths, masses and angles to m, kg and rad.
-struct SceneUnits {
-  double length = 1, mass = 1, angle = 1;
-  std::string lengthName = "m", massName = "kg", angleName = "rad";
-  bool isSi() const { return length == 1 && mass == 1 && angle == 1; }
-  std::string describe() const;  ///< "length mm, mass g, angle deg"
-};
+using SceneUnits = UnitSystem;
 /// Reads a "units" object. @throws InputError for an unknown unit or key.
 SceneUnits readSceneUnits(const JsonCursor& c);
 /// `doc` (a scene or a component library) with its numbers in SI and without "units".
@@ -309,6 +304,7 @@ class Loader {
   BodyPtr placeBody(BodyPtr body, const Planned& p, SceneContext& ctx) const;
 
   std::deque<nlohmann::json> documents_;  // included libraries (stable addresses)
+  SceneUnits units_;                      // the scene file's own "units" (SI without)
   std::map<std::string, ComponentDef> components_;
   std::set<std::string> included_;
   /// What a qualified name names and where, for the message of a duplicate (rendered only

@@ -111,7 +111,7 @@ struct OutputNaming {
 };
 
 /// Reads one entry of an `outputs` list: `name` and exactly one of `value`, `point`,
-/// `reaction`, `effort`, `energy`. Names are qualified through `naming`; numbers are evaluated
+/// `reaction`, `effort`, `energy`, `gap` or the key of a registered kind (channelKindNames()). Names are qualified through `naming`; numbers are evaluated
 /// with `parameters`. Whether the names exist is checked later (OutputChannels).
 /// @throws InputError at the entry's JSON path
 OutputSpec readOutputSpec(const JsonCursor& entry, const OutputNaming& naming, const SymbolTable& parameters);

@@ -313,10 +313,6 @@ double readUnit(const JsonCursor& units, const char* key, const std::vector<Unit
 
 }  // namespace
 
-std::string SceneUnits::describe() const {
-  return "length " + lengthName + ", mass " + massName + ", angle " + angleName;
-}
-
 SceneUnits readSceneUnits(const JsonCursor& c) {
   c.requireObject();
   c.rejectUnknownKeys({"length", "mass", "angle", "time"});
@@ -345,3 +341,7 @@ nlohmann::json convertToSi(const JsonCursor& doc, const SceneUnits& units) {
 }
 
 }  // namespace joinery::scene_detail
+
+std::string joinery::UnitSystem::describe() const {
+  return "length " + lengthName + ", mass " + massName + ", angle " + angleName;
+}

@@ -3,10 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <map>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "joinery/core/errors.hpp"
+#include "joinery/core/format.hpp"
 #include "joinery/core/json_input.hpp"
 #include "joinery/core/one_sided.hpp"
 
@@ -43,7 +48,19 @@ struct Compiled {
   mutable std::vector<BodyStateView> views;
   std::vector<int> viewOffsets;
   EnergyPart energy = EnergyPart::Total;
+  // Registered: the kind's compiled channel
+  std::unique_ptr<CompiledChannel> registered;
 };
+
+const std::vector<std::string>& builtInKindNames() {
+  static const std::vector<std::string> names{"value", "point", "reaction", "effort", "energy", "gap"};
+  return names;
+}
+
+std::map<std::string, ChannelKindInfo, std::less<>>& channelKinds() {
+  static std::map<std::string, ChannelKindInfo, std::less<>> kinds;
+  return kinds;
+}
 
 [[noreturn]] void fail(const OutputSpec& s, const std::string& field, const std::string& message) {
   throw InputError(message, s.file, s.path + field);
@@ -112,6 +129,36 @@ LocalState channelLocalState(const State& s, const Compiled& c) {
 }
 
 }  // namespace
+
+bool registerChannelKind(ChannelKindInfo info) {
+  const auto& builtIn = builtInKindNames();
+  if (info.name.empty() || !info.compile || info.columnSuffixes.empty() ||
+      std::find(builtIn.begin(), builtIn.end(), info.name) != builtIn.end() ||
+      channelKinds().count(info.name) != 0) {
+    // a programming error in a static initialiser: no caller could catch it
+    spdlog::critical("channel kind '{}' registered twice, with a built-in name, or without a compile function",
+                     info.name);
+    std::abort();
+  }
+  std::string name = info.name;
+  channelKinds().emplace(std::move(name), std::move(info));
+  return true;
+}
+
+const ChannelKindInfo* findChannelKind(std::string_view name) {
+  const auto it = channelKinds().find(name);
+  return it == channelKinds().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> channelKindNames() {
+  std::vector<std::string> names = builtInKindNames();
+  for (const auto& [name, info] : channelKinds()) names.push_back(name);
+  return names;
+}
+
+void ChannelContext::fail(const std::string& message) const {
+  throw InputError(message, spec.file, spec.path + "/" + spec.registeredKind);
+}
 
 const std::vector<std::string>& energyChannelNames() {
   static const std::vector<std::string> names{"kinetic", "potential", "total"};
@@ -250,6 +297,33 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         addColumn(s, s.name);
         break;
       }
+      case OutputKind::Registered: {
+        const ChannelKindInfo* info = findChannelKind(s.registeredKind);
+        if (info == nullptr)
+          fail(s, "", "unknown channel kind '" + s.registeredKind + "'" +
+                          didYouMean(s.registeredKind, channelKindNames()) + "; expected one of: " +
+                          joinNames(channelKindNames()));
+        ChannelContext ctx{model, s};
+        const std::string field = "/" + s.registeredKind;
+        if (info->target == ChannelTarget::Body) {
+          ctx.body = model.findBody(s.target);
+          if (ctx.body == nullptr)
+            fail(s, field, "unknown body '" + s.target + "'" + didYouMean(s.target, bodyNames) +
+                               "; expected the name of a body of the scene or 'ground'");
+        } else if (info->target == ChannelTarget::Joint) {
+          ctx.jointIndex = findJoint(s, field.c_str());
+          ctx.joint = constraints[static_cast<std::size_t>(ctx.jointIndex)];
+        }
+        c.registered = info->compile(ctx);
+        if (!c.registered) fail(s, field, "channel kind '" + s.registeredKind + "' compiled to nothing");
+        if (c.registered->needsAccelerations()) needsQdd_ = true;
+        if (c.registered->needsJointResults()) {
+          needsJoints_ = true;
+          c.joint = ctx.jointIndex;
+        }
+        for (const std::string& suffix : info->columnSuffixes) addColumn(s, s.name + suffix);
+        break;
+      }
       case OutputKind::Energy: {
         const auto& names = energyChannelNames();
         const auto it = std::find(names.begin(), names.end(), s.target);
@@ -353,6 +427,7 @@ void OutputChannels::evaluate(const State& s, const VectorXd* qdd, const std::ve
         o[0] = g;
         break;
       }
+      case OutputKind::Registered: c.registered->evaluate(s, qdd, joints, o); break;
       case OutputKind::Energy: {
         if (c.energy != EnergyPart::Potential && std::isnan(kinetic)) kinetic = im.model->calcKineticEnergy(s);
         if (c.energy != EnergyPart::Kinetic && std::isnan(potential)) potential = im.model->calcPotentialEnergy(s);

@@ -33,6 +33,12 @@ struct Sample {
 struct TableLayout {
   bool accelerations = false;
   std::vector<std::string> channels;  ///< OutputChannels::columns()
+  /// Results in units other than SI (`simulate --units scene`): column k's value is divided
+  /// by divisors[k], and its name written "name [unitLabels[k]]" where that label is not
+  /// empty. Both empty (the default): SI, names as they are. When given, each has one entry
+  /// per column of tableColumns().
+  std::vector<double> divisors{};
+  std::vector<std::string> unitLabels{};
 };
 
 /// The column names of the table for these coordinate names.

@@ -91,6 +91,23 @@ struct AxisMotion {
   std::optional<Vector3d> reference1, reference2;
 };
 
+/// What a planar two-body joint leaves free between its bodies (Constraint::planarPair()):
+/// the turn about the world z axis (a pin, revolute2d) or the travel along one axis (a slider,
+/// prismatic2d). The kinematic analyses recognise four-bar and slider-crank loops by it.
+enum class PlanarPair { Pin, Slider };
+
+/// A thin disk rolling without slipping on a plane fixed in the world
+/// (Constraint::rollingContact()): the steady-motion analyses keep its contact height.
+struct RollingContact {
+  const Body* disk = nullptr;
+  Vector3d planePoint = Vector3d::Zero();  ///< a point of the plane, world frame, m
+  Vector3d normal = Vector3d::UnitZ();     ///< the plane's unit normal, world frame
+  Vector3d centre = Vector3d::Zero();      ///< the disk centre, disk frame, m
+  Vector3d axis = Vector3d::UnitZ();       ///< the disk axis, disk frame, unit
+  double radius = 0;                       ///< m
+  int normalRow = 2;                       ///< the joint's row that keeps the contact height
+};
+
 /// Base of joints and constraints.
 class Constraint {
  public:
@@ -153,6 +170,11 @@ class Constraint {
   /// The joint's axis with its turn or travel (revolute3d, cylindrical, prismatic3d, screw,
   /// point_on_line, the axial drivers); none by default.
   virtual std::optional<AxisMotion> axisMotion() const { return std::nullopt; }
+  /// What a planar joint between two bodies leaves free (revolute2d: Pin, prismatic2d:
+  /// Slider); none by default.
+  virtual std::optional<PlanarPair> planarPair() const { return std::nullopt; }
+  /// The geometry of a disk rolling on a fixed plane (rolling_disk); none by default.
+  virtual std::optional<RollingContact> rollingContact() const { return std::nullopt; }
 
   /// Optional non-ideal law (friction, ...): C over the local coordinates.
   const NonidealLaw* nonideal() const noexcept { return nonideal_.get(); }

@@ -28,6 +28,16 @@ struct Flattening;
 struct SceneAccess;
 }  // namespace scene_detail
 
+/// The units a scene file writes its numbers in (its top-level `"units"`, docs/scene-format.md,
+/// "Units"): the factors that take its lengths, masses and angles to m, kg and rad, with the
+/// units' names. Time is always in seconds.
+struct UnitSystem {
+  double length = 1, mass = 1, angle = 1;
+  std::string lengthName = "m", massName = "kg", angleName = "rad";
+  bool isSi() const { return length == 1 && mass == 1 && angle == 1; }
+  std::string describe() const;  ///< "length mm, mass g, angle deg"
+};
+
 /// A loaded scene (made by loadScene and sceneFromJson).
 struct Scene {
   std::string name;  ///< the scene's `name` (may be empty)
@@ -53,6 +63,9 @@ struct Scene {
   /// Every file the loading read: the scene file and its included libraries (canonical paths),
   /// so that a program can refuse to write an output over any of them.
   std::vector<std::string> filesRead;
+  /// The scene file's own `"units"` (SI when it has none). The model is in SI whatever they
+  /// are; programs write results back in them where asked (`simulate --units scene`).
+  UnitSystem units;
 
   /// The flattened scene: every instance expanded, names qualified (`l1.rod`), ports replaced
   /// by body + point, placements applied and numbers evaluated. Itself a valid scene file
