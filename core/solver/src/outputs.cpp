@@ -83,11 +83,18 @@ bool compileValue(const OutputSpec& s, const SymbolTable& base, int firstQdd, in
   return false;
 }
 
+/// The body a channel names (s.target), or an error at `field` with a suggestion.
+const Body* requireBody(const Model& model, const OutputSpec& s, const std::string& field,
+                        const std::vector<std::string>& bodyNames) {
+  const Body* body = model.findBody(s.target);
+  if (!body)
+    fail(s, field, "unknown body '" + s.target + "'" + didYouMean(s.target, bodyNames) +
+                       "; expected the name of a body of the scene or 'ground'");
+  return body;
+}
+
 void compilePoint(const Model& model, const OutputSpec& s, const std::vector<std::string>& bodyNames, Compiled& c) {
-  c.body = model.findBody(s.target);
-  if (!c.body)
-    fail(s, "/point/body", "unknown body '" + s.target + "'" + didYouMean(s.target, bodyNames) +
-                               "; expected the name of a body of the scene or 'ground'");
+  c.body = requireBody(model, s, "/point/body", bodyNames);
   if (!c.body->points())
     fail(s, "/point/body", "body '" + s.target + "' (type " + std::string(c.body->typeName()) +
                                ") has no points; expected a particle, rigid2d or rigid3d body");
@@ -306,10 +313,7 @@ OutputChannels::OutputChannels(const Model& model, const std::vector<OutputSpec>
         ChannelContext ctx{model, s};
         const std::string field = "/" + s.registeredKind;
         if (info->target == ChannelTarget::Body) {
-          ctx.body = model.findBody(s.target);
-          if (ctx.body == nullptr)
-            fail(s, field, "unknown body '" + s.target + "'" + didYouMean(s.target, bodyNames) +
-                               "; expected the name of a body of the scene or 'ground'");
+          ctx.body = requireBody(model, s, field, bodyNames);
         } else if (info->target == ChannelTarget::Joint) {
           ctx.jointIndex = findJoint(s, field.c_str());
           ctx.joint = constraints[static_cast<std::size_t>(ctx.jointIndex)];
