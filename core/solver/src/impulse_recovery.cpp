@@ -70,6 +70,29 @@ void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorX
   Eigen::SparseMatrix<double> A(rows, n);
   A.setFromTriplets(triplets.begin(), triplets.end());
   A.makeCompressed();
+  const auto finish = [&](const VectorXd& Pc, int rank) {
+    for (Eigen::Index i = 0; i < rows; ++i) P(rowOf[static_cast<std::size_t>(i)]) = Pc(i);
+    if (report) {
+      report->rows = static_cast<int>(rows);
+      report->rank = rank;
+      report->residual = (A.transpose() * Pc - r).cwiseAbs().maxCoeff() / std::max(r.cwiseAbs().maxCoeff(), 1e-300);
+    }
+  };
+  {
+    // Independent rows (the usual case: a chain landing, a ball): P is the unique solution of
+    // the tall system A^T P = r, by the sparse QR of A^T, which is backward stable whatever the
+    // fill-reducing order of its columns. The QR of the wide A below needs its first k
+    // columns (in that order) independent, which the order does not ensure: on a chain lying
+    // flat it kept nearly dependent ones and gave impulses of 1e7 times the jump.
+    Eigen::SparseMatrix<double> At = A.transpose();
+    At.makeCompressed();
+    Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qrT(At);
+    if (qrT.info() == Eigen::Success && qrT.rank() == rows) {
+      finish(qrT.solve(r), static_cast<int>(rows));
+      return;
+    }
+  }
+  // Redundant rows (a block on four corners): the minimum-norm P from the QR of A
   Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr(A);
   // A Pi = Q R: t from the first k equations of R^T t = Pi^T r, P = Q [t; 0]
   const auto k = static_cast<Eigen::Index>(qr.rank());
@@ -86,13 +109,7 @@ void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorX
   R11.setFromTriplets(rEntries.begin(), rEntries.end());
   VectorXd y = VectorXd::Zero(rows);
   y.head(k) = R11.transpose().triangularView<Eigen::Lower>().solve(rp.head(k));
-  const VectorXd Pc = qr.matrixQ() * y;
-  for (Eigen::Index i = 0; i < rows; ++i) P(rowOf[static_cast<std::size_t>(i)]) = Pc(i);
-  if (report) {
-    report->rows = static_cast<int>(rows);
-    report->rank = static_cast<int>(k);
-    report->residual = (A.transpose() * Pc - r).cwiseAbs().maxCoeff() / std::max(r.cwiseAbs().maxCoeff(), 1e-300);
-  }
+  finish(qr.matrixQ() * y, static_cast<int>(k));
 }
 
 VectorXd calcImpulsesDense(const Model& model, const State& s, const VectorXd& dv, const VectorXd& F) {

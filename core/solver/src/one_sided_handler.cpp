@@ -18,6 +18,7 @@ OneSidedHandler::OneSidedHandler(ModelSystem& system, OneSidedOptions options)
     const OneSidedRows* rows = oneSidedRows(*rb.constraint);
     if (rows == nullptr) continue;
     for (int k = 0; k < rows->count(); ++k) {
+      rows->resetRunState(k);  // not what an earlier run of the same model left
       const int tangent = rows->tangentRow(k), tangent2 = rows->tangentRow2(k);
       if (tangent >= 0) friction_.push_back(static_cast<int>(candidates_.size()));
       candidates_.push_back({rb.constraint, rows, k, rb.row + rows->localRow(k), rb.constraint->numLocalCoordinates(),
@@ -565,7 +566,7 @@ void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const 
   // (a chain lying flat on the floor) a tiny pivot it keeps gives impulses of 1e30 and more,
   // which then decide the active set. Its residual shows it; the dense complete orthogonal
   // decomposition (rank-revealing) answers then.
-  if (!(rep.residual <= kImpulseResidualTolerance) || !P.allFinite()) {
+  if (!(rep.residual <= opt_.impulseResidualTolerance) || !P.allFinite()) {
     P = detail::calcImpulsesDense(model_, s, s.v - v0, F);
     ++denseImpulseRecoveries_;
     spdlog::debug("t = {}: sparse impulses rejected (relative residual {}): dense recovery", s.t, rep.residual);

@@ -109,6 +109,19 @@ class OneSidedRows {
   /// While sticking, the tangential row's velocity error is a_t q' - target (0 normally).
   double tangentTarget(int k) const { return rows_[static_cast<std::size_t>(k)].tangentTarget; }
   void setTangentTarget(int k, double v) const { rows_[static_cast<std::size_t>(k)].tangentTarget = v; }
+  /// Candidate k as a model is built: inactive, no velocity target, no friction mode, slip
+  /// reference along t1. A run starts from it (OneSidedHandler's constructor): the state a
+  /// previous run of the same model left here must not decide the next (a second `simulate` of
+  /// one loaded scene, a study's cases).
+  void resetRunState(int k) const {
+    const Row& r = rows_[static_cast<std::size_t>(k)];
+    r.active = 0;
+    r.target = 0.0;
+    r.mode = 0;
+    r.tangentTarget = 0.0;
+    r.direction1 = 1.0;
+    r.direction2 = 0.0;
+  }
 
  protected:
   /// Adds a candidate (constructors only).

@@ -30,6 +30,12 @@ struct OneSidedOptions {
   double accumulationTime = 1e-8;
   /// Most complementarity iterations at one event, per candidate.
   int iterationsPerCandidate = 3;
+  /// The impulses of an impact come from a sparse QR of the rows; when their relative residual
+  /// |A^T P - (M dv - F)|_inf / |M dv - F|_inf is over this (nearly dependent rows, which the
+  /// sparse QR's fill-reducing order does not pivot for), or they are not finite, the dense
+  /// rank-revealing decomposition answers instead (counted: denseImpulseRecoveries). A
+  /// negative value sends every impact to the dense recovery (tests compare the two).
+  double impulseResidualTolerance = 1e-9;
 };
 
 /// One one-sided candidate of the model.
@@ -83,8 +89,9 @@ class OneSidedHandler final : public OneSidedEvents {
 
   /// Impulse recoveries at impacts so far (each a sparse QR of the active rows, no dense M or A).
   long long impulseRecoveries() const noexcept { return impulseRecoveries_; }
-  /// Of those, the ones the sparse QR could not answer (relative residual over 1e-9: nearly
-  /// dependent rows), recovered by the dense complete orthogonal decomposition instead.
+  /// Of those, the ones the sparse QR could not answer (relative residual over
+  /// OneSidedOptions::impulseResidualTolerance: nearly dependent rows), recovered by the dense
+  /// complete orthogonal decomposition instead.
   long long denseImpulseRecoveries() const noexcept { return denseImpulseRecoveries_; }
   /// Multipliers the structured path could not give (rows released: redundant) and the dense
   /// reference solver computed, so far.
@@ -132,7 +139,6 @@ class OneSidedHandler final : public OneSidedEvents {
   ModelWorkspace ws_;
   bool haveWs_ = false;
   long long impulseRecoveries_ = 0, denseMultipliers_ = 0, denseImpulseRecoveries_ = 0;
-  static constexpr double kImpulseResidualTolerance = 1e-9;
 };
 
 }  // namespace joinery
