@@ -95,6 +95,9 @@ double OneSidedHandler::calcJointGap(const State& s, const Constraint& c) {
 
 void OneSidedHandler::setActive(int i, bool on, double target) {
   const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  // the rows at a state changed: a factorization kept for that state (reused when q and t are
+  // the same) is not theirs any more
+  if (c.rows->active(c.k) != on || c.rows->velocityTarget(c.k) != target) system_.forgetCachedState();
   c.rows->setActive(c.k, on);
   c.rows->setVelocityTarget(c.k, target);
 }
@@ -151,12 +154,14 @@ void OneSidedHandler::setSlip(int i, const Eigen::Vector2d& d) {
     return;
   }
   setFriction(i, OneSidedRows::kSlip);
+  if (c.rows->slipDirection(c.k) != d) system_.forgetCachedState();
   c.rows->setSlipDirection(c.k, d);
 }
 
 void OneSidedHandler::setFriction(int i, int mode, double target) {
   const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
   if (c.tangent < 0) return;
+  if (c.rows->frictionMode(c.k) != mode || c.rows->tangentTarget(c.k) != target) system_.forgetCachedState();
   c.rows->setFrictionMode(c.k, mode);
   c.rows->setTangentTarget(c.k, target);
 }
@@ -227,6 +232,7 @@ bool OneSidedHandler::acceptStep(const State& s, VecRef values) {
     values(nc + static_cast<Eigen::Index>(f)) = speed;
     moved = true;
   }
+  if (moved) system_.forgetCachedState();
   return moved;
 }
 

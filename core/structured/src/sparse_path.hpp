@@ -37,8 +37,9 @@ struct SparseOutcome {
   int failedComponents = 0; ///< connected components whose factorization failed (failedComponent())
   bool solvable = false;    ///< at least one component factorized (the others are solved)
   bool finite = true;
-  int released = 0;         ///< replaced row pivots: redundant or nearly dependent rows
+  int released = 0;         ///< replaced row pivots: redundant or nearly dependent rows, and zero rows
   int dependent = 0;        ///< of them, rows dependent to round-off (|pivot| < 1e-8 / rho)
+  int zeroRows = 0;         ///< of them, zero rows (BlockKkt::zeroRows): decoupled, no refinement needed
   int iterations = 0;
   double residual = 0;      ///< |As x - bs| (2-norm)
   double rhsNorm = 0;       ///< |bs|
@@ -91,7 +92,7 @@ class BlockKkt {
   /// Rows of the last factorization that were zero (scaled to 0: identically zero, e.g. an
   /// inactive one-sided row, or left out by the mask). Each is one of the released pivots
   /// (its pivot is exactly 0) and its multiplier is 0: with no other pivot released the
-  /// multipliers of the other rows are unique.
+  /// multipliers of the other rows are unique, and one solve is exact.
   int zeroRows() const noexcept { return zeroRows_; }
   /// Multipliers lambda (m) of the last solve: the constraint force is A^T lambda.
   /// (Minimum-norm only where the rows are independent.)

@@ -118,6 +118,7 @@ SparseOutcome BlockKkt::factor(const ModelWorkspace& ws, const std::vector<char>
   out.factorized = out.failedComponents == 0;
   out.solvable = out.failedComponents < numComps_;
   out.released = released;
+  out.zeroRows = zeroRows_;
   return out;
 }
 
@@ -283,7 +284,12 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
     for (int i = 0; i < m; ++i) bs_(i) = rowScale_(i) * b(i);
   out.rhsNorm = bs_.norm();
   // |q| for the convergence test of the refinement (without a replaced pivot there is none)
-  const double qNorm = q && out.released > 0 ? q->norm() : 0.0;
+  // A zero row (an inactive one-sided row, a masked one) is decoupled: its pivot, exactly 0,
+  // replaced by -tau gives its multiplier 0 and changes no other equation. Only the other
+  // replaced pivots need the refinement (a chain with 100 contacts not touching refined every
+  // evaluation: 94 against 66 us per evaluation, bench/contact_chain)
+  const bool refine = out.released > out.zeroRows;
+  const double qNorm = q && refine ? q->norm() : 0.0;
   const int iters = std::max(2, maxIterations + 1);
   for (int it = 1; it <= iters; ++it) {
     if (it == 1) {  // x = 0, y = 0: the residual is the right-hand side
@@ -344,7 +350,7 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
     out.iterations = it;
     // no pivot replaced: the factorization is that of the system itself (backward stable for
     // this quasi-definite matrix), one solve is the answer
-    if (out.released == 0) break;
+    if (!refine) break;
   }
   x = xk_;
   // residual As x - bs, explicitly, per component (a failed component's rows are left out: the
