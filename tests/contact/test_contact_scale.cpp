@@ -107,21 +107,33 @@ TEST_CASE("impulse recovery by sparse QR equals the dense minimum-norm solve, re
   }
 }
 
+/// A planar chain of N rods lying flat `height` above the floor (bench/contact_chain_model.hpp).
+bench::ContactChainOptions lyingChain(int N, double height, double restitution) {
+  bench::ContactChainOptions o;
+  o.N = N;
+  o.lying = true;
+  o.height = height;
+  o.restitution = restitution;
+  return o;
+}
+
+/// dopri5 to tEnd at rtol = atol = tol, one sample at the end.
+SimulationSettings scaleSettings(double tEnd, double tol) {
+  SimulationSettings settings;
+  settings.tEnd = tEnd;
+  settings.outputInterval = tEnd;
+  settings.rtol = settings.atol = tol;
+  return settings;
+}
+
 TEST_CASE("1000 rods falling flat onto a floor: 1001 contacts close at once, no dense path, closed-form impulses",
           "[contact][impact][scale]") {
-  bench::ContactChainOptions o;
-  o.N = 1000;
-  o.lying = true;
-  o.height = 1e-3;
-  o.restitution = 0.3;
+  const bench::ContactChainOptions o = lyingChain(1000, 1e-3, 0.3);
   const Scene scene = sceneFromJson(bench::contactChainScene(o), "scene.json");
   ModelSystem system(scene.model);
   OneSidedHandler handler(system);
   REQUIRE(handler.candidates().size() == 1001);
-  SimulationSettings settings;
-  settings.tEnd = 0.04;  // past the rest at t0 (1 + e) / (1 - e) = 0.0266 s
-  settings.outputInterval = settings.tEnd;
-  settings.rtol = settings.atol = 1e-8;
+  const SimulationSettings settings = scaleSettings(0.04, 1e-8);  // past the rest at t0 (1 + e) / (1 - e) = 0.0266 s
   NullRecorder rec;
   const SimulationResult r = runSimulation(system, settings, rec, handler);
   INFO(r.message);
@@ -160,16 +172,11 @@ TEST_CASE("the dense impulse recovery (the sparse QR's fallback) gives the spars
           "[contact][impact][scale]") {
   // The fallback answers when the sparse QR's residual shows a bad pivot; its answer is compared
   // with the sparse one by forcing it on every impact (a negative tolerance). The same run both
-  // ways: the same events at the same times with the
-  // same impulses (the two minimum-norm solutions agree to round-off, 1e-9 relative of the
-  // largest impulse; a wrong row order, a missing friction term or a transposed factor in
-  // either would differ by order 1 and change the later events).
-  bench::ContactChainOptions o;
-  o.N = 12;
-  o.lying = true;
-  o.height = 2e-3;
-  o.restitution = 0.4;
-  json doc = bench::contactChainScene(o);
+  // ways: the same events at the same times with the same impulses (the two minimum-norm
+  // solutions agree to round-off, 1e-9 relative of the largest impulse; a wrong row order, a
+  // missing friction term or a transposed factor in either would differ by order 1 and change
+  // the later events).
+  json doc = bench::contactChainScene(lyingChain(12, 2e-3, 0.4));
   for (auto& body : doc["bodies"]) body["velocity"] = {0.0, -0.2};
   doc["bodies"][3]["angular_velocity"] = 1.5;  // tilted: the ends land one after the other
   const Scene scene = sceneFromJson(doc, "scene.json");
@@ -178,10 +185,7 @@ TEST_CASE("the dense impulse recovery (the sparse QR's fallback) gives the spars
     OneSidedOptions oo;
     oo.impulseResidualTolerance = tolerance;
     OneSidedHandler handler(system, oo);
-    SimulationSettings settings;
-    settings.tEnd = 0.05;
-    settings.outputInterval = settings.tEnd;
-    settings.rtol = settings.atol = 1e-9;
+    const SimulationSettings settings = scaleSettings(0.05, 1e-9);
     NullRecorder rec;
     const SimulationResult r = runSimulation(system, settings, rec, handler);
     INFO(r.message);
