@@ -287,8 +287,9 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
   // A zero row (an inactive one-sided row, a masked one) is decoupled: its pivot, exactly 0,
   // replaced by -tau gives its multiplier 0 and changes no other equation. Only the other
   // replaced pivots need the refinement (a chain with 100 contacts not touching refined every
-  // evaluation: 94 against 66 us per evaluation, bench/contact_chain)
-  const bool refine = out.released > out.zeroRows;
+  // evaluation: 94 against 66 us per evaluation, bench/contact_chain). With a failed component
+  // (not factorized to its end: its zero rows' pivots may not be among the released) as before.
+  const bool refine = out.released > out.zeroRows || out.failedComponents > 0;
   const double qNorm = q && refine ? q->norm() : 0.0;
   const int iters = std::max(2, maxIterations + 1);
   for (int it = 1; it <= iters; ++it) {
