@@ -5,14 +5,18 @@
 // The velocity after an impact is the singular-mass projection of the velocity before, so the
 // jump dv satisfies  M dv = A^T P + F  (F: the friction impulses applied beside the rows) with
 // r = M dv - F in the range of A^T (to the projection's tolerance). The impulses are the
-// minimum-norm P with A^T P = r (rows redundant: a block on four corners). With the sparse QR
-// factorization of A (rows: the rows not identically zero; columns: the coordinates)
+// minimum-norm P with A^T P = r (rows: the rows not identically zero). Independent rows (the
+// usual case) give a unique P: the least-squares solution of the tall A^T P = r by the sparse
+// QR of A^T, backward stable whatever its fill-reducing column order. Redundant rows (a block
+// on four corners: the QR of A^T finds rank A < rows) need the minimum norm, from the sparse QR
+// factorization of the wide A (columns: the coordinates)
 //     A Pi = Q [R11 R12; 0 0],   R11 k x k upper triangular, k = rank A,
 // the minimum-norm solution is
 //     P = Q [t; 0],   R11^T t = (Pi^T r)_(1..k):
 // P lies in the range of A (the column space Q1), which makes it the minimum-norm solution, and
 // A^T P = Pi [R11 R12]^T t = r whenever r is in the range of A^T (the first k equations fix t,
-// the other n - k follow). One sparse factorization, no n x n or m x n dense matrix.
+// the other n - k follow). This needs R11 well conditioned, which the column order does not
+// ensure (hence the tall form first). No n x n or m x n dense matrix either way.
 #include "joinery/core/model.hpp"
 
 namespace joinery::detail {

@@ -568,10 +568,11 @@ void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const 
   ++impulseRecoveries_;
   spdlog::debug("t = {}: impulses of {} rows (rank {}) by sparse QR, relative residual {}", s.t, rep.rows, rep.rank,
                 rep.residual);
-  // Eigen's sparse QR orders columns for sparsity, not by pivot size: on nearly dependent rows
-  // (a chain lying flat on the floor) a tiny pivot it keeps gives impulses of 1e30 and more,
-  // which then decide the active set. Its residual shows it; the dense complete orthogonal
-  // decomposition (rank-revealing) answers then.
+  // Eigen's sparse QR orders columns for sparsity, not by pivot size: for redundant rows (the
+  // QR of the wide A) a tiny pivot it keeps gave impulses of 1e30 and more, which then decide
+  // the active set, and rows nearly dependent but of full rank can leave the tall form
+  // inaccurate. The residual shows it; the dense complete orthogonal decomposition
+  // (rank-revealing) answers then.
   if (!(rep.residual <= opt_.impulseResidualTolerance) || !P.allFinite()) {
     P = detail::calcImpulsesDense(model_, s, s.v - v0, F);
     ++denseImpulseRecoveries_;
