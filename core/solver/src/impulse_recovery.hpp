@@ -6,7 +6,9 @@
 // jump dv satisfies  M dv = A^T P + F  (F: the friction impulses applied beside the rows) with
 // r = M dv - F in the range of A^T (to the projection's tolerance). The impulses are the
 // minimum-norm P with A^T P = r (rows: the rows not identically zero). Independent rows (the
-// usual case) give a unique P: the least-squares solution of the tall A^T P = r by the sparse
+// usual case) give a unique P: first from the normal equations of the unit-norm rows by a
+// sparse LDL^T, refined (kept when well conditioned and its residual is small), else the
+// least-squares solution of the tall A^T P = r by the sparse
 // QR of A^T, backward stable whatever its fill-reducing column order. Redundant rows (a block
 // on four corners: the QR of A^T finds rank A < rows) need the minimum norm, from the sparse QR
 // factorization of the wide A (columns: the coordinates)
@@ -21,19 +23,25 @@
 
 namespace joinery::detail {
 
-/// What a recovery found: the rows that took part (not identically zero), their rank, and
-/// |A^T P - r|_inf / |r|_inf (round-off when r is in the range of A^T).
+/// How the impulses were found (recoverImpulses tries them in this order).
+enum class ImpulseMethod { None, NormalEquations, TallQr, MinimumNormQr };
+
+/// What a recovery found: the rows that took part (not identically zero), their rank, the
+/// method, and |A^T P - r|_inf / |r|_inf (round-off when r is in the range of A^T).
 struct ImpulseReport {
   int rows = 0;
   int rank = 0;
   double residual = 0;
+  ImpulseMethod method = ImpulseMethod::None;
 };
 
 /// P (m, every row of the model; identically zero rows: 0) from the jump dv (n) and the
 /// friction impulses F (n; empty: none) at the state whose blocks (Model::calcBlocks) `ws`
-/// holds. Allocates (the factorization): an impact is not the hot path of a step.
+/// holds. Well-conditioned independent rows are solved by the normal equations, kept when
+/// their relative residual is at most `acceptResidual` (<= 0: never; the QR forms then).
+/// Allocates (the factorization): an impact is not the hot path of a step.
 void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
-                     VectorXd& P, ImpulseReport* report = nullptr);
+                     VectorXd& P, ImpulseReport* report = nullptr, double acceptResidual = 1e-9);
 
 /// r = M dv - F from the body blocks in `ws` (F empty: none). No allocation once r is sized.
 void calcBlockMassTimes(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,

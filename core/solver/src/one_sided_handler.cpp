@@ -561,13 +561,15 @@ void OneSidedHandler::calcMultipliers(const State& s) {
 }
 
 void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const VectorXd& F, VectorXd& P) {
-  // sparse QR of the rows (impulse_recovery.hpp), on the blocks at the state after the jump
+  // sparse normal equations or sparse QR of the rows (impulse_recovery.hpp), on the blocks at
+  // the state after the jump
   model_.calcBlocks(s, ws_);
   detail::ImpulseReport rep;
-  detail::recoverImpulses(model_, ws_, s.v - v0, F, P, &rep);
+  detail::recoverImpulses(model_, ws_, s.v - v0, F, P, &rep, opt_.impulseResidualTolerance);
   ++impulseRecoveries_;
-  spdlog::debug("t = {}: impulses of {} rows (rank {}) by sparse QR, relative residual {}", s.t, rep.rows, rep.rank,
-                rep.residual);
+  static constexpr const char* kMethod[] = {"no rows", "normal equations", "QR of A^T", "minimum-norm QR"};
+  spdlog::debug("t = {}: impulses of {} rows (rank {}) by {}, relative residual {}", s.t, rep.rows, rep.rank,
+                kMethod[static_cast<int>(rep.method)], rep.residual);
   // Eigen's sparse QR orders columns for sparsity, not by pivot size: for redundant rows (the
   // QR of the wide A) a tiny pivot it keeps gave impulses of 1e30 and more, which then decide
   // the active set, and rows nearly dependent but of full rank can leave the tall form

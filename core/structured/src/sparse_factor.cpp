@@ -35,6 +35,12 @@ void BlockKkt::scaleRows(const ModelWorkspace& ws, const std::vector<char>* rowM
     if (rowMask && !(*rowMask)[static_cast<std::size_t>(i)]) rowScale_(i) = 0.0;
     if (rowScale_(i) == 0.0) ++zeroRows_;
   }
+  for (std::size_t k = 0; k < nodes_.size(); ++k) {
+    const Node& nd = nodes_[k];
+    bool zero = !nd.body && nd.nr > 0;
+    for (int i = 0; zero && i < nd.nr; ++i) zero = rowScale_(nd.rowOffset + i) == 0.0;
+    zeroNode_[k] = zero ? 1 : 0;
+  }
 }
 
 namespace {
@@ -265,13 +271,14 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
       // in-place LDL^T of the (updated) diagonal block
       ok = ldltDiagonal<S>(D, s, ncoord, minCoordPivot, tau, dp, dinv, released, dependent, work_.data());
       if (!ok) return;
-      if (nd.numLater == 0) {
+      if (nd.numLater == 0 || zeroNode_[static_cast<std::size_t>(order_[p])]) {  // (zero node: zero blocks)
         if (z) unitLowerSolve<S>(D, s, z + nd.varOffset);
         return;
       }
       const Later* later = later_.data() + nd.firstLater;
       // B'_i = B_i L_kk^-T for every later neighbour, in place (the factor keeps B' = L_ik D)
       for (int l = 0; l < nd.numLater; ++l) {
+        if (zeroNode_[static_cast<std::size_t>(later[l].node)]) continue;
         const int si = nodes_[static_cast<std::size_t>(later[l].node)].size();
         withSize(si, [&](auto SIC) {
           lowerSolveInPlace<S, decltype(SIC)::value>(val_.data() + later[l].block, s, si, D);
@@ -282,6 +289,7 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
         const Update& up = updates_[static_cast<std::size_t>(u)];
         const Later& la = later_[static_cast<std::size_t>(up.a)];
         const Later& lb = later_[static_cast<std::size_t>(up.b)];
+        if (zeroNode_[static_cast<std::size_t>(la.node)] || zeroNode_[static_cast<std::size_t>(lb.node)]) continue;
         const int si = nodes_[static_cast<std::size_t>(la.node)].size();
         const int sj = nodes_[static_cast<std::size_t>(lb.node)].size();
         const double* Ba = val_.data() + la.block;
@@ -304,6 +312,7 @@ int BlockKkt::factorize(double rho, double delta, int& released, int& dependent,
         double* zk = z + nd.varOffset;
         unitLowerSolve<S>(D, s, zk);
         for (int l = 0; l < nd.numLater; ++l) {
+          if (zeroNode_[static_cast<std::size_t>(later[l].node)]) continue;
           const Node& ni = nodes_[static_cast<std::size_t>(later[l].node)];
           withSize(ni.size(), [&](auto SIC) {
             subtractProduct<S, decltype(SIC)::value>(val_.data() + later[l].block, s, ni.size(), dinv, zk,

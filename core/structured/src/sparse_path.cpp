@@ -67,6 +67,7 @@ void BlockKkt::setup(const Model& model, double zeroRow, double pivotTolerance) 
   rx_ = VectorXd::Zero(n);
   xk_ = VectorXd::Zero(n);
   z_ = VectorXd::Zero(n + m);
+  zeroNode_.assign(nodes_.size(), 0);
 }
 
 void BlockKkt::assignComponents() {

@@ -24,8 +24,10 @@ void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
     withSize(s, [&](auto SC) {
       constexpr int S = decltype(SC)::value;
       unitLowerSolve<S>(D, s, zk);
-      for (int l = 0; l < nd.numLater; ++l) {
+      const bool zeroK = zeroNode_[static_cast<std::size_t>(k)] != 0;  // its blocks: zero
+      for (int l = 0; !zeroK && l < nd.numLater; ++l) {
         const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
+        if (zeroNode_[static_cast<std::size_t>(la.node)]) continue;
         const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
         const int si = ni.size();
         withSize(si, [&](auto SIC) {
@@ -50,8 +52,10 @@ void BlockKkt::solveInPlace(VectorXd& z, bool forwardDone) const {
     withSize(s, [&](auto SC) {
       constexpr int S = decltype(SC)::value;
       // x_k = L_kk^-T D^-1 (w_k - B'^T x_i) (L_ik^T = D^-1 B'^T), D^-1 node by node
-      for (int l = 0; l < nd.numLater; ++l) {
+      const bool zeroK = zeroNode_[static_cast<std::size_t>(*it)] != 0;  // its blocks: zero
+      for (int l = 0; !zeroK && l < nd.numLater; ++l) {
         const Later& la = later_[static_cast<std::size_t>(nd.firstLater + l)];
+        if (zeroNode_[static_cast<std::size_t>(la.node)]) continue;
         const Node& ni = nodes_[static_cast<std::size_t>(la.node)];
         const int si = ni.size();
         withSize(si, [&](auto SIC) {
