@@ -193,6 +193,14 @@ TEST_CASE("a block on its four corners: redundant rows, all four active, m g sha
     total += mult.ideal(cand.row);
   }
   CHECK(total == Approx(m * kG).epsilon(1e-12));
+  // the handler's own multipliers (its event functions while active: the normal forces) come
+  // from the sparse minimum-norm solve of the constraint force, not from the dense solver
+  VectorXd values(handler.numEventFunctions());
+  handler.calcEventFunctions(s0, values);
+  for (const auto& cand : handler.candidates())
+    CHECK(values(&cand - handler.candidates().data()) == Approx(m * kG / 4).epsilon(1e-9));
+  CHECK(handler.sparseMultiplierSolves() > 0);
+  CHECK(handler.denseMultiplierSolves() == 0);
   const Run r = run(doc);
   CHECK(r.events.size() == 4);  // the four contacts joined at the start, none left
   for (const auto& e : r.events) CHECK(e.kind == "contact");

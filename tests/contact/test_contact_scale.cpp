@@ -38,10 +38,9 @@ VectorXd scaleImpactJump(ModelSystem& system, OneSidedHandler& handler, State& s
 }
 
 /// The sparse and the dense recovery at `s` (the state after the jump dv), by the method
-/// expected first and, for independent rows, by the QR of A^T as well (the normal equations
-/// refused).
+/// expected first and by the QR form that answers when the normal equations are refused.
 void checkScaleRecovery(const Model& model, const State& s, const VectorXd& dv, const VectorXd& F, int rank,
-                        detail::ImpulseMethod method) {
+                        detail::ImpulseMethod method, detail::ImpulseMethod fallback) {
   ModelWorkspace ws = model.makeWorkspace(false);
   model.calcBlocks(s, ws);
   const VectorXd Pd = detail::calcImpulsesDense(model, s, dv, F);
@@ -51,8 +50,7 @@ void checkScaleRecovery(const Model& model, const State& s, const VectorXd& dv, 
     detail::ImpulseReport rep;
     detail::recoverImpulses(model, ws, dv, F, P, &rep, accept);
     INFO("accept " << accept << "\nsparse " << P.transpose() << "\ndense  " << Pd.transpose());
-    CHECK(rep.method == (accept > 0 || method != detail::ImpulseMethod::NormalEquations ? method
-                                                                                        : detail::ImpulseMethod::TallQr));
+    CHECK(rep.method == (accept > 0 ? method : fallback));
     CHECK(rep.rank == rank);
     CHECK(rep.residual < 1e-12);
     CHECK((P - Pd).norm() <= 1e-10 * Pd.norm());
@@ -77,7 +75,8 @@ TEST_CASE("impulse recovery by sparse normal equations or QR equals the dense mi
     State s = scene.model.initialState();
     const VectorXd dv = scaleImpactJump(system, handler, s, 1.0);  // e = 0.5
     // rank 4 of the 5 non-zero rows: the quaternion's norm row and 3 of the 4 corners
-    checkScaleRecovery(scene.model, s, dv, VectorXd(), 4, detail::ImpulseMethod::MinimumNormQr);
+    checkScaleRecovery(scene.model, s, dv, VectorXd(), 4, detail::ImpulseMethod::NormalEquations,
+                       detail::ImpulseMethod::MinimumNormQr);
     // the minimum-norm split: m (1 + e) v / 4 at every corner
     ModelWorkspace ws = scene.model.makeWorkspace(false);
     scene.model.calcBlocks(s, ws);
@@ -100,7 +99,8 @@ TEST_CASE("impulse recovery by sparse normal equations or QR equals the dense mi
     REQUIRE(handler.candidates().size() == 4);
     State s = s0;
     VectorXd dv = scaleImpactJump(system, handler, s, 0.0);
-    checkScaleRecovery(scene.model, s, dv, VectorXd(), 4 + 4, detail::ImpulseMethod::NormalEquations);  // 4 hinge rows + 4 contacts
+    checkScaleRecovery(scene.model, s, dv, VectorXd(), 4 + 4, detail::ImpulseMethod::NormalEquations,
+                       detail::ImpulseMethod::TallQr);  // 4 hinge rows + 4 contacts
     // friction impulses F beside the rows: the velocity after is the projection of v0 + M^-1 F
     ModelWorkspace ws = scene.model.makeWorkspace(false);
     scene.model.calcBlocks(s0, ws);
@@ -110,7 +110,7 @@ TEST_CASE("impulse recovery by sparse normal equations or QR equals the dense mi
     s = s0;
     s.v += dvF;
     dv = scaleImpactJump(system, handler, s, 0.0) + dvF;
-    checkScaleRecovery(scene.model, s, dv, F, 4 + 4, detail::ImpulseMethod::NormalEquations);
+    checkScaleRecovery(scene.model, s, dv, F, 4 + 4, detail::ImpulseMethod::NormalEquations, detail::ImpulseMethod::TallQr);
   }
 }
 
@@ -173,6 +173,34 @@ TEST_CASE("1000 rods falling flat onto a floor: 1001 contacts close at once, no 
   CHECK(system.denseEvaluations() == 0);
   CHECK(!system.hasDenseMatrices());
   CHECK(!handler.hasDenseMatrices());
+}
+
+TEST_CASE("a chain swinging down onto its circles rocks to rest: every active set settles within its bound",
+          "[contact][impact][scale]") {
+  // A touching row that an impact lifts too slowly to fly is held in contact (accumulation of
+  // a rocking motion), which takes a small tensile impulse. That row used to leave again for
+  // being tensile and be held again, until the iteration bound (3 per touching row): each such
+  // impact cost tens of projections and ended on whichever trial came last.
+  bench::ContactChainOptions o;
+  o.N = 20;
+  const Scene scene = sceneFromJson(bench::contactChainScene(o), "scene.json");
+  ModelSystem system(scene.model);
+  OneSidedHandler handler(system);
+  NullRecorder rec;
+  const SimulationResult r = runSimulation(system, scaleSettings(1.2, 1e-8), rec, handler);
+  INFO(r.message);
+  REQUIRE(r.completed());
+  int impacts = 0, rest = 0;
+  for (const auto& e : handler.events()) {
+    impacts += e.kind == "impact" ? 1 : 0;
+    rest += e.kind == "rest" ? 1 : 0;
+  }
+  CHECK(impacts > 100);
+  CHECK(rest > 10);  // the held rows
+  CHECK(handler.iterationBoundHits() == 0);
+  // one projection per trial set: about two per impact
+  CHECK(handler.impulseRecoveries() < 3 * (impacts + rest));
+  CHECK(handler.denseMultiplierSolves() == 0);
 }
 
 TEST_CASE("the dense impulse recovery (the sparse QR's fallback) gives the sparse path's run, event for event",

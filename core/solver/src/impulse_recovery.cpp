@@ -34,6 +34,63 @@ void solveBlockPseudoInverse(const Model& model, const ModelWorkspace& ws, const
   }
 }
 
+namespace {
+/// The minimum-norm least-squares P of A^T P = r (A: rows x n without zero rows, norm2: the
+/// squares of its row norms) by the normal equations of the unit-norm rows As = S A, S =
+/// diag(1 / |a_i|):
+/// - G = As As^T + eps I (unit diagonal; eps = 1e-10) by a sparse LDL^T in AMD order (m' x m',
+///   the sparsity of the row graph: banded for a chain);
+/// - a pivot below 1e-8 marks a row dependent on those before it: w = L^-T e_j is then a null
+///   vector of As^T (G w = D_jj L e_j), sharpened by two steps of subspace iteration with G^-1
+///   (the null directions grow by 1 / eps, the others by at most 1 / (1e-8 + eps));
+/// - Ps from G Ps = As r, refined three times on the residual of As^T Ps = r (iterated
+///   Tikhonov: exact for independent rows), P = S Ps, and the left null space of A (S times
+///   that of As) projected out of P: the minimum-norm P, as the dense reference's SVD gives it.
+/// False when the factorization fails or a null vector is not one to 1e-9 (rows nearly
+/// dependent: the QR and dense forms decide). Allocates.
+bool solveMinimumNormNormal(const Eigen::SparseMatrix<double>& A, const VectorXd& norm2, const VectorXd& r,
+                            VectorXd& P, int& rank) {
+  constexpr double kEps = 1e-10, kDependentPivot = 1e-8, kNullResidual = 1e-9;
+  const Eigen::Index rows = A.rows();
+  const VectorXd sc = norm2.cwiseSqrt().cwiseInverse();
+  const Eigen::SparseMatrix<double> As = sc.asDiagonal() * A;
+  Eigen::SparseMatrix<double> G = As * As.transpose();
+  for (Eigen::Index i = 0; i < rows; ++i) G.coeffRef(i, i) += kEps;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(G);
+  if (ldlt.info() != Eigen::Success || !(ldlt.vectorD().minCoeff() > 0)) return false;
+  std::vector<Eigen::Index> dependent;
+  for (Eigen::Index j = 0; j < rows; ++j)
+    if (ldlt.vectorD()(j) < kDependentPivot) dependent.push_back(j);
+  const auto k = static_cast<Eigen::Index>(dependent.size());
+  MatrixXd nullY(rows, k);  // null vectors of As^T
+  for (Eigen::Index c = 0; c < k; ++c) {
+    VectorXd e = VectorXd::Zero(rows);
+    e(dependent[static_cast<std::size_t>(c)]) = 1.0;
+    const VectorXd w = ldlt.matrixU().solve(e);
+    nullY.col(c) = ldlt.permutationPinv() * w;
+  }
+  const auto orthonormal = [](const MatrixXd& X) {
+    Eigen::HouseholderQR<MatrixXd> qr(X);
+    return MatrixXd(qr.householderQ() * MatrixXd::Identity(X.rows(), X.cols()));
+  };
+  for (int it = 0; it < 2 && k > 0; ++it) nullY = ldlt.solve(orthonormal(nullY));
+  if (k > 0) {
+    nullY = orthonormal(nullY);
+    for (Eigen::Index c = 0; c < k; ++c)
+      if (!((As.transpose() * nullY.col(c)).norm() <= kNullResidual)) return false;
+  }
+  VectorXd Ps = ldlt.solve(As * r);
+  for (int it = 0; it < 3; ++it) Ps += ldlt.solve(As * (r - As.transpose() * Ps));
+  P = sc.cwiseProduct(Ps);
+  if (k > 0) {
+    const MatrixXd nullP = orthonormal(sc.asDiagonal() * nullY);  // the left null space of A
+    P -= nullP * (nullP.transpose() * P);
+  }
+  rank = static_cast<int>(rows - k);
+  return P.allFinite();
+}
+}  // namespace
+
 void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F, VectorXd& P,
                      ImpulseReport* report, double acceptResidual) {
   const int n = model.numCoordinates();
@@ -83,28 +140,14 @@ void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorX
     }
   };
   if (acceptResidual > 0) {
-    // Independent, well-conditioned rows (the usual case): the normal equations of the rows
-    // scaled to unit norm, (As As^T) Ps = As r with P = S Ps, by a sparse LDL^T (AMD order;
-    // As As^T is m' x m' with the sparsity of the row graph: banded for a chain), refined twice
-    // on the residual of A^T P = r. A fifth of the cost of the QR below on the rocking chain of
-    // bench/contact_chain, where the impulse recoveries were a third of the run. A pivot of
-    // As As^T below 1e-12 of the largest (rows dependent or nearly so: cond(As) beyond 1e6,
-    // where the squared condition would cost the answer its digits) or a residual above
-    // `acceptResidual` leaves it to the QR.
-    VectorXd sc = VectorXd::Zero(rows);  // (from the triplets: a row of the column-major A is a search)
-    for (const auto& tr : triplets) sc(tr.row()) += tr.value() * tr.value();
-    sc = sc.cwiseSqrt().cwiseInverse();
-    const Eigen::SparseMatrix<double> As = sc.asDiagonal() * A;
-    const Eigen::SparseMatrix<double> N = As * As.transpose();
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(N);
-    if (ldlt.info() == Eigen::Success && ldlt.vectorD().minCoeff() > 1e-12 * ldlt.vectorD().maxCoeff()) {
-      VectorXd Ps = ldlt.solve(As * r);
-      for (int it = 0; it < 2; ++it) Ps += ldlt.solve(As * (r - As.transpose() * Ps));
-      if (Ps.allFinite() && relativeResidual(As, Ps) <= acceptResidual) {
-        finish(sc.cwiseProduct(Ps), static_cast<int>(rows));
-        if (report) report->method = ImpulseMethod::NormalEquations;
-        return;
-      }
+    VectorXd norm2 = VectorXd::Zero(rows);  // (from the triplets: a row of the column-major A is a search)
+    for (const auto& tr : triplets) norm2(tr.row()) += tr.value() * tr.value();
+    VectorXd Pc;
+    int rank = 0;
+    if (solveMinimumNormNormal(A, norm2, r, Pc, rank) && relativeResidual(A, Pc) <= acceptResidual) {
+      finish(Pc, rank);
+      if (report) report->method = ImpulseMethod::NormalEquations;
+      return;
     }
   }
   {

@@ -5,10 +5,11 @@
 // The velocity after an impact is the singular-mass projection of the velocity before, so the
 // jump dv satisfies  M dv = A^T P + F  (F: the friction impulses applied beside the rows) with
 // r = M dv - F in the range of A^T (to the projection's tolerance). The impulses are the
-// minimum-norm P with A^T P = r (rows: the rows not identically zero). Independent rows (the
-// usual case) give a unique P: first from the normal equations of the unit-norm rows by a
-// sparse LDL^T, refined (kept when well conditioned and its residual is small), else the
-// least-squares solution of the tall A^T P = r by the sparse
+// minimum-norm P with A^T P = r (rows: the rows not identically zero). First, the normal
+// equations of the unit-norm rows by a sparse LDL^T, refined, with the left null space of A
+// (from the LDL^T's vanishing pivots) projected out where rows are redundant (kept when every
+// null vector is one to 1e-9 and the residual is small: impulse_recovery.cpp). Otherwise, for
+// independent rows (a unique P), the least-squares solution of the tall A^T P = r by the sparse
 // QR of A^T, backward stable whatever its fill-reducing column order. Redundant rows (a block
 // on four corners: the QR of A^T finds rank A < rows) need the minimum norm, from the sparse QR
 // factorization of the wide A (columns: the coordinates)
@@ -37,8 +38,9 @@ struct ImpulseReport {
 
 /// P (m, every row of the model; identically zero rows: 0) from the jump dv (n) and the
 /// friction impulses F (n; empty: none) at the state whose blocks (Model::calcBlocks) `ws`
-/// holds. Well-conditioned independent rows are solved by the normal equations, kept when
-/// their relative residual is at most `acceptResidual` (<= 0: never; the QR forms then).
+/// holds. The normal equations' answer is kept when its relative residual is at most
+/// `acceptResidual` (<= 0: never; the QR forms then). With dv = q'' and F = Q it gives the
+/// minimum-norm multipliers of the ideal constraint force M q'' - Q.
 /// Allocates (the factorization): an impact is not the hot path of a step.
 void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
                      VectorXd& P, ImpulseReport* report = nullptr, double acceptResidual = 1e-9);

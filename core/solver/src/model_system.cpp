@@ -167,13 +167,16 @@ void ModelSystem::evaluateDense(const State& s, VecRef qdd, const Baumgarte& sta
 }
 
 bool ModelSystem::calcMultipliers(const State& s, JointMultipliers& out) {
-  const int m = model_.numConstraintRows();
-  if (out.ideal.size() != m || out.total.size() != m ||
-      out.redundant.size() != static_cast<std::size_t>(m))
-    out.resize(m);
-  if (parts_->structured.cachedMultipliers(s, out)) return true;
+  if (lastMultipliers(s, out)) return true;
   parts_->dense.referenceMultipliers(context(), s, out);
   return false;
+}
+
+bool ModelSystem::lastMultipliers(const State& s, JointMultipliers& out) {
+  const int m = model_.numConstraintRows();
+  if (out.ideal.size() != m || out.total.size() != m || out.redundant.size() != static_cast<std::size_t>(m))
+    out.resize(m);
+  return parts_->structured.cachedMultipliers(s, out);
 }
 
 void ModelSystem::forgetCachedState() { parts_->structured.forgetState(); }

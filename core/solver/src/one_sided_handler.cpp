@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -38,6 +39,34 @@ std::string OneSidedHandler::candidateName(int i) const {
 namespace {
 /// A friction mode that slips (planar +1 / -1, spatial kSlip).
 bool isSlipMode(int mode) { return mode == 1 || mode == -1 || mode == OneSidedRows::kSlip; }
+
+/// The pivoting rule of the active-set iterations (block principal pivoting, Judice and Pires
+/// 1994): every infeasible row changes at once (the tensile rows of the set leave it, the
+/// penetrating rows outside join) while the number of infeasible rows falls below its least so
+/// far, or within `kBlockTries` iterations of it; otherwise one row changes (the worst), which
+/// terminates for the P-matrix LCPs of independent rows. A chain landing along its length has
+/// tens of contacts to settle; one at a time that was one solve each.
+class BlockPivoting {
+ public:
+  /// True: change all `infeasible` rows this iteration; false: only the worst.
+  bool changeAll(int infeasible) {
+    if (infeasible < least_) {
+      least_ = infeasible;
+      tries_ = kBlockTries;
+      return true;
+    }
+    if (tries_ > 0) {
+      --tries_;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr int kBlockTries = 3;
+  int least_ = std::numeric_limits<int>::max();
+  int tries_ = kBlockTries;
+};
 
 LocalState localState(const Model& model, const State& s, const Constraint& c, std::vector<BodyStateView>& views) {
   views.clear();
@@ -198,7 +227,7 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
   if (!anyActive) return;
   // the active rows' multipliers: compressive (tensile for a rope) while >= 0
   const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
-  if (st.ok()) calcMultipliers(s);
+  if (st.ok()) calcMultipliers(s, st);
   // (the total multipliers: with friction slipping, the normal forces that the friction's
   // moment shifts between the corners, what makes a pushed box tip; the ideal ones otherwise)
   for (int i = 0; i < nc; ++i) {
@@ -244,29 +273,33 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
   // the iteration bound: a degenerate set, docs/contact.md). Each trial is one singular-mass
   // solve of the model with the trial rows, so singular M and redundant rows (a block on four
   // corners: minimum-norm split of the forces) are handled as for two-sided rows.
+  // (block principal pivoting, BlockPivoting: every tensile active and penetrating inactive row
+  // changes at once while that makes progress)
   for (int i : touching) setActive(i, true);
   const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2;
+  BlockPivoting pivoting;
+  std::vector<int> leaving, joining;
+  bool settledSet = false;
   for (int it = 0; it < limit; ++it) {
     system_.forgetCachedState();
     const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
     if (!st.ok()) return;  // the run's own check reports it at the next evaluation
-    calcMultipliers(s);
-    int worst = -1;
+    calcMultipliers(s, st);
+    int worst = -1, deepestRow = -1;
     double worstValue = 0;
+    leaving.clear();
+    joining.clear();
     // strictly: a row found just past its release (the event's far side) has a force a
     // round-off below zero and must leave; a tolerance would keep it and glue it on
     for (int i : touching) {
       const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
       if (!c.rows->active(c.k)) continue;
       const double lambda = mult_.total(c.row);  // = ideal without slipping friction
+      if (lambda < 0) leaving.push_back(i);
       if (lambda < 0 && lambda < worstValue) {
         worst = i;
         worstValue = lambda;
       }
-    }
-    if (worst >= 0) {
-      setActive(worst, false);
-      continue;
     }
     double accScale = qdd_.size() ? 1e-10 * (1.0 + qdd_.cwiseAbs().maxCoeff()) : 1e-10;
     double deepest = -accScale;
@@ -277,13 +310,30 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
       const VectorXd& a = row(s, i, b);
       gather(model_, *c.joint, qdd_, local_);
       const double acc = a.dot(local_) - b;
+      if (acc < -accScale) joining.push_back(i);
       if (acc < deepest) {
         deepest = acc;
-        worst = i;
+        deepestRow = i;
       }
     }
-    if (worst < 0) break;
-    setActive(worst, true);
+    const int infeasible = static_cast<int>(leaving.size() + joining.size());
+    if (infeasible == 0) {
+      settledSet = true;
+      break;
+    }
+    if (pivoting.changeAll(infeasible)) {
+      for (int i : leaving) setActive(i, false);
+      for (int i : joining) setActive(i, true);
+    } else if (worst >= 0) {  // one row: the most tensile leaves first
+      setActive(worst, false);
+    } else {
+      setActive(deepestRow, true);
+    }
+  }
+  if (!settledSet) {
+    ++boundHits_;
+    spdlog::debug("t = {}: the acceleration-level active set of {} touching rows did not settle within {} solves",
+                  s.t, touching.size(), limit);
   }
   system_.forgetCachedState();
 }
@@ -296,7 +346,7 @@ bool OneSidedHandler::frictionActiveSet(const State& s, const std::vector<int>& 
   system_.forgetCachedState();
   const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
   if (!st.ok()) return false;
-  calcMultipliers(s);
+  calcMultipliers(s, st);
   int worst = -1;
   double worstExcess = 0;
   for (int i : touching) {
@@ -402,6 +452,13 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
   }
   model_.calcBlocks(s, ws_);  // M at the impact's configuration (q does not jump)
   bool settled = false;  // a lifted row kept in contact (accumulation of a rocking motion)
+  // the rows kept so: holding a row that the impact lifts takes a (small) tensile impulse,
+  // which is what makes the rebound plastic; they do not leave for it (before, each left and
+  // was kept again until the iteration bound: 35 projections for 11 touching rows)
+  std::vector<char> held(candidates_.size(), 0);
+  BlockPivoting pivoting;
+  std::vector<int> leaving, joining;
+  bool settledSet = false;
   const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2 +
                     2 * static_cast<int>(friction_.size());
   for (int it = 0; it < limit; ++it) {
@@ -471,31 +528,53 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       }
       continue;
     }
-    double worstValue = -1e-10 * pscale;
+    // the normal set: rows of S with a tensile impulse leave, rows outside driven into
+    // penetration join (block principal pivoting, BlockPivoting, as in normalActiveSet)
+    const double tensile = -1e-10 * pscale;
+    double worstValue = tensile;
+    leaving.clear();
+    joining.clear();
     for (int i : touching) {
-      if (!inS[static_cast<std::size_t>(i)]) continue;
+      if (!inS[static_cast<std::size_t>(i)] || held[static_cast<std::size_t>(i)]) continue;
       const double p = P(candidates_[static_cast<std::size_t>(i)].row);
+      if (p < tensile) leaving.push_back(i);
       if (p < worstValue) {
         worstValue = p;
         worst = i;
       }
     }
-    if (worst >= 0) {
-      inS[static_cast<std::size_t>(worst)] = 0;
-      continue;
-    }
     double deepest = -vtol;
+    int deepestRow = -1;
     bool separating = false;
     for (int i : touching) {
       if (inS[static_cast<std::size_t>(i)]) continue;
       const double r = calcRowRate(s, i);
       separating = separating || r > vtol;
+      if (r < -vtol) joining.push_back(i);
       if (r < deepest) {
         deepest = r;
-        worst = i;
+        deepestRow = i;
       }
     }
-    if (worst < 0 && separating) {
+    const auto join = [&](int i) {
+      const auto w = static_cast<std::size_t>(i);
+      inS[w] = 1;
+      target[w] = before[w] < -vtol ? -candidates_[w].rows->restitution(candidates_[w].k) * before[w] : 0.0;
+      if (candidates_[w].tangent >= 0) mode[w] = OneSidedRows::kStick;
+    };
+    const int infeasible = static_cast<int>(leaving.size() + joining.size());
+    if (infeasible > 0) {
+      if (pivoting.changeAll(infeasible)) {
+        for (int i : leaving) inS[static_cast<std::size_t>(i)] = 0;
+        for (int i : joining) join(i);
+      } else if (worst >= 0) {  // one row: the most tensile leaves first
+        inS[static_cast<std::size_t>(worst)] = 0;
+      } else {
+        join(deepestRow);
+      }
+      continue;
+    }
+    if (separating) {
       // accumulation of a rocking motion: a touching row that the impact lifts off, but so
       // slowly that it would come back within the gap tolerance's reach (excursion below
       // 10 gap tolerances, or a flight shorter than accumulationTime), stays in contact: a
@@ -519,11 +598,17 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
         }
       }
     }
-    if (worst < 0) break;
-    const auto w = static_cast<std::size_t>(worst);
-    inS[w] = 1;
-    target[w] = before[w] < -vtol ? -candidates_[w].rows->restitution(candidates_[w].k) * before[w] : 0.0;
-    if (candidates_[w].tangent >= 0) mode[w] = OneSidedRows::kStick;
+    if (worst < 0) {
+      settledSet = true;
+      break;
+    }
+    join(worst);
+    held[static_cast<std::size_t>(worst)] = 1;
+  }
+  if (!settledSet) {
+    ++boundHits_;
+    spdlog::debug("t = {}: the impact's set of {} touching rows did not settle within {} projections", s.t,
+                  touching.size(), limit);
   }
   for (int i : touching) setActive(i, false);
   for (int i : approaching) {
@@ -556,8 +641,33 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
   }
 }
 
-void OneSidedHandler::calcMultipliers(const State& s) {
-  if (!system_.calcMultipliers(s, mult_)) ++denseMultipliers_;  // the dense reference solver answered
+void OneSidedHandler::calcMultipliers(const State& s, const AccelerationStatus& st) {
+  if (system_.lastMultipliers(s, mult_)) return;  // the structured solve's own (unique) multipliers
+  if (st.structured && st.denseComponents == 0 && !model_.hasNonideal()) {
+    // released rows (redundant: a chain lying on all its circles, where the dense solve took
+    // 180 ms at 300 coordinates): the minimum-norm multipliers of the ideal constraint force
+    // M q'' - Q = A^T lambda, by the sparse solve of the impulses (impulse_recovery.hpp) on the
+    // blocks at s; the dense solver only when it cannot vouch for its answer. (With non-ideal
+    // joints the forces of the rows are not A^T lambda alone: dense.)
+    if (!haveWs_) {
+      ws_ = model_.makeWorkspace(false);
+      haveWs_ = true;
+    }
+    model_.calcBlocks(s, ws_);
+    detail::ImpulseReport rep;
+    detail::recoverImpulses(model_, ws_, qdd_, ws_.Q, lambda_, &rep, opt_.impulseResidualTolerance);
+    if (rep.residual <= opt_.impulseResidualTolerance && lambda_.allFinite()) {
+      const auto m = static_cast<int>(lambda_.size());
+      if (mult_.ideal.size() != m) mult_.resize(m);
+      mult_.ideal = lambda_;
+      mult_.total = lambda_;
+      mult_.valid = true;
+      ++sparseMultipliers_;
+      return;
+    }
+  }
+  system_.calcMultipliers(s, mult_);  // the dense reference solver
+  ++denseMultipliers_;
 }
 
 void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const VectorXd& F, VectorXd& P) {

@@ -142,6 +142,9 @@ class ModelSystem final : public DynamicSystem {
   /// row flagged, minimum-norm split). Returns true when the last evaluation's multipliers
   /// were used.
   bool calcMultipliers(const State& s, JointMultipliers& out);
+  /// The first case of calcMultipliers alone: the last evaluation's own multipliers when they
+  /// are those of `s` (returns true), nothing otherwise (false; `out` may have been resized).
+  bool lastMultipliers(const State& s, JointMultipliers& out);
   /// Forgets what it keeps for the state of its last evaluation (a factorization, multipliers):
   /// to be called when the rows at a state change, i.e. a one-sided row joined or left the
   /// active set (one_sided_handler.hpp).

@@ -87,15 +87,23 @@ class OneSidedHandler final : public OneSidedEvents {
   /// `{"joint": {"active": bool, "gap": g}}` at `s` (the activity as it stands).
   nlohmann::json toJson(const State& s);
 
-  /// Impulse recoveries at impacts so far (each a sparse QR of the active rows, no dense M or A).
+  /// Impulse recoveries at impacts so far (each a sparse solve of the active rows: normal
+  /// equations or QR, no dense M or A).
   long long impulseRecoveries() const noexcept { return impulseRecoveries_; }
-  /// Of those, the ones the sparse QR could not answer (relative residual over
+  /// Of those, the ones the sparse forms could not answer (relative residual over
   /// OneSidedOptions::impulseResidualTolerance: nearly dependent rows), recovered by the dense
   /// complete orthogonal decomposition instead.
   long long denseImpulseRecoveries() const noexcept { return denseImpulseRecoveries_; }
-  /// Multipliers the structured path could not give (rows released: redundant) and the dense
-  /// reference solver computed, so far.
+  /// Multipliers the structured solve could not give (rows released: redundant, e.g. a chain
+  /// lying on all its circles) and the sparse minimum-norm solve from its constraint force
+  /// M q'' - Q did, so far.
+  long long sparseMultiplierSolves() const noexcept { return sparseMultipliers_; }
+  /// Multipliers the dense reference solver computed (neither of the above could), so far.
   long long denseMultiplierSolves() const noexcept { return denseMultipliers_; }
+  /// Active-set iterations (an impact's, or the acceleration-level one) that reached their
+  /// bound (OneSidedOptions::iterationsPerCandidate) without settling, so far: a degenerate
+  /// set, answered by the last trial (docs/contact.md).
+  long long iterationBoundHits() const noexcept { return boundHits_; }
   /// True when the handler's own workspace holds dense M and A (it never does: tests).
   bool hasDenseMatrices() const noexcept { return haveWs_ && ws_.hasDenseMatrices(); }
 
@@ -124,8 +132,9 @@ class OneSidedHandler final : public OneSidedEvents {
   double speedScale(const State& s) const;
   /// P (every row) from the jump s.v - v0 and the friction impulses F (n, or empty) at `s`.
   void recoverImpulses(const State& s, const VectorXd& v0, const VectorXd& F, VectorXd& P);
-  /// mult_ at `s` (counts the dense ones).
-  void calcMultipliers(const State& s);
+  /// mult_ at `s`, right after calcAccelerations(s, qdd_) returned `st` (counts the sparse and
+  /// the dense ones).
+  void calcMultipliers(const State& s, const AccelerationStatus& st);
 
   ModelSystem& system_;
   const Model& model_;
@@ -134,11 +143,12 @@ class OneSidedHandler final : public OneSidedEvents {
   std::vector<int> friction_;  ///< the candidates with friction (event functions after the candidates')
   std::vector<OneSidedEvent> events_;
   std::vector<BodyStateView> views_;
-  VectorXd local_, aRow_, aT_, aT2_, qdd_;
+  VectorXd local_, aRow_, aT_, aT2_, qdd_, lambda_;
   JointMultipliers mult_;
   ModelWorkspace ws_;
   bool haveWs_ = false;
-  long long impulseRecoveries_ = 0, denseMultipliers_ = 0, denseImpulseRecoveries_ = 0;
+  long long impulseRecoveries_ = 0, denseMultipliers_ = 0, sparseMultipliers_ = 0, denseImpulseRecoveries_ = 0;
+  long long boundHits_ = 0;
 };
 
 }  // namespace joinery
