@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -39,34 +38,6 @@ std::string OneSidedHandler::candidateName(int i) const {
 namespace {
 /// A friction mode that slips (planar +1 / -1, spatial kSlip).
 bool isSlipMode(int mode) { return mode == 1 || mode == -1 || mode == OneSidedRows::kSlip; }
-
-/// The pivoting rule of the active-set iterations (block principal pivoting, Judice and Pires
-/// 1994): every infeasible row changes at once (the tensile rows of the set leave it, the
-/// penetrating rows outside join) while the number of infeasible rows falls below its least so
-/// far, or within `kBlockTries` iterations of it; otherwise one row changes (the worst), which
-/// terminates for the P-matrix LCPs of independent rows. A chain landing along its length has
-/// tens of contacts to settle; one at a time that was one solve each.
-class BlockPivoting {
- public:
-  /// True: change all `infeasible` rows this iteration; false: only the worst.
-  bool changeAll(int infeasible) {
-    if (infeasible < least_) {
-      least_ = infeasible;
-      tries_ = kBlockTries;
-      return true;
-    }
-    if (tries_ > 0) {
-      --tries_;
-      return true;
-    }
-    return false;
-  }
-
- private:
-  static constexpr int kBlockTries = 3;
-  int least_ = std::numeric_limits<int>::max();
-  int tries_ = kBlockTries;
-};
 
 LocalState localState(const Model& model, const State& s, const Constraint& c, std::vector<BodyStateView>& views) {
   views.clear();
@@ -273,12 +244,8 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
   // the iteration bound: a degenerate set, docs/contact.md). Each trial is one singular-mass
   // solve of the model with the trial rows, so singular M and redundant rows (a block on four
   // corners: minimum-norm split of the forces) are handled as for two-sided rows.
-  // (block principal pivoting, BlockPivoting: every tensile active and penetrating inactive row
-  // changes at once while that makes progress)
   for (int i : touching) setActive(i, true);
   const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2;
-  BlockPivoting pivoting;
-  std::vector<int> leaving, joining;
   bool settledSet = false;
   for (int it = 0; it < limit; ++it) {
     system_.forgetCachedState();
@@ -287,15 +254,12 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
     calcMultipliers(s, st);
     int worst = -1, deepestRow = -1;
     double worstValue = 0;
-    leaving.clear();
-    joining.clear();
     // strictly: a row found just past its release (the event's far side) has a force a
     // round-off below zero and must leave; a tolerance would keep it and glue it on
     for (int i : touching) {
       const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
       if (!c.rows->active(c.k)) continue;
       const double lambda = mult_.total(c.row);  // = ideal without slipping friction
-      if (lambda < 0) leaving.push_back(i);
       if (lambda < 0 && lambda < worstValue) {
         worst = i;
         worstValue = lambda;
@@ -310,24 +274,18 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
       const VectorXd& a = row(s, i, b);
       gather(model_, *c.joint, qdd_, local_);
       const double acc = a.dot(local_) - b;
-      if (acc < -accScale) joining.push_back(i);
       if (acc < deepest) {
         deepest = acc;
         deepestRow = i;
       }
     }
-    const int infeasible = static_cast<int>(leaving.size() + joining.size());
-    if (infeasible == 0) {
+    if (worst >= 0) {  // the most tensile row leaves first
+      setActive(worst, false);
+    } else if (deepestRow >= 0) {
+      setActive(deepestRow, true);
+    } else {
       settledSet = true;
       break;
-    }
-    if (pivoting.changeAll(infeasible)) {
-      for (int i : leaving) setActive(i, false);
-      for (int i : joining) setActive(i, true);
-    } else if (worst >= 0) {  // one row: the most tensile leaves first
-      setActive(worst, false);
-    } else {
-      setActive(deepestRow, true);
     }
   }
   if (!settledSet) {
@@ -456,8 +414,6 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
   // which is what makes the rebound plastic; they do not leave for it (before, each left and
   // was kept again until the iteration bound: 35 projections for 11 touching rows)
   std::vector<char> held(candidates_.size(), 0);
-  BlockPivoting pivoting;
-  std::vector<int> leaving, joining;
   bool settledSet = false;
   const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2 +
                     2 * static_cast<int>(friction_.size());
@@ -528,16 +484,12 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       }
       continue;
     }
-    // the normal set: rows of S with a tensile impulse leave, rows outside driven into
-    // penetration join (block principal pivoting, BlockPivoting, as in normalActiveSet)
-    const double tensile = -1e-10 * pscale;
-    double worstValue = tensile;
-    leaving.clear();
-    joining.clear();
+    // the normal set: the most tensile row of S leaves, else the row outside driven deepest
+    // into penetration joins
+    double worstValue = -1e-10 * pscale;
     for (int i : touching) {
       if (!inS[static_cast<std::size_t>(i)] || held[static_cast<std::size_t>(i)]) continue;
       const double p = P(candidates_[static_cast<std::size_t>(i)].row);
-      if (p < tensile) leaving.push_back(i);
       if (p < worstValue) {
         worstValue = p;
         worst = i;
@@ -550,7 +502,6 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       if (inS[static_cast<std::size_t>(i)]) continue;
       const double r = calcRowRate(s, i);
       separating = separating || r > vtol;
-      if (r < -vtol) joining.push_back(i);
       if (r < deepest) {
         deepest = r;
         deepestRow = i;
@@ -562,16 +513,12 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       target[w] = before[w] < -vtol ? -candidates_[w].rows->restitution(candidates_[w].k) * before[w] : 0.0;
       if (candidates_[w].tangent >= 0) mode[w] = OneSidedRows::kStick;
     };
-    const int infeasible = static_cast<int>(leaving.size() + joining.size());
-    if (infeasible > 0) {
-      if (pivoting.changeAll(infeasible)) {
-        for (int i : leaving) inS[static_cast<std::size_t>(i)] = 0;
-        for (int i : joining) join(i);
-      } else if (worst >= 0) {  // one row: the most tensile leaves first
-        inS[static_cast<std::size_t>(worst)] = 0;
-      } else {
-        join(deepestRow);
-      }
+    if (worst >= 0) {
+      inS[static_cast<std::size_t>(worst)] = 0;
+      continue;
+    }
+    if (deepestRow >= 0) {
+      join(deepestRow);
       continue;
     }
     if (separating) {
