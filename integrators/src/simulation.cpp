@@ -295,6 +295,7 @@ class Run {
   std::unique_ptr<EventLocator> locator_;
   double lastEventT_ = -1;
   long long eventsAtOneTime_ = 0;
+  std::optional<State> failedAt_;  // the event state where the run failed (handleEvent)
 };
 
 void Run::checkSettings(const State& initial) const {
@@ -431,15 +432,22 @@ bool Run::handleEvent(const State& before, State& cur, State& sample) {
   drift(at, true);
   events_->resolve(at);
   drift(at, true);
-  // a run must never stall on events: many at one instant mean the active set cycles
-  if (at.t == lastEventT_) {
-    if (++eventsAtOneTime_ > 1000)
-      throw SimulationError("more than 1000 one-sided events at t = " + num(at.t) +
-                            " (the active set of the contacts and limits does not settle; docs/contact.md)");
+  // a run must never stall on events: many at one instant mean the active set cycles. "One
+  // instant" is within 1000 location tolerances (1e-9 s up to t = 1 s) of the previous event:
+  // an event function that goes negative right after every resolution is located each time one
+  // time tolerance later, and such a run crept on by 1e-12 s per event, forever
+  const double instant = 1e3 * EventLocator::timeTolerance(at.t);
+  if (at.t - lastEventT_ <= instant) {
+    if (++eventsAtOneTime_ > 1000) {
+      failedAt_ = at;  // (not the integrator's step end: a radau5 step may have reached t_end)
+      throw SimulationError("more than 1000 one-sided events at t = " + num(at.t) + ", each within " +
+                            num(instant) + " s of the last (the active set of the contacts and limits does "
+                            "not settle; docs/contact.md)");
+    }
   } else {
-    lastEventT_ = at.t;
     eventsAtOneTime_ = 0;
   }
+  lastEventT_ = at.t;
   integ_->reset(at);
   if (auto* rad = dynamic_cast<Radau5Integrator*>(integ_.get())) rad->forgetHistory();
   locator_->start(at);
@@ -516,8 +524,13 @@ SimulationResult& Run::integrate(const State& s) {
     }
   } catch (const std::exception& e) {
     res_.stats.integrator = integ_->stats();
-    res_.state = integ_->state();
-    res_.t = std::max(res_.t, integ_->time());
+    if (failedAt_) {  // at a located event
+      res_.state = *failedAt_;
+      res_.t = failedAt_->t;
+    } else {
+      res_.state = integ_->state();
+      res_.t = std::max(res_.t, integ_->time());
+    }
     return finish(RunOutcome::Failed, e.what());
   }
   res_.stats.integrator = integ_->stats();

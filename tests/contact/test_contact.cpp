@@ -209,3 +209,49 @@ TEST_CASE("a block on its four corners: redundant rows, all four active, m g sha
 
 }  // namespace
 }  // namespace joinery
+
+namespace joinery {
+namespace {
+
+/// An event source whose one function goes negative right after every resolution
+/// (f = t_resolved - t) and whose resolution changes nothing: each event is located one time
+/// tolerance after the last. Such a run used to creep on by 1e-12 s per event, for ever.
+class ChatteringEvents final : public OneSidedEvents {
+ public:
+  int numEventFunctions() const override { return 1; }
+  void calcEventFunctions(const State& s, VecRef values) override { values(0) = last_ - s.t; }
+  void resolve(State& s) override {
+    last_ = s.t;
+    ++resolves;
+  }
+  const std::vector<OneSidedEvent>& events() const override { return none_; }
+  long long resolves = 0;
+
+ private:
+  double last_ = 0;
+  std::vector<OneSidedEvent> none_;
+};
+
+TEST_CASE("events that recur within the location tolerance end the run with an error, never a crawl",
+          "[contact][events][input]") {
+  for (const std::string integrator : {"dopri5", "rk4", "radau5"}) {
+    INFO(integrator);
+    json doc = ball(integrator, 0.5, 1.0, 1.0);
+    doc["joints"] = json::array();  // a free ball: the events are the fake source's alone
+    const Scene scene = sceneFromJson(doc, "scene.json");
+    ModelSystem system(scene.model);
+    ChatteringEvents events;
+    NullRecorder rec;
+    const SimulationResult r = runSimulation(system, parseSimulationSettings(scene.simulation), rec, events);
+    CHECK(!r.completed());
+    CHECK(r.message.find("more than 1000 one-sided events") != std::string::npos);
+    CHECK(r.message.find("does not settle") != std::string::npos);
+    CHECK(events.resolves > 1000);
+    CHECK(events.resolves < 1100);
+    INFO(r.message << " resolves " << events.resolves);
+    CHECK(r.t < 1e-6);  // where it stopped: just after the start
+  }
+}
+
+}  // namespace
+}  // namespace joinery
