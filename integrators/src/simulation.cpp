@@ -510,9 +510,12 @@ SimulationResult& Run::integrate(const State& s) {
       if (locator_) before = integ_->state();
       const StepResult r = integ_->advance(target);
       if (!r.ok) return stopAtIntegrator(outcomeOf(r.status), r.t, describeStop(r.status, r.t));
-      if (locator_ && handleEvent(before, cur, sample)) continue;
-      if (dense) recordInside(r.tNew, sample);
-      acceptStep(cur);
+      // (after an event too: a run of events one after the other must still stop on a signal
+      // or at --max-wall-time; it skipped both checks)
+      if (!(locator_ && handleEvent(before, cur, sample))) {
+        if (dense) recordInside(r.tNew, sample);
+        acceptStep(cur);
+      }
       if (const std::optional<std::string> why = runaway()) {
         res_.stats.integrator = integ_->stats();
         return finish(RunOutcome::Failed, *why);

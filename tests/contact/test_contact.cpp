@@ -5,6 +5,7 @@
 // event location serves them all).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include "one_sided_test_support.hpp"
@@ -223,9 +224,12 @@ class ChatteringEvents final : public OneSidedEvents {
   void resolve(State& s) override {
     last_ = s.t;
     ++resolves;
+    if (resolves == interruptAfter && interrupt) *interrupt = 1;
   }
   const std::vector<OneSidedEvent>& events() const override { return none_; }
   long long resolves = 0;
+  long long interruptAfter = -1;                  ///< raise the flag at this resolution
+  volatile std::sig_atomic_t* interrupt = nullptr;  ///< (a signal handler's flag)
 
  private:
   double last_ = 0;
@@ -251,6 +255,28 @@ TEST_CASE("events that recur within the location tolerance end the run with an e
     INFO(r.message << " resolves " << events.resolves);
     CHECK(r.t < 1e-6);  // where it stopped: just after the start
   }
+}
+
+TEST_CASE("a run of events one after the other still stops on an interruption", "[contact][events][input]") {
+  // the flag a signal handler sets (joinery simulate: SIGTERM, SIGINT) is read after every step
+  // and after every event; it was read only after steps without an event
+  json doc = ball("dopri5", 0.5, 1.0, 1.0);
+  doc["joints"] = json::array();
+  const Scene scene = sceneFromJson(doc, "scene.json");
+  ModelSystem system(scene.model);
+  ChatteringEvents events;
+  volatile std::sig_atomic_t flag = 0;
+  events.interrupt = &flag;
+  events.interruptAfter = 10;
+  RunOptions options;
+  options.interrupt = &flag;
+  NullRecorder rec;
+  const SimulationResult r =
+      runSimulation(system, parseSimulationSettings(scene.simulation), rec, events, {}, options);
+  INFO(r.message);
+  CHECK(r.outcome == RunOutcome::Stopped);
+  CHECK(r.message.find("interrupted") != std::string::npos);
+  CHECK(events.resolves == 10);  // the flag raised in the 10th resolution (the start's and 9 events), read right after it
 }
 
 }  // namespace
