@@ -89,6 +89,12 @@ class TimedEvents final : public joinery::OneSidedEvents {
     h_.calcEventFunctions(s, values);
     eventFnSeconds += bt::nowSeconds() - t0;
   }
+  void calcSomeEventFunctions(const joinery::State& s, joinery::VecRef values, const std::vector<int>& which) override {
+    const double t0 = bt::nowSeconds();
+    h_.calcSomeEventFunctions(s, values, which);
+    eventFnSeconds += bt::nowSeconds() - t0;
+  }
+  bool acceptStep(const joinery::State& s, joinery::VecRef values) override { return h_.acceptStep(s, values); }
   void resolve(joinery::State& s) override {
     const double t0 = bt::nowSeconds();
     h_.resolve(s);

@@ -32,7 +32,7 @@ void EventLocator::start(const State& s) {
 
 double EventLocator::minTriggered(const VectorXd& values) const {
   double m = std::numeric_limits<double>::infinity();
-  for (int i : triggered_) m = std::min(m, values(i));
+  for (int i : triggered_) m = std::min(m, values(i) + shift_(i));
   return m;
 }
 
@@ -61,21 +61,20 @@ bool EventLocator::check(Integrator& integ, const State& before, State& at) {
   if (prev_.size() == 0) return false;
   const State& after = integ.state();
   events_.calcEventFunctions(after, now_);
-  now_ += shift_;
   triggered_.clear();
   for (int i = 0; i < now_.size(); ++i)
-    if (prev_(i) >= 0 && now_(i) < 0) triggered_.push_back(i);
+    if (prev_(i) >= 0 && now_(i) + shift_(i) < 0) triggered_.push_back(i);
   if (triggered_.empty()) {
     // the step is accepted: the system may move its functions' references (docs/contact.md)
-    probe_ = now_ - shift_;
-    if (events_.acceptStep(after, probe_)) now_ = probe_ + shift_;
-    prev_ = now_;
+    events_.acceptStep(after, now_);  // (rewrites now_ where a reference moved)
+    prev_ = now_ + shift_;
     return false;
   }
   // Illinois (modified regula falsi) on F(t) = min over the triggered functions, F(lo) >= 0 > F(hi)
   haveA_ = false;
   double lo = before.t, hi = after.t;
-  double flo = minTriggered(prev_), fhi = minTriggered(now_);
+  double flo = std::numeric_limits<double>::infinity(), fhi = minTriggered(now_);
+  for (int i : triggered_) flo = std::min(flo, prev_(i));  // (prev_ is shifted already)
   int side = 0;
   at = after;
   State probe = after;
@@ -86,8 +85,8 @@ bool EventLocator::check(Integrator& integ, const State& before, State& at) {
     // keep inside, and bisect when regula falsi stalls on one side
     if (!(t > lo && t < hi) || iterations_ % 8 == 0) t = 0.5 * (lo + hi);
     stateAt(integ, before, t, probe);
-    events_.calcEventFunctions(probe, probe_);
-    probe_ += shift_;
+    // the triggered functions alone: a gap needs no solve
+    events_.calcSomeEventFunctions(probe, probe_, triggered_);
     const double f = minTriggered(probe_);
     if (f < 0) {
       hi = t;

@@ -4,6 +4,7 @@
 // whirled on a rope going slack, a pendulum on a stop; with dopri5, rk4 and radau5 (the one
 // event location serves them all).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -208,6 +209,67 @@ TEST_CASE("a block on its four corners: redundant rows, all four active, m g sha
   CHECK(std::abs(r.result.state.q(2) - c) < 1e-9);
 }
 
+TEST_CASE("a gap alone needs no solve: the triggered functions of a location, while other rows rest",
+          "[contact][events]") {
+  // a block resting on three points (active rows, not redundant: their functions are forces, a
+  // solve) and a ball above the floor (an inactive row: its function is the gap)
+  const double m = 3.0, a = 0.2, b = 0.1, c = 0.05, h = 0.3, r = 0.1;
+  json doc = {{"joinery", 1},
+              {"gravity", {0, 0, -kG}},
+              {"bodies", {{{"name", "block"}, {"type", "rigid3d"}, {"mass", m}, {"inertia", {0.1, 0.1, 0.1}},
+                           {"position", {0, 0, c}}},
+                          {{"name", "ball"}, {"type", "particle"}, {"mass", 1.0}, {"position", {1, 0, h}}}}},
+              {"joints", {{{"name", "floor"}, {"type", "contact"}, {"body1", "ground"},
+                           {"shape1", {{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}}, {"body2", "block"},
+                           {"shape2", {{"points", {{-a, -b, -c}, {a, -b, -c}, {0, b, -c}}}}}},
+                          {{"name", "drop"}, {"type", "contact"}, {"body1", "ground"},
+                           {"shape1", {{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}}, {"body2", "ball"},
+                           {"shape2", {{"sphere", {{"center", {0, 0, 0}}, {"radius", r}}}}}}}},
+              {"simulation", simulation("dopri5", 0.5, 0.05)}};
+  const Scene scene = sceneFromJson(doc, "scene.json");
+  ModelSystem system(scene.model);
+  OneSidedHandler handler(system);
+  REQUIRE(handler.candidates().size() == 4);
+  const int ballRow = 3;  // the candidates in row order: the block's three points, then the ball
+  REQUIRE(handler.candidateName(ballRow) == "drop");
+  State s = scene.model.initialState();
+  handler.decideActiveSet(s);
+  for (int i = 0; i < 3; ++i) {
+    const OneSidedCandidate& cand = handler.candidates()[static_cast<std::size_t>(i)];
+    REQUIRE(cand.rows->active(cand.k));
+  }
+  REQUIRE(scene.model.coordinateNames()[9].find("ball") != std::string::npos);
+  s.q(9) = h - 0.05;  // the ball lower (the block's 7 coordinates, then the ball's x y z)
+  VectorXd all = VectorXd::Constant(handler.numEventFunctions(), -7.0), some = all;
+  handler.calcEventFunctions(s, all);
+  CHECK(all(ballRow) == Approx(h - 0.05 - r + 1e-9).epsilon(1e-12));
+  CHECK(all(0) + all(1) + all(2) == Approx(m * kG).epsilon(1e-12));  // the block's weight
+  CHECK(all(2) == Approx(m * kG / 2).epsilon(1e-12));  // (statics: the point at y = b carries half)
+  const auto evaluations = [&] { return system.structuredEvaluations() + system.denseEvaluations(); };
+  const long long before = evaluations();
+  handler.calcSomeEventFunctions(s, some, {ballRow});
+  CHECK(evaluations() == before);  // no solve
+  CHECK(some(ballRow) == all(ballRow));
+  CHECK(some(0) == -7.0);  // the others left as they were
+  // a force among them: every function, with the solve (at another state: none kept for it)
+  s.q(9) = h - 0.055;
+  handler.calcEventFunctions(s, all);
+  const long long before2 = evaluations();
+  s.q(9) = h - 0.05;
+  handler.calcSomeEventFunctions(s, some, {0, ballRow});
+  CHECK(evaluations() > before2);
+  for (int i = 0; i < 3; ++i) CHECK(some(i) == Approx(all(i)).epsilon(1e-12));
+  CHECK(some(ballRow) == Approx(h - 0.05 - r + 1e-9).epsilon(1e-12));
+  // at a step's end the forces are those of the integrator's last evaluation, at that very state
+  VectorXd qdd(system.numCoordinates());
+  s.q(9) = h - 0.06;
+  REQUIRE(system.calcAccelerations(s, qdd).ok());
+  const long long atEnd = evaluations();
+  handler.calcEventFunctions(s, some);
+  CHECK(evaluations() == atEnd);
+  for (int i = 0; i < 3; ++i) CHECK(some(i) == Approx(all(i)).epsilon(1e-12));
+}
+
 }  // namespace
 }  // namespace joinery
 
@@ -235,6 +297,53 @@ class ChatteringEvents final : public OneSidedEvents {
   double last_ = 0;
   std::vector<OneSidedEvent> none_;
 };
+
+/// Two functions: f0 = 1 (never crosses), f1 = t_cross - t; records what the locator asks for.
+class RecordingEvents final : public OneSidedEvents {
+ public:
+  int numEventFunctions() const override { return 2; }
+  void calcEventFunctions(const State& s, VecRef values) override {
+    ++full;
+    values(0) = 1.0;
+    values(1) = crossing - s.t;
+  }
+  void calcSomeEventFunctions(const State& s, VecRef values, const std::vector<int>& which) override {
+    ++some;
+    asked.insert(asked.end(), which.begin(), which.end());
+    for (int i : which) values(i) = i == 0 ? 1.0 : crossing - s.t;
+  }
+  void resolve(State& s) override {
+    if (s.t == 0) return;  // the start's
+    located = s.t;
+    crossing = 1e9;  // once
+  }
+  const std::vector<OneSidedEvent>& events() const override { return none_; }
+  double crossing = 0.3, located = 0;
+  long long full = 0, some = 0;
+  std::vector<int> asked;
+
+ private:
+  std::vector<OneSidedEvent> none_;
+};
+
+TEST_CASE("the location inside a step asks for the triggered functions alone", "[contact][events]") {
+  for (const std::string integrator : {"dopri5", "rk4", "radau5"}) {
+    INFO(integrator);
+    json doc = ball(integrator, 0.5, 1.0, 0.5);
+    doc["joints"] = json::array();
+    const Scene scene = sceneFromJson(doc, "scene.json");
+    ModelSystem system(scene.model);
+    RecordingEvents events;
+    NullRecorder rec;
+    const SimulationResult r = runSimulation(system, parseSimulationSettings(scene.simulation), rec, events);
+    REQUIRE(r.completed());
+    CHECK(events.located == Approx(0.3).margin(1e-11));
+    CHECK(events.some >= 3);  // the location's iterations
+    CHECK(std::all_of(events.asked.begin(), events.asked.end(), [](int i) { return i == 1; }));
+    // every step end (and each start) once in full, the iterations never
+    CHECK(events.full == static_cast<long long>(r.stats.integrator.steps) + 2);
+  }
+}
 
 TEST_CASE("events that recur within the location tolerance end the run with an error, never a crawl",
           "[contact][events][input]") {

@@ -196,9 +196,14 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
       values(e) = mode * calcSlidingVelocity(s, i);
   }
   if (!anyActive) return;
-  // the active rows' multipliers: compressive (tensile for a rope) while >= 0
-  const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
-  if (st.ok()) calcMultipliers(s, st);
+  // the active rows' multipliers: compressive (tensile for a rope) while >= 0. At a step's
+  // end they are usually those of the integrator's last stage, at this very state (dopri5's
+  // first same as last): no evaluation then
+  AccelerationStatus st;
+  if (!system_.lastMultipliers(s, mult_)) {
+    st = system_.calcAccelerations(s, qdd_);
+    if (st.ok()) calcMultipliers(s, st);
+  }
   // (the total multipliers: with friction slipping, the normal forces that the friction's
   // moment shifts between the corners, what makes a pushed box tip; the ideal ones otherwise)
   for (int i = 0; i < nc; ++i) {
@@ -211,6 +216,34 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     values(static_cast<Eigen::Index>(nc) + static_cast<Eigen::Index>(f)) =
         c.mu * std::max(0.0, mult_.ideal(c.row)) - tangentPair(i, mult_.total).norm();
+  }
+}
+
+void OneSidedHandler::calcSomeEventFunctions(const State& s, VecRef values, const std::vector<int>& which) {
+  const int nc = static_cast<int>(candidates_.size());
+  const auto needsForces = [&](int e) {
+    if (e < nc) return candidates_[static_cast<std::size_t>(e)].rows->active(candidates_[static_cast<std::size_t>(e)].k);
+    return frictionMode(friction_[static_cast<std::size_t>(e - nc)]) == OneSidedRows::kStick;
+  };
+  if (std::any_of(which.begin(), which.end(), needsForces)) {
+    calcEventFunctions(s, values);
+    return;
+  }
+  // (the same values as calcEventFunctions writes for these: a gap, a sliding velocity)
+  for (int e : which) {
+    if (e < nc) {
+      values(e) = calcGap(s, e) + opt_.gapTolerance;
+      continue;
+    }
+    const int i = friction_[static_cast<std::size_t>(e - nc)];
+    const int mode = frictionMode(i);
+    const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+    if (mode == OneSidedRows::kNoFriction)
+      values(e) = 1.0;
+    else if (mode == OneSidedRows::kSlip)
+      values(e) = calcSliding(s, i).dot(c.rows->slipDirection(c.k));
+    else
+      values(e) = mode * calcSlidingVelocity(s, i);
   }
 }
 

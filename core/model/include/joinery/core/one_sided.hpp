@@ -211,6 +211,13 @@ class OneSidedEvents {
   virtual int numEventFunctions() const = 0;
   /// The event functions at `s` (one per candidate).
   virtual void calcEventFunctions(const State& s, VecRef values) = 0;
+  /// Only the functions `which` (indices, ascending) at `s`; the other entries of `values` may be
+  /// left as they were. Locating an event inside a step needs the triggered functions alone,
+  /// and a gap is much cheaper than a contact force (a solve). By default all of them.
+  virtual void calcSomeEventFunctions(const State& s, VecRef values, const std::vector<int>& which) {
+    (void)which;
+    calcEventFunctions(s, values);
+  }
   /// At `s` (an event located, or the start of the run): impacts (s.v jumps) and the active set
   /// from complementarity. Appends to events().
   virtual void resolve(State& s) = 0;

@@ -76,6 +76,9 @@ class OneSidedHandler final : public OneSidedEvents {
   /// One per candidate, then one per candidate with friction (docs/contact.md, "Friction").
   int numEventFunctions() const override { return static_cast<int>(candidates_.size() + friction_.size()); }
   void calcEventFunctions(const State& s, VecRef values) override;
+  /// The gaps and sliding velocities among `which` alone, without a solve, when none of them
+  /// is a contact force or a stick margin (then all of them, as calcEventFunctions).
+  void calcSomeEventFunctions(const State& s, VecRef values, const std::vector<int>& which) override;
   void resolve(State& s) override;
   /// Moves a spatial slipping point's reference direction to its sliding direction at `s`.
   bool acceptStep(const State& s, VecRef values) override;
