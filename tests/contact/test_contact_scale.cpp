@@ -169,6 +169,8 @@ TEST_CASE("1000 rods falling flat onto a floor: 1001 contacts close at once, no 
   // structured path, no dense M or A allocated (the dense recovery allocated both)
   CHECK(handler.impulseRecoveries() > 0);
   CHECK(handler.denseImpulseRecoveries() == 0);
+  // independent rows: the impulses above are the velocity projection's own multipliers
+  CHECK(handler.projectionImpulses() == handler.impulseRecoveries());
   CHECK(handler.denseMultiplierSolves() == 0);
   CHECK(system.denseEvaluations() == 0);
   CHECK(!system.hasDenseMatrices());
@@ -215,6 +217,7 @@ TEST_CASE("the dense impulse recovery (the sparse QR's fallback) gives the spars
   for (auto& body : doc["bodies"]) body["velocity"] = {0.0, -0.2};
   doc["bodies"][3]["angular_velocity"] = 1.5;  // tilted: the ends land one after the other
   const Scene scene = sceneFromJson(doc, "scene.json");
+  long long fromProjection = 0;
   const auto run = [&](double tolerance, long long& recoveries, long long& dense) {
     ModelSystem system(scene.model);
     OneSidedOptions oo;
@@ -227,10 +230,13 @@ TEST_CASE("the dense impulse recovery (the sparse QR's fallback) gives the spars
     REQUIRE(r.completed());
     recoveries = handler.impulseRecoveries();
     dense = handler.denseImpulseRecoveries();
+    fromProjection = handler.projectionImpulses();
     return handler.events();
   };
   long long sparseN = 0, sparseDense = 0, againN = 0, againDense = 0, denseN = 0, denseDense = 0;
   const auto sparse = run(1e-9, sparseN, sparseDense);
+  // (most from the velocity projection's own multipliers: the comparison below covers them)
+  CHECK(2 * fromProjection > sparseN);
   // a second run of the same loaded scene is the first again, bit for bit: the active set, the
   // velocity targets and the friction modes a run leaves in the model's one-sided rows are
   // reset when the next run's handler is made (they decided its first events before)
@@ -244,6 +250,7 @@ TEST_CASE("the dense impulse recovery (the sparse QR's fallback) gives the spars
     CHECK(again[i].impulse == sparse[i].impulse);
   }
   const auto forced = run(-1.0, denseN, denseDense);
+  CHECK(fromProjection == 0);  // (a negative tolerance refuses them too)
   CHECK(sparseN > 3);
   // the sparse QR answered every impact: the rows are independent, and the QR of the tall A^T
   // is backward stable (the QR of the wide A failed its residual check here 2 409 times in

@@ -23,6 +23,28 @@ void calcBlockMassTimes(const Model& model, const ModelWorkspace& ws, const Vect
   if (F.size() == r.size()) r -= F;
 }
 
+double calcImpulseResidual(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
+                           const VectorXd& P) {
+  VectorXd r;
+  calcBlockMassTimes(model, ws, dv, F, r);
+  VectorXd atp = VectorXd::Zero(model.numCoordinates());
+  const auto& blocks = model.rowBlocks();
+  const auto& slots = model.bodySlots();
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const RowBlock& rb = blocks[b];
+    if (rb.size == 0) continue;
+    const auto Ar = ws.rowBlockRows(b);
+    int col = 0;
+    for (int bi : model.rowBlockBodies(b)) {
+      if (bi < 0) continue;
+      const BodySlot& sl = slots[static_cast<std::size_t>(bi)];
+      atp.segment(sl.offset, sl.size).noalias() += Ar.middleCols(col, sl.size).transpose() * P.segment(rb.row, rb.size);
+      col += sl.size;
+    }
+  }
+  return (atp - r).cwiseAbs().maxCoeff() / std::max(r.cwiseAbs().maxCoeff(), 1e-300);
+}
+
 void solveBlockPseudoInverse(const Model& model, const ModelWorkspace& ws, const VectorXd& f, VectorXd& x) {
   x = VectorXd::Zero(model.numCoordinates());
   const auto& slots = model.bodySlots();

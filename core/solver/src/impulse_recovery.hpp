@@ -45,6 +45,12 @@ struct ImpulseReport {
 void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
                      VectorXd& P, ImpulseReport* report = nullptr, double acceptResidual = 1e-9);
 
+/// |A^T P - (M dv - F)|_inf / |M dv - F|_inf from the blocks in `ws` (F empty: none): how well
+/// impulses found otherwise (a projection's own multipliers) answer the jump. Allocates two
+/// n-vectors.
+double calcImpulseResidual(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
+                           const VectorXd& P);
+
 /// r = M dv - F from the body blocks in `ws` (F empty: none). No allocation once r is sized.
 void calcBlockMassTimes(const Model& model, const ModelWorkspace& ws, const VectorXd& dv, const VectorXd& F,
                         VectorXd& r);

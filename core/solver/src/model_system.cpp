@@ -181,6 +181,10 @@ bool ModelSystem::lastMultipliers(const State& s, JointMultipliers& out) {
 
 void ModelSystem::forgetCachedState() { parts_->structured.forgetState(); }
 
+bool ModelSystem::lastVelocityCorrectionImpulses(VectorXd& P) const {
+  return parts_->projector.correctionMultipliers(P);
+}
+
 ProjectionReport ModelSystem::projectPositions(State& s, const ProjectionOptions& opt) {
   return project(s, opt, true);
 }
@@ -191,6 +195,7 @@ ProjectionReport ModelSystem::projectVelocities(State& s, const ProjectionOption
 
 ProjectionReport ModelSystem::project(State& s, const ProjectionOptions& opt, bool positions) {
   Parts& p = *parts_;
+  p.projector.forgetCorrectionMultipliers();
   const detail::SystemContext ctx = context();
   detail::Projector::Run run(s, positions, positions ? p.phi : p.psi);
   if (!p.projector.begin(ctx, opt, run)) return run.rep;

@@ -318,6 +318,12 @@ class Projector {
                   const Eigen::LLT<MatrixXd>& metric, Run& run);
   /// The best iterate into the state; the report.
   ProjectionReport finish(Run& run);
+  /// After a velocity projection by the structured steps whose factorizations released no
+  /// row (zero rows aside): the multipliers P of its correction, M (v - v0) = A^T P (an
+  /// impact's impulses), summed over the steps up to the best iterate. False otherwise.
+  bool correctionMultipliers(VectorXd& P) const;
+  /// Forgets them (every projection starts so).
+  void forgetCorrectionMultipliers() noexcept { impulsesValid_ = false; }
 
  private:
   double residual(const SystemContext& ctx, Run& run);
@@ -330,6 +336,10 @@ class Projector {
   MatrixXd rowsH_, rowsV_;         // mh x n, mv x n (scaled rows, dense steps)
   VectorXd rhsH_, rhsV_;           // mh, mv
   MetricSolve hol_, vel_;          // on the holonomic / velocity-level rows
+  // the multipliers of a velocity projection's steps (correctionMultipliers): their sum, the
+  // sum up to the best iterate, one step's
+  VectorXd impulseSum_, impulseBest_, stepImpulse_;  // m
+  bool impulsesValid_ = false;
 };
 
 }  // namespace detail

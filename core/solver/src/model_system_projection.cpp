@@ -84,6 +84,7 @@ void Projector::setup(const SystemContext& ctx) {
   for (int i : velocity_) maskV_[static_cast<std::size_t>(i)] = 1;
   for (VectorXd* v : {&x0_, &best_, &dx_}) *v = VectorXd::Zero(n);
   rhsRows_ = VectorXd::Zero(m);
+  for (VectorXd* v : {&impulseSum_, &impulseBest_, &stepImpulse_}) *v = VectorXd::Zero(m);
   rhsH_ = VectorXd::Zero(static_cast<Eigen::Index>(holonomic_.size()));
   rhsV_ = VectorXd::Zero(static_cast<Eigen::Index>(velocity_.size()));
 }
@@ -197,11 +198,19 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
     return out.finite;
   };
   double previous = run.best, latest = run.best;
+  // velocities: the steps' multipliers, M dx = A^T lambda on the rows (BlockKkt::lastMultipliers
+  // with no force), summed as gaussNewton sums the steps; unique only when no row is released
+  impulsesValid_ = !run.positions;
+  if (impulsesValid_) {
+    impulseSum_.setZero();
+    impulseBest_.setZero();
+  }
   const GaussNewton gn = gaussNewton(
       x, dx_, best_, run.best, run.tol, opt,
       [&] {
         previous = latest;
         latest = residual(ctx, run);
+        if (impulsesValid_ && latest < run.best) impulseBest_ = impulseSum_;  // (gaussNewton keeps this iterate)
         return latest;
       },
       [&] {
@@ -228,11 +237,21 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
           }
         }
         firstStep = false;
+        if (impulsesValid_) {
+          if (factored.released != kkt.zeroRows()) {
+            impulsesValid_ = false;
+          } else {
+            kkt.lastMultipliers(stepImpulse_);
+            impulseSum_ += stepImpulse_;
+          }
+        }
         return true;
       });
   run.rep.iterations = gn.iterations;
   run.rep.interrupted = gn.interrupted;
+  if (gn.interrupted) impulsesValid_ = false;
   if (!gn.firstStepFailed) return true;
+  impulsesValid_ = false;
   x = x0_;
   (void)residual(ctx, run);  // r at the starting point again: the dense steps read it
   return false;
@@ -260,6 +279,12 @@ void Projector::denseSteps(const SystemContext& ctx, const ProjectionOptions& op
                   });
   run.rep.iterations = gn.iterations;
   run.rep.interrupted = gn.interrupted;
+}
+
+bool Projector::correctionMultipliers(VectorXd& P) const {
+  if (!impulsesValid_) return false;
+  P = impulseBest_;
+  return true;
 }
 
 ProjectionReport Projector::finish(Run& run) {

@@ -651,12 +651,22 @@ void OneSidedHandler::calcMultipliers(const State& s, const AccelerationStatus& 
 }
 
 void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const VectorXd& F, VectorXd& P) {
+  ++impulseRecoveries_;
+  // the projection's own multipliers when it made the jump from v0 alone (no friction impulse)
+  // with independent rows: checked on the blocks it used, M (v - v0) = A^T P
+  if ((F.size() == 0 || F.isZero(0.0)) && system_.lastVelocityCorrectionImpulses(P) && P.allFinite()) {
+    const double res = detail::calcImpulseResidual(model_, system_.workspace(), s.v - v0, F, P);
+    if (res <= opt_.impulseResidualTolerance) {
+      ++projectionImpulses_;
+      spdlog::debug("t = {}: impulses from the projection's multipliers, relative residual {}", s.t, res);
+      return;
+    }
+  }
   // sparse normal equations or sparse QR of the rows (impulse_recovery.hpp), on the blocks at
   // the state after the jump
   model_.calcBlocks(s, ws_);
   detail::ImpulseReport rep;
   detail::recoverImpulses(model_, ws_, s.v - v0, F, P, &rep, opt_.impulseResidualTolerance);
-  ++impulseRecoveries_;
   static constexpr const char* kMethod[] = {"no rows", "normal equations", "QR of A^T", "minimum-norm QR"};
   spdlog::debug("t = {}: impulses of {} rows (rank {}) by {}, relative residual {}", s.t, rep.rows, rep.rank,
                 kMethod[static_cast<int>(rep.method)], rep.residual);

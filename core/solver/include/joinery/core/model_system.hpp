@@ -149,6 +149,14 @@ class ModelSystem final : public DynamicSystem {
   /// to be called when the rows at a state change, i.e. a one-sided row joined or left the
   /// active set (one_sided_handler.hpp).
   void forgetCachedState();
+  /// After projectVelocities: the impulses of its correction, M (v - v0) = A^T P over every
+  /// row, when the structured steps made it with no row released (unique: the projection's own
+  /// multipliers, no solve; an impact's impulses, one_sided_handler.hpp). False otherwise (the
+  /// dense steps, released rows, nothing to project); the caller then recovers them.
+  bool lastVelocityCorrectionImpulses(VectorXd& P) const;
+  /// The blocks of the last evaluation or projection (after projectVelocities: M and the rows
+  /// at the projected state's q).
+  const ModelWorkspace& workspace() const noexcept { return ws_; }
 
  private:
   /// The parts behind this class (model_system_parts.hpp): the structured path, the dense

@@ -90,9 +90,12 @@ class OneSidedHandler final : public OneSidedEvents {
   /// `{"joint": {"active": bool, "gap": g}}` at `s` (the activity as it stands).
   nlohmann::json toJson(const State& s);
 
-  /// Impulse recoveries at impacts so far (each a sparse solve of the active rows: normal
-  /// equations or QR, no dense M or A).
+  /// Impulse recoveries at impacts so far, one per trial set (the projection's own multipliers,
+  /// or a sparse solve of the active rows: normal equations or QR; no dense M or A).
   long long impulseRecoveries() const noexcept { return impulseRecoveries_; }
+  /// Of those, the ones the velocity projection's own multipliers answered (no row released,
+  /// no friction impulse, residual within OneSidedOptions::impulseResidualTolerance), so far.
+  long long projectionImpulses() const noexcept { return projectionImpulses_; }
   /// Of those, the ones the sparse forms could not answer (relative residual over
   /// OneSidedOptions::impulseResidualTolerance: nearly dependent rows), recovered by the dense
   /// complete orthogonal decomposition instead.
@@ -151,7 +154,7 @@ class OneSidedHandler final : public OneSidedEvents {
   ModelWorkspace ws_;
   bool haveWs_ = false;
   long long impulseRecoveries_ = 0, denseMultipliers_ = 0, sparseMultipliers_ = 0, denseImpulseRecoveries_ = 0;
-  long long boundHits_ = 0;
+  long long boundHits_ = 0, projectionImpulses_ = 0;
 };
 
 }  // namespace joinery
