@@ -183,13 +183,24 @@ void PrimitiveJoint::addOneSidedRow(std::unique_ptr<const RowPrimitive> inner, d
   const RowPrimitive* raw = inner.get();
   const int row = numRows_;
   addRows(std::make_unique<OneSidedRow>(std::move(inner), sign, offset, *this, k));
+  ++oneSidedRows_;
   add(row, {raw, sign, offset, std::move(gap), std::move(scale)}, restitution, std::move(label));
+}
+
+bool PrimitiveJoint::rowsAbsent() const {
+  // (a tangential row is written only while its candidate is active and sticks)
+  // (a joint without candidates: never; numRows(): derived joints may add rows of their own)
+  if (count() == 0 || oneSidedRows_ != numRows()) return false;
+  for (int k = 0; k < count(); ++k)
+    if (active(k)) return false;
+  return true;
 }
 
 void PrimitiveJoint::addTangentRow(int k, std::unique_ptr<const TangentRow> row) {
   const TangentRow* raw = row.get();
   const int r = numRows_;
   addRows(std::move(row));
+  ++oneSidedRows_;
   addTangent(k, r, raw);
 }
 
@@ -197,6 +208,7 @@ void PrimitiveJoint::addTangentRow2(int k, std::unique_ptr<const TangentRow> row
   const TangentRow* raw = row.get();
   const int r = numRows_;
   addRows(std::move(row));
+  ++oneSidedRows_;
   addTangent2(k, r, raw);
 }
 

@@ -30,6 +30,8 @@ class PrimitiveJoint : public Constraint, public OneSidedSet {
   void calcPositionError(const LocalState& s, VecRef phi) const override;
   /// phi_q q' + phi_t of every block (exact for rheonomic blocks; allocation-free).
   void calcVelocityError(const LocalState& s, VecRef psi) const override;
+  /// Every row one-sided (a candidate's or its tangential row) and no candidate active.
+  bool rowsAbsent() const override;
 
  protected:
   PrimitiveJoint(std::string name, std::vector<const Body*> bodies);
@@ -56,6 +58,7 @@ class PrimitiveJoint : public Constraint, public OneSidedSet {
  private:
   std::vector<std::unique_ptr<const RowPrimitive>> blocks_;
   int numRows_ = 0;
+  int oneSidedRows_ = 0;  // rows of candidates and their tangential rows (zero while inactive)
   nlohmann::json limitSource_;
 };
 

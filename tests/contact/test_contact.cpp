@@ -239,6 +239,9 @@ TEST_CASE("a gap alone needs no solve: the triggered functions of a location, wh
     REQUIRE(cand.rows->active(cand.k));
   }
   REQUIRE(scene.model.coordinateNames()[9].find("ball") != std::string::npos);
+  // the ball's contact, inactive, has absent rows (the model skips them); the block's does not
+  CHECK(handler.candidates()[static_cast<std::size_t>(ballRow)].joint->rowsAbsent());
+  CHECK(!handler.candidates()[0].joint->rowsAbsent());
   s.q(9) = h - 0.05;  // the ball lower (the block's 7 coordinates, then the ball's x y z)
   VectorXd all = VectorXd::Constant(handler.numEventFunctions(), -7.0), some = all;
   handler.calcEventFunctions(s, all);

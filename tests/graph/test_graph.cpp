@@ -2,6 +2,7 @@
 // Uses test-only body, joint and force types so that it depends on core alone.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -442,6 +443,73 @@ TEST_CASE("graph: Graphviz DOT names everything and renders", "[graph]") {
   CHECK(renderSvg(dot, "mixed") > 0);
   const Model fb = makeNFourBar(12);
   CHECK(renderSvg(toGraphvizDot(fb, analyzeGraph(fb)), "nfourbar") > 0);
+}
+
+/// A constraint of one row whose rows may be absent (Constraint::rowsAbsent: an inactive
+/// contact's); while present it writes A = 1, b = 2, phi = psi = 3, and counts its evaluations.
+class SwitchableJoint final : public Constraint {
+ public:
+  SwitchableJoint(std::string name, std::vector<const Body*> bodies) : Constraint(std::move(name), std::move(bodies)) {}
+  std::string_view typeName() const override { return "switchable"; }
+  int numRows() const override { return 1; }
+  void calcAccelerationRows(const LocalState&, MatRef A, VecRef b) const override {
+    ++evaluations;
+    A.setOnes();
+    b.setConstant(2.0);
+  }
+  void calcPositionError(const LocalState&, VecRef phi) const override {
+    ++evaluations;
+    phi.setConstant(3.0);
+  }
+  void calcVelocityError(const LocalState&, VecRef psi) const override {
+    ++evaluations;
+    psi.setConstant(3.0);
+  }
+  bool rowsAbsent() const override { return absent; }
+  nlohmann::json toJson() const override { return {{"type", "switchable"}, {"name", name()}}; }
+  mutable bool absent = false;
+  mutable int evaluations = 0;
+};
+
+TEST_CASE("model: a joint whose rows are absent is not evaluated; its block stays zero", "[graph][model]") {
+  ModelBuilder mb;
+  const Body& b = body(mb, "b", 3);
+  const auto& sw = static_cast<const SwitchableJoint&>(
+      mb.addConstraint(std::make_unique<SwitchableJoint>("sw", std::vector<const Body*>{&mb.ground(), &b})));
+  joint(mb, "other", {&mb.ground(), &b}, 1);
+  const Model m = mb.build();
+  ModelWorkspace ws = m.makeWorkspace(false);
+  const State s = m.initialState();
+  std::size_t r = 0;
+  while (m.rowBlocks()[r].constraint != &sw) ++r;
+  const int row = m.rowBlocks()[r].row;
+  VectorXd phi(m.numConstraintRows()), psi(m.numConstraintRows());
+  m.calcRowBlocks(s, ws);  // present
+  CHECK(sw.evaluations == 1);
+  CHECK(ws.rowBlockRows(r).isOnes());
+  CHECK(ws.b(row) == 2.0);
+  CHECK(ws.rowNorms()(row) == Approx(std::sqrt(3.0)));
+  sw.absent = true;
+  for (int pass = 0; pass < 2; ++pass) {  // zeroed once, then left so
+    ws.b(row) = 7.0;                      // (b is rewritten every time: the dense evaluation writes it too)
+    m.calcRowBlocks(s, ws);
+    m.calcPositionErrors(s, ws, phi);
+    m.calcVelocityErrors(s, ws, psi);
+    CHECK(sw.evaluations == 1);  // not asked
+    CHECK(ws.rowBlockRows(r).isZero(0.0));
+    CHECK(ws.b(row) == 0.0);
+    CHECK(ws.rowNorms()(row) == 0.0);
+    CHECK(phi(row) == 0.0);
+    CHECK(psi(row) == 0.0);
+  }
+  sw.absent = false;  // present again: evaluated, then zeroed again once absent
+  m.calcRowBlocks(s, ws);
+  CHECK(sw.evaluations == 2);
+  CHECK(ws.rowBlockRows(r).isOnes());
+  sw.absent = true;
+  m.calcRowBlocks(s, ws);
+  CHECK(ws.rowBlockRows(r).isZero(0.0));
+  CHECK(ws.rowNorms()(row) == 0.0);
 }
 
 TEST_CASE("graph: DOT rejects an analysis of another model", "[graph]") {

@@ -86,6 +86,7 @@ ModelWorkspace Model::makeWorkspace(bool denseMatrices) const {
   // then the joints' rows; each block from a cache line on
   ws.bodyM_.resize(slots_.size());
   ws.rowA_.resize(rows_.size());
+  ws.absentRows_.assign(rows_.size(), 0);
   std::size_t end = 0;
   auto place = [&end](ModelWorkspace::Span& b, int rows, int cols) {
     b = {end, rows, cols};
@@ -402,6 +403,17 @@ void Model::calcRowBlock(std::size_t r, const State& s, ModelWorkspace& ws) cons
     rb.body->calcInternalConstraints(s.t, s.q.segment(sl.offset, sl.size), s.v.segment(sl.offset, sl.size), Ar,
                                      ws.b.segment(rb.row, rb.size));
   } else {
+    if (rb.constraint->rowsAbsent()) {
+      // an inactive contact or rope: zero rows, whatever the state; the block and its norms are
+      // zeroed once and left so (b is written every time: the dense evaluation writes it too)
+      ws.b.segment(rb.row, rb.size).setZero();
+      if (ws.absentRows_[r]) return;
+      Ar.setZero();
+      ws.rowNorm_.segment(rb.row, rb.size).setZero();
+      ws.absentRows_[r] = 1;
+      return;
+    }
+    ws.absentRows_[r] = 0;
     auto& l = ws.constraints_[static_cast<std::size_t>(j)];
     fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
     // the local layout of the rows is the concatenation of the bodies' coordinates (ground:
@@ -475,6 +487,10 @@ void Model::calcPositionErrors(const State& s, ModelWorkspace& ws, VecRef phi) c
       rb.body->calcInternalPositionError(s.t, s.q.segment(sl.offset, sl.size), phi.segment(rb.row, rb.size));
       continue;
     }
+    if (rb.constraint->rowsAbsent()) {  // (an inactive contact or rope)
+      phi.segment(rb.row, rb.size).setZero();
+      continue;
+    }
     auto& l = ws.constraints_[static_cast<std::size_t>(j)];
     fill(s, l.views, owned_->constraintSlots[static_cast<std::size_t>(j)]);
     if (rb.constraint->level() == ConstraintLevel::Position)
@@ -498,6 +514,10 @@ void Model::calcVelocityErrors(const State& s, ModelWorkspace& ws, VecRef psi) c
                                        ws.b.segment(rb.row, rb.size));
       storeRowNorms(ws.rowBlockRows(r), ws.rowNorm_.data() + rb.row);  // the blocks and their norms stay one
       psi.segment(rb.row, rb.size).noalias() = Ab * s.v.segment(sl.offset, sl.size);
+      continue;
+    }
+    if (rb.constraint->rowsAbsent()) {  // (an inactive contact or rope)
+      psi.segment(rb.row, rb.size).setZero();
       continue;
     }
     auto& l = ws.constraints_[static_cast<std::size_t>(j)];

@@ -111,6 +111,9 @@ void BlockKkt::runJobs(const ModelWorkspace& ws, int first, int last, double rho
       }
       case AsmJob::RowBlockOfBody:    // block (row node, body node): sr x (nq + nr), ld = sr
       case AsmJob::BodyBlockOfRow: {  // block (body node, row node): (nq + nr) x sr, ld = nq + nr
+        // a zero row node's blocks with its bodies are never read (the elimination and both
+        // substitutions skip every product with it, scaleRows): not copied either
+        if (zeroNode_[static_cast<std::size_t>(job.node)]) break;
         const Node& rnd = nodes_[static_cast<std::size_t>(job.node)];
         const Node& bnd = nodes_[static_cast<std::size_t>(job.other)];
         const int sr = rnd.size(), sbRun = bnd.size();

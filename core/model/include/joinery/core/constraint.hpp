@@ -129,6 +129,10 @@ class Constraint {
   /// Acceleration-level rows: A (numRows x numLocalCoordinates) and b (numRows). Writes every
   /// entry of A and b (zeros included: callers pass them unzeroed, e.g. Model's row blocks).
   virtual void calcAccelerationRows(const LocalState& s, MatRef A, VecRef b) const = 0;
+  /// True when, as the constraint stands now, every row is identically zero whatever the state
+  /// (a contact or rope none of whose candidates is active): its A, b, phi and psi are then all
+  /// zero, and the model skips evaluating them (Model::calcRowBlock). False by default.
+  virtual bool rowsAbsent() const { return false; }
   /// Position-level residual phi(q, t) (numRows) for Position-level constraints.
   /// Other levels write zeros.
   virtual void calcPositionError(const LocalState& s, VecRef phi) const;

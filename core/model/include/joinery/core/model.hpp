@@ -115,6 +115,9 @@ class ModelWorkspace {
   /// an evaluation of a large model streams through them (large_pages.hpp).
   detail::LargePageDoubles blocks_;
   VectorXd rowNorm_;            // |row| of every row of rowA_ (m)
+  // per row block: its rowA_ block and norms hold zeros, written for a joint whose rows were
+  // absent (Constraint::rowsAbsent) and left so while they stay absent
+  std::vector<char> absentRows_;
   double massDiagMax_ = 0;      // max |M_ii| of bodyM_
   MatrixXd jqBody_, jvBody_;    // a body's own force Jacobians (largest body), for the triplet form
   bool dense_ = true;
