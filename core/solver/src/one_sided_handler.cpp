@@ -441,7 +441,9 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
     ws_ = model_.makeWorkspace(false);  // the blocks only: no dense M or A (docs/contact.md)
     haveWs_ = true;
   }
-  model_.calcBlocks(s, ws_);  // M at the impact's configuration (q does not jump)
+  // M at the impact's configuration (q does not jump), for the friction impulses of slipping
+  // points only: the impulses come from the projection, or recoverImpulses takes the blocks
+  bool haveM = false;
   bool settled = false;  // a lifted row kept in contact (accumulation of a rocking motion)
   // the rows kept so: holding a row that the impact lifts takes a (small) tensile impulse,
   // which is what makes the rebound plastic; they do not leave for it (before, each left and
@@ -465,6 +467,8 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       system_.forgetCachedState();
       s.v = v0;
       if (anySlip) {
+        if (!haveM) model_.calcBlocks(s, ws_);
+        haveM = true;
         detail::solveBlockPseudoInverse(model_, ws_, F, dv);
         s.v += dv;
       }
