@@ -209,6 +209,43 @@ TEST_CASE("a block on its four corners: redundant rows, all four active, m g sha
   CHECK(std::abs(r.result.state.q(2) - c) < 1e-9);
 }
 
+TEST_CASE("an impact that drives resting rows into penetration takes them all in one trial", "[contact][impact]") {
+  // a ball dropped onto a block resting on its four corners: the ball's impulse alone would
+  // push the block into the floor at every corner; the four join the impact's set together
+  // (one at a time, each took a projection: 3 trials here instead of 2)
+  const double mb = 3.0, m = 0.5, a = 0.2, b = 0.1, c = 0.05, r = 0.05, drop = 0.02;
+  json doc = {{"joinery", 1},
+              {"gravity", {0, 0, -kG}},
+              {"bodies", {{{"name", "block"}, {"type", "rigid3d"}, {"mass", mb}, {"inertia", {0.1, 0.1, 0.1}},
+                           {"position", {0, 0, c}}},
+                          {{"name", "ball"}, {"type", "particle"}, {"mass", m}, {"position", {0, 0, 2 * c + r + drop}}}}},
+              {"joints", {{{"name", "floor"}, {"type", "contact"}, {"body1", "ground"},
+                           {"shape1", {{"plane", {{"point", {0, 0, 0}}, {"normal", {0, 0, 1}}}}}}, {"body2", "block"},
+                           {"shape2", {{"points", {{-a, -b, -c}, {a, -b, -c}, {a, b, -c}, {-a, b, -c}}}}}},
+                          {{"name", "top"}, {"type", "contact"}, {"body1", "block"},
+                           {"shape1", {{"plane", {{"point", {0, 0, c}}, {"normal", {0, 0, 1}}}}}}, {"body2", "ball"},
+                           {"shape2", {{"sphere", {{"center", {0, 0, 0}}, {"radius", r}}}}}}}},
+              {"simulation", simulation("dopri5", 0.1, 0.01)}};
+  const Scene scene = sceneFromJson(doc, "scene.json");
+  ModelSystem system(scene.model);
+  OneSidedHandler handler(system);
+  NullRecorder rec;
+  const SimulationResult res = runSimulation(system, parseSimulationSettings(scene.simulation), rec, handler);
+  INFO(res.message);
+  REQUIRE(res.completed());
+  std::vector<OneSidedEvent> impacts;
+  for (const auto& e : handler.events())
+    if (e.kind == "impact") impacts.push_back(e);
+  REQUIRE(impacts.size() == 1);
+  CHECK(impacts[0].joint == "top");
+  const double v = std::sqrt(2 * kG * drop);  // plastic: the ball stops on the block, which stays
+  CHECK(impacts[0].speed == Approx(v).epsilon(1e-7));
+  CHECK(impacts[0].impulse == Approx(m * v).epsilon(1e-7));
+  CHECK(handler.impulseRecoveries() == 2);  // {ball}, then {ball, the four corners}
+  CHECK(handler.iterationBoundHits() == 0);
+  CHECK(std::abs(res.state.q(2) - c) < 1e-9);  // the block did not move
+}
+
 TEST_CASE("a gap alone needs no solve: the triggered functions of a location, while other rows rest",
           "[contact][events]") {
   // a block resting on three points (active rows, not redundant: their functions are forces, a

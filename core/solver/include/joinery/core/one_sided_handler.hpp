@@ -150,6 +150,7 @@ class OneSidedHandler final : public OneSidedEvents {
   std::vector<OneSidedEvent> events_;
   std::vector<BodyStateView> views_;
   VectorXd local_, aRow_, aT_, aT2_, qdd_, lambda_;
+  std::vector<int> joining_;  ///< (impact: the rows that join its set in one trial)
   JointMultipliers mult_;
   ModelWorkspace ws_;
   bool haveWs_ = false;
