@@ -179,22 +179,13 @@ void OneSidedHandler::calcEventFunctions(const State& s, VecRef values) {
     if (c.rows->active(c.k))
       anyActive = true;
     else
-      values(i) = calcGap(s, i) + opt_.gapTolerance;
+      values(i) = gapFunction(s, i);
   }
   // friction: a slipping point's sliding velocity along its direction (an event when it stops),
-  // a sticking point's margin mu N - |F_t| (an event when the force leaves the friction cone)
-  for (std::size_t f = 0; f < friction_.size(); ++f) {
-    const int i = friction_[f];
-    const int mode = frictionMode(i);
-    const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
-    const auto e = static_cast<Eigen::Index>(nc) + static_cast<Eigen::Index>(f);
-    if (mode == OneSidedRows::kNoFriction || mode == OneSidedRows::kStick)
-      values(e) = 1.0;
-    else if (mode == OneSidedRows::kSlip)  // spatial: along the reference direction (acceptStep)
-      values(e) = calcSliding(s, i).dot(c.rows->slipDirection(c.k));
-    else
-      values(e) = mode * calcSlidingVelocity(s, i);
-  }
+  // a sticking point's margin mu N - |F_t| (an event when the force leaves the friction cone,
+  // written below with the forces)
+  for (std::size_t f = 0; f < friction_.size(); ++f)
+    values(static_cast<Eigen::Index>(nc) + static_cast<Eigen::Index>(f)) = slidingFunction(s, friction_[f]);
   if (!anyActive) return;
   // the active rows' multipliers: compressive (tensile for a rope) while >= 0. At a step's
   // end they are usually those of the integrator's last stage, at this very state (dopri5's
@@ -229,22 +220,19 @@ void OneSidedHandler::calcSomeEventFunctions(const State& s, VecRef values, cons
     calcEventFunctions(s, values);
     return;
   }
-  // (the same values as calcEventFunctions writes for these: a gap, a sliding velocity)
-  for (int e : which) {
-    if (e < nc) {
-      values(e) = calcGap(s, e) + opt_.gapTolerance;
-      continue;
-    }
-    const int i = friction_[static_cast<std::size_t>(e - nc)];
-    const int mode = frictionMode(i);
-    const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
-    if (mode == OneSidedRows::kNoFriction)
-      values(e) = 1.0;
-    else if (mode == OneSidedRows::kSlip)
-      values(e) = calcSliding(s, i).dot(c.rows->slipDirection(c.k));
-    else
-      values(e) = mode * calcSlidingVelocity(s, i);
-  }
+  for (int e : which)
+    values(e) = e < nc ? gapFunction(s, e) : slidingFunction(s, friction_[static_cast<std::size_t>(e - nc)]);
+}
+
+double OneSidedHandler::gapFunction(const State& s, int i) { return calcGap(s, i) + opt_.gapTolerance; }
+
+double OneSidedHandler::slidingFunction(const State& s, int i) {
+  const int mode = frictionMode(i);
+  if (mode == OneSidedRows::kNoFriction || mode == OneSidedRows::kStick) return 1.0;  // (stick: the forces')
+  const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  if (mode == OneSidedRows::kSlip)  // spatial: along the reference direction (acceptStep)
+    return calcSliding(s, i).dot(c.rows->slipDirection(c.k));
+  return mode * calcSlidingVelocity(s, i);
 }
 
 bool OneSidedHandler::acceptStep(const State& s, VecRef values) {

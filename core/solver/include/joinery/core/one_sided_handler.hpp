@@ -115,6 +115,12 @@ class OneSidedHandler final : public OneSidedEvents {
 
  private:
   struct Local;
+  /// Candidate i's event function while inactive: its gap plus the gap tolerance.
+  double gapFunction(const State& s, int i);
+  /// The friction event function of candidate i (with friction) without the forces: a slipping
+  /// point's sliding velocity along its direction; 1 otherwise (a sticking point's margin needs
+  /// the forces: calcEventFunctions).
+  double slidingFunction(const State& s, int i);
   const VectorXd& row(const State& s, int i, double& b);
   void setActive(int i, bool on, double target = 0);
   void setFriction(int i, int mode, double target = 0);
