@@ -220,7 +220,7 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
           fresh = true;
           if (unreleased) {
             factorAt(smallLambda);
-            if (factored.factorized && factored.released > 0) unreleased = false;
+            if (factored.factorized && factored.released > factored.zeroRows) unreleased = false;  // (zero rows: absent, decoupled)
           }
           if (!unreleased) factorAt(run.lambda);
           if (!factored.factorized) return false;
