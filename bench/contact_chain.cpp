@@ -8,8 +8,9 @@
 // model_evals (every calcAccelerations of the ModelSystem, the handler's trials included),
 // dense_evals, events (of the handler: one per candidate and change), impacts, resolves
 // (resolve() calls: a located event or the start), impulse_recoveries (one per trial set; of
-// which projection_impulses: the projection's own multipliers, and dense_impulse_recoveries:
-// the sparse answer rejected), sparse_multipliers (redundant rows'
+// which projection_impulses: the projection's own multipliers, least_squares_impulses: sparse
+// answers kept as the least-squares ones (OneSidedOptions::impulseInconsistencyTolerance), and
+// dense_impulse_recoveries: the sparse answer rejected), sparse_multipliers (redundant rows'
 // minimum-norm multipliers from the blocks), dense_multipliers (the dense reference solver's),
 // bound_hits (active-set iterations that reached their bound),
 // wall_s, resolve_s (inside resolve: impacts and the active set), event_fn_s (the event
@@ -146,14 +147,15 @@ bool runCase(const joinery::bench::ContactChainOptions& o, const joinery::Simula
       "{\"case\": \"%s\", \"chain\": \"%s\", \"N\": %d, \"n\": %d, \"m\": %d, \"candidates\": %d, \"T\": %s, "
       "\"integrator\": \"%s\", \"tol\": %s, \"steps\": %lld, \"rejected\": %lld, \"evaluations\": %lld, "
       "\"model_evals\": %lld, \"dense_evals\": %lld, \"events\": %lld, \"kinds\": {%s}, \"resolves\": %lld, "
-      "\"impulse_recoveries\": %lld, \"projection_impulses\": %lld, \"dense_impulse_recoveries\": %lld, \"sparse_multipliers\": %lld, \"dense_multipliers\": %lld, \"bound_hits\": %lld, \"dense_matrices\": %s, \"wall_s\": %s, "
+      "\"impulse_recoveries\": %lld, \"projection_impulses\": %lld, \"least_squares_impulses\": %lld, \"dense_impulse_recoveries\": %lld, \"sparse_multipliers\": %lld, \"dense_multipliers\": %lld, \"bound_hits\": %lld, \"dense_matrices\": %s, \"wall_s\": %s, "
       "\"resolve_s\": %s, \"event_fn_s\": %s, \"eval_s\": %s, \"projection_s\": %s, \"events_per_s\": %s, "
       "\"step_s\": %s, \"t_final\": %s, \"outcome\": \"%s\"}\n",
       caseName.c_str(), o.lying ? "lying" : "swing", o.N, sys.numCoordinates(), sys.numConstraintRows(),
       static_cast<int>(handler.candidates().size()), num(settings.tEnd).c_str(),
       std::string(toString(settings.integrator)).c_str(), num(settings.rtol).c_str(), is.steps, is.rejected,
       is.evaluations, sys.structuredEvaluations() + sys.denseEvaluations(), sys.denseEvaluations(), f.events,
-      kindText.c_str(), events.resolves, handler.impulseRecoveries(), handler.projectionImpulses(), handler.denseImpulseRecoveries(),
+      kindText.c_str(), events.resolves, handler.impulseRecoveries(), handler.projectionImpulses(),
+      handler.leastSquaresImpulses(), handler.denseImpulseRecoveries(),
       handler.sparseMultiplierSolves(), handler.denseMultiplierSolves(), handler.iterationBoundHits(),
       sys.hasDenseMatrices() || handler.hasDenseMatrices() ? "true" : "false", num(wall).c_str(),
       num(events.resolveSeconds).c_str(), num(events.eventFnSeconds).c_str(), num(timed.evalSeconds).c_str(),

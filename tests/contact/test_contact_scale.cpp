@@ -3,6 +3,7 @@
 // included), and a chain of 1000 rods falling flat onto a floor (1001 contacts closing at once)
 // is resolved without any dense matrix, with the impulses of the closed form.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -114,6 +115,113 @@ TEST_CASE("impulse recovery by sparse normal equations or QR equals the dense mi
   }
 }
 
+TEST_CASE("a jump slightly outside the rows' range: the QR of A^T gives the least-squares impulses and says so",
+          "[contact][impact]") {
+  // A projection onto ill-conditioned rows leaves the jump outside their range by some 1e-9 of
+  // itself (the rocking chain): the residual of any answer stops there, and the dense
+  // decomposition only repeats the least-squares one. The tall form measures the part of its
+  // residual that the rows could still remove (ImpulseReport::optimality): round-off here,
+  // against a residual of 1e-7 that the normal equations' check refuses.
+  bench::ContactChainOptions o;
+  o.N = 3;
+  o.lying = true;
+  o.height = 0.01;
+  json doc = bench::contactChainScene(o);
+  for (auto& body : doc["bodies"]) body["velocity"] = {0.3, -1.5};
+  const Scene scene = sceneFromJson(doc, "scene.json");
+  const Model& model = scene.model;
+  ModelSystem system(model);
+  OneSidedHandler handler(system);
+  State s = model.initialState();
+  VectorXd dv = scaleImpactJump(system, handler, s, 0.0);
+  // e: a direction of M dv outside the range of A^T (the dense A at s), 1e-7 of |M dv|
+  ModelWorkspace dense = model.makeWorkspace(true);
+  model.calcMassAndForces(s, dense);
+  model.calcConstraints(s, dense);
+  const MatrixXd At = dense.A.transpose();
+  const VectorXd r = dense.M * dv;
+  VectorXd w = VectorXd::LinSpaced(r.size(), 1.0, 2.0);
+  w -= At * At.completeOrthogonalDecomposition().solve(w);
+  REQUIRE(w.norm() > 0.1);
+  const VectorXd e = 1e-7 * r.cwiseAbs().maxCoeff() / w.cwiseAbs().maxCoeff() * w;
+  const VectorXd dvOff = dv + dense.M.ldlt().solve(e);
+  ModelWorkspace ws = model.makeWorkspace(false);
+  model.calcBlocks(s, ws);
+  VectorXd P, Pexact;
+  detail::ImpulseReport rep;
+  detail::recoverImpulses(model, ws, dvOff, VectorXd(), P, &rep, 1e-9);
+  detail::recoverImpulses(model, ws, dv, VectorXd(), Pexact);
+  CHECK(rep.method == detail::ImpulseMethod::TallQr);  // (the normal equations' residual is refused)
+  CHECK(rep.residual == Approx(1e-7).epsilon(0.05));
+  CHECK(rep.optimality >= 0);
+  CHECK(rep.optimality < 1e-13);
+  // the impulses of the consistent jump, as the dense decomposition gives them
+  CHECK((P - Pexact).norm() <= 1e-10 * Pexact.norm());
+  CHECK((P - detail::calcImpulsesDense(model, s, dvOff, VectorXd())).norm() <= 1e-10 * Pexact.norm());
+  // a residual the rows can remove is not taken for one: an answer within the tolerance has
+  // no optimality computed, and the jump in range gives a residual at round-off
+  detail::ImpulseReport exactRep;
+  detail::recoverImpulses(model, ws, dv, VectorXd(), Pexact, &exactRep, 1e-9);
+  CHECK(exactRep.residual < 1e-12);
+  CHECK(exactRep.optimality == -1);
+}
+
+TEST_CASE("a velocity projection with inactive contacts factorizes once, as without them",
+          "[contact][projection]") {
+  // Inactive contacts are zero rows, which the factorization counts among its released rows:
+  // they sent every velocity projection to a second factorization at the larger
+  // regularization meant for nearly dependent rows.
+  for (const bool contacts : {false, true}) {
+    bench::ContactChainOptions o;
+    o.N = 5;
+    o.contacts = contacts;
+    const Scene scene = sceneFromJson(bench::contactChainScene(o), "scene.json");
+    ModelSystem system(scene.model);
+    OneSidedHandler handler(system);
+    State s = scene.model.initialState();
+    VectorXd qdd = VectorXd::Zero(s.v.size());
+    REQUIRE(system.calcAccelerations(s, qdd).structured);  // (the structured path set up)
+    for (Eigen::Index i = 0; i < s.v.size(); ++i) s.v(i) += 1e-3 * static_cast<double>(i % 7);  // off the rows
+    ProjectionOptions po;
+    po.maxIterations = 8;
+    po.tolerance = 1e-13;
+    const ProjectionReport rep = system.projectVelocities(s, po);
+    INFO("contacts " << contacts << ", " << handler.candidates().size() << " candidates, residual " << rep.residualBefore
+                     << " -> " << rep.residualAfter);
+    CHECK(handler.candidates().size() == (contacts ? 5u : 0u));
+    CHECK(rep.residualBefore > 1e-4);
+    CHECK(rep.converged);
+    CHECK(rep.factorizations == 1);
+  }
+}
+
+TEST_CASE("a resolution leaves its last solve for the integrator's restart at the same state",
+          "[contact][events]") {
+  // The complementarity's last trial is the evaluation at the resolved state with the final set:
+  // the restart's event functions take its multipliers and its factorization serves the first
+  // stage. (The handler used to forget it on the way out, and the restart solved again.)
+  bench::ContactChainOptions o;
+  o.N = 1;
+  o.lying = true;
+  o.height = 0.0;  // a rod resting on its two circles
+  const Scene scene = sceneFromJson(bench::contactChainScene(o), "scene.json");
+  ModelSystem system(scene.model);
+  OneSidedHandler handler(system);
+  REQUIRE(handler.candidates().size() == 2);
+  State s = scene.model.initialState();
+  handler.resolve(s);
+  for (const auto& c : handler.candidates()) CHECK(c.rows->active(c.k));
+  JointMultipliers mult;
+  REQUIRE(system.lastMultipliers(s, mult));
+  // half the weight at each end (compressive: positive)
+  for (const auto& c : handler.candidates()) CHECK(mult.total(c.row) == Approx(o.mass * kScaleG / 2).epsilon(1e-9));
+  const long long before = system.structuredEvaluations() - system.reusedFactorizations();
+  VectorXd qdd = VectorXd::Zero(s.v.size());
+  REQUIRE(system.calcAccelerations(s, qdd).ok());
+  CHECK(system.structuredEvaluations() - system.reusedFactorizations() == before);  // no new factorization
+  CHECK(qdd.cwiseAbs().maxCoeff() < 1e-9);
+}
+
 /// A planar chain of N rods lying flat `height` above the floor (bench/contact_chain_model.hpp).
 bench::ContactChainOptions lyingChain(int N, double height, double restitution) {
   bench::ContactChainOptions o;
@@ -203,6 +311,48 @@ TEST_CASE("a chain swinging down onto its circles rocks to rest: every active se
   // one projection per trial set: about two per impact
   CHECK(handler.impulseRecoveries() < 3 * (impacts + rest));
   CHECK(handler.denseMultiplierSolves() == 0);
+}
+
+TEST_CASE("a rocking chain's small impacts: least-squares impulses kept sparse, the dense recovery's run again",
+          "[contact][impact][scale]") {
+  // Settling on its circles, the chain has impacts whose jump is some 1e-8 of the velocities,
+  // projected onto the 60 hinge rows and the contacts in touch, ill-conditioned together: the
+  // tall QR's residual stops near 1e-9, over the tolerance, and those recoveries went to the
+  // dense decomposition (5 ms each at 300 coordinates), which gives the same impulses. With the least-squares check they stay
+  // sparse; refusing it (a zero inconsistency tolerance) sends exactly those to the dense
+  // recovery, and the run is the same.
+  bench::ContactChainOptions o;
+  o.N = 30;
+  const Scene scene = sceneFromJson(bench::contactChainScene(o), "scene.json");
+  const auto run = [&](double inconsistency, long long& leastSquares, long long& dense) {
+    ModelSystem system(scene.model);
+    OneSidedOptions oo;
+    oo.impulseInconsistencyTolerance = inconsistency;
+    OneSidedHandler handler(system, oo);
+    NullRecorder rec;
+    const SimulationResult r = runSimulation(system, scaleSettings(2.0, 1e-8), rec, handler);
+    INFO(r.message);
+    REQUIRE(r.completed());
+    leastSquares = handler.leastSquaresImpulses();
+    dense = handler.denseImpulseRecoveries();
+    return handler.events();
+  };
+  long long kept = 0, keptDense = 0, refused = 0, refusedDense = 0;
+  const auto withCheck = run(1e-6, kept, keptDense);
+  const auto without = run(0.0, refused, refusedDense);
+  CHECK(kept > 0);
+  CHECK(keptDense == 0);
+  CHECK(refused == 0);
+  CHECK(refusedDense == kept);
+  REQUIRE(without.size() == withCheck.size());
+  double largest = 0;
+  for (const auto& e : withCheck) largest = std::max(largest, std::abs(e.impulse));
+  for (std::size_t i = 0; i < withCheck.size(); ++i) {
+    INFO("event " << i << " " << withCheck[i].kind << " of " << withCheck[i].joint);
+    CHECK(without[i].kind == withCheck[i].kind);
+    CHECK(without[i].t == Approx(withCheck[i].t).margin(1e-9));
+    CHECK(without[i].impulse == Approx(withCheck[i].impulse).margin(1e-9 * largest));
+  }
 }
 
 TEST_CASE("the dense impulse recovery (the sparse QR's fallback) gives the sparse path's run, event for event",

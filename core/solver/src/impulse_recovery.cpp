@@ -182,8 +182,17 @@ void recoverImpulses(const Model& model, const ModelWorkspace& ws, const VectorX
     At.makeCompressed();
     Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qrT(At);
     if (qrT.info() == Eigen::Success && qrT.rank() == rows) {
-      finish(qrT.solve(r), static_cast<int>(rows));
-      if (report) report->method = ImpulseMethod::TallQr;
+      const VectorXd Pc = qrT.solve(r);
+      finish(Pc, static_cast<int>(rows));
+      if (report) {
+        report->method = ImpulseMethod::TallQr;
+        if (report->residual > acceptResidual) {
+          // is P the least-squares answer? The residual's own least-squares correction (the
+          // same factorization) tells how much of it the rows can still remove
+          const VectorXd dP = qrT.solve(VectorXd(At * Pc - r));
+          report->optimality = (At * dP).cwiseAbs().maxCoeff() / std::max(r.cwiseAbs().maxCoeff(), 1e-300);
+        }
+      }
       return;
     }
   }

@@ -33,6 +33,12 @@ struct ImpulseReport {
   int rows = 0;
   int rank = 0;
   double residual = 0;
+  /// TallQr only (else -1): how much of that residual the rows could still remove,
+  /// |A^T dP|_inf / |r|_inf with dP the least-squares correction of the residual (one more
+  /// solve). Round-off when P is the least-squares answer and the residual is r's own part
+  /// outside the range of A^T: a jump from a projection onto ill-conditioned rows carries one
+  /// of some 1e-9 of itself (the rocking chain's impacts), which no method removes.
+  double optimality = -1;
   ImpulseMethod method = ImpulseMethod::None;
 };
 

@@ -96,7 +96,9 @@ double OneSidedHandler::calcJointGap(const State& s, const Constraint& c) {
 void OneSidedHandler::setActive(int i, bool on, double target) {
   const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
   // the rows at a state changed: a factorization kept for that state (reused when q and t are
-  // the same) is not theirs any more
+  // the same) is not theirs any more. (setActive, setFriction and setSlip are the only places
+  // the rows change, so the handler forgets nothing else: what it solved last with the final
+  // set, at the resolved state, serves the integrator's restart there.)
   if (c.rows->active(c.k) != on || c.rows->velocityTarget(c.k) != target) system_.forgetCachedState();
   c.rows->setActive(c.k, on);
   c.rows->setVelocityTarget(c.k, target);
@@ -269,7 +271,6 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
   const int limit = opt_.iterationsPerCandidate * static_cast<int>(touching.size()) + 2;
   bool settledSet = false;
   for (int it = 0; it < limit; ++it) {
-    system_.forgetCachedState();
     const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
     if (!st.ok()) return;  // the run's own check reports it at the next evaluation
     calcMultipliers(s, st);
@@ -314,7 +315,6 @@ void OneSidedHandler::normalActiveSet(const State& s, const std::vector<int>& to
     spdlog::debug("t = {}: the acceleration-level active set of {} touching rows did not settle within {} solves",
                   s.t, touching.size(), limit);
   }
-  system_.forgetCachedState();
 }
 
 bool OneSidedHandler::frictionActiveSet(const State& s, const std::vector<int>& touching) {
@@ -322,7 +322,6 @@ bool OneSidedHandler::frictionActiveSet(const State& s, const std::vector<int>& 
   // inside the cone, |F_t| <= mu N; the one furthest outside starts to slip, in the direction
   // the stick force was holding it from (d = -sign F_t: the friction force mu N then acts
   // along F_t's direction, at the cone's edge).
-  system_.forgetCachedState();
   const AccelerationStatus st = system_.calcAccelerations(s, qdd_);
   if (!st.ok()) return false;
   calcMultipliers(s, st);
@@ -363,7 +362,6 @@ void OneSidedHandler::complementarity(const State& s, const std::vector<int>& to
     normalActiveSet(s, touching);
     if (withFriction == 0 || !frictionActiveSet(s, touching)) break;
   }
-  system_.forgetCachedState();
 }
 
 namespace {
@@ -401,7 +399,6 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
   for (int i : touching) slideBefore[static_cast<std::size_t>(i)] = calcSliding(s, i);
   // accumulation: a rebound that would fly for less than accumulationTime is made plastic
   // (the free gap acceleration from the state before, with the current active set)
-  system_.forgetCachedState();
   const AccelerationStatus st0 = system_.calcAccelerations(s, qdd_);
   for (int i : approaching) {
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
@@ -550,7 +547,6 @@ void OneSidedHandler::impact(State& s, const std::vector<int>& touching, const s
       // 10 gap tolerances, or a flight shorter than accumulationTime), stays in contact: a
       // block rocking on its corners comes to rest instead of rocking on at the tolerance's
       // scale (each event at a gap of -gapTolerance feeds it energy)
-      system_.forgetCachedState();
       if (system_.calcAccelerations(s, qdd_).ok()) {
         for (int i : touching) {
           if (inS[static_cast<std::size_t>(i)]) continue;
@@ -664,8 +660,15 @@ void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const 
   // QR of the wide A) a tiny pivot it keeps gave impulses of 1e30 and more, which then decide
   // the active set, and rows nearly dependent but of full rank can leave the tall form
   // inaccurate. The residual shows it; the dense complete orthogonal decomposition
-  // (rank-revealing) answers then.
-  if (!(rep.residual <= opt_.impulseResidualTolerance) || !P.allFinite()) {
+  // (rank-revealing) answers then, unless the residual is the jump's own part outside the
+  // rows' range (impulseInconsistencyTolerance), which the dense answer keeps as well.
+  const bool leastSquares = rep.optimality >= 0 && rep.optimality <= opt_.impulseResidualTolerance &&
+                            rep.residual <= opt_.impulseInconsistencyTolerance;
+  if (leastSquares && P.allFinite()) {
+    ++leastSquaresImpulses_;
+    spdlog::debug("t = {}: sparse impulses kept as the least-squares answer (optimality {})", s.t, rep.optimality);
+  }
+  if (!(rep.residual <= opt_.impulseResidualTolerance || leastSquares) || !P.allFinite()) {
     P = detail::calcImpulsesDense(model_, s, s.v - v0, F);
     ++denseImpulseRecoveries_;
     spdlog::debug("t = {}: sparse impulses rejected (relative residual {}): dense recovery", s.t, rep.residual);

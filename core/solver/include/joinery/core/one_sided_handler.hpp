@@ -36,6 +36,12 @@ struct OneSidedOptions {
   /// rank-revealing decomposition answers instead (counted: denseImpulseRecoveries). A
   /// negative value sends every impact to the dense recovery (tests compare the two).
   double impulseResidualTolerance = 1e-9;
+  /// A sparse answer over impulseResidualTolerance is kept all the same when it is the
+  /// least-squares one (the residual's own correction removes at most impulseResidualTolerance
+  /// of the jump) and the residual, the jump's part outside the rows' range, is at most this:
+  /// the jump of a projection onto ill-conditioned rows carries such a part, some 1e-9 of
+  /// itself, and the dense decomposition gives the same impulses (to 1e-15 on the rocking chain).
+  double impulseInconsistencyTolerance = 1e-6;
 };
 
 /// One one-sided candidate of the model.
@@ -100,6 +106,9 @@ class OneSidedHandler final : public OneSidedEvents {
   /// OneSidedOptions::impulseResidualTolerance: nearly dependent rows), recovered by the dense
   /// complete orthogonal decomposition instead.
   long long denseImpulseRecoveries() const noexcept { return denseImpulseRecoveries_; }
+  /// Of the sparse answers, the ones over OneSidedOptions::impulseResidualTolerance kept as the
+  /// least-squares answer (OneSidedOptions::impulseInconsistencyTolerance), so far.
+  long long leastSquaresImpulses() const noexcept { return leastSquaresImpulses_; }
   /// Multipliers the structured solve could not give (rows released: redundant, e.g. a chain
   /// lying on all its circles) and the sparse minimum-norm solve from its constraint force
   /// M q'' - Q did, so far.
@@ -161,7 +170,7 @@ class OneSidedHandler final : public OneSidedEvents {
   ModelWorkspace ws_;
   bool haveWs_ = false;
   long long impulseRecoveries_ = 0, denseMultipliers_ = 0, sparseMultipliers_ = 0, denseImpulseRecoveries_ = 0;
-  long long boundHits_ = 0, projectionImpulses_ = 0;
+  long long boundHits_ = 0, projectionImpulses_ = 0, leastSquaresImpulses_ = 0;
 };
 
 }  // namespace joinery
