@@ -35,6 +35,7 @@ struct OneSidedRun {
   MemoryRecorder rec;
   SimulationResult result;
   double e0 = 0, e1 = 0;  // energy at the start and the end (NaN when undefined)
+  long long structuredEvals = 0, denseEvals = 0;  // the ModelSystem's evaluations by path
   std::vector<OneSidedEvent> of(const std::string& kind) const {
     std::vector<OneSidedEvent> out;
     for (const auto& e : events)
@@ -57,6 +58,8 @@ inline OneSidedRun runOneSided(const nlohmann::json& doc) {
   REQUIRE(r.result.completed());
   r.e0 = system.calcEnergy(scene.model.initialState()).value_or(std::nan(""));
   r.e1 = system.calcEnergy(r.result.state).value_or(std::nan(""));
+  r.structuredEvals = system.structuredEvaluations();
+  r.denseEvals = system.denseEvaluations();
   return r;
 }
 

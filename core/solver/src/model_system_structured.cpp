@@ -121,8 +121,10 @@ StructuredPath::Outcome StructuredPath::solve(const SystemContext& ctx, const St
   if (ctx.model.hasNonideal()) {
     // the dense solver answers models with non-ideal joints as a whole (their work C needs the
     // ideal forces of every joint), and where the multipliers are not unique (released rows:
-    // the magnitudes Fi are those of the minimum-norm multipliers there)
-    if (!denseComps_.empty() || out.released > 0) return Outcome::Failed;
+    // the magnitudes Fi are those of the minimum-norm multipliers there). Zero rows (an
+    // inactive contact, a slipping point's tangential row) are decoupled, multiplier 0: they
+    // sent every evaluation of a model with friction to the dense solver
+    if (!denseComps_.empty() || out.released > kkt_.zeroRows()) return Outcome::Failed;
     return addNonidealWork(ctx, s, b, qdd, out, bsNorm) ? Outcome::Solved : Outcome::Failed;
   }
   if (denseComps_.empty()) {

@@ -232,9 +232,15 @@ double OneSidedHandler::slidingFunction(const State& s, int i) {
   const int mode = frictionMode(i);
   if (mode == OneSidedRows::kNoFriction || mode == OneSidedRows::kStick) return 1.0;  // (stick: the forces')
   const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
+  // the sliding stops at half the speed tolerance past zero (as a gap closes at -gapTolerance;
+  // within the tolerance, where the resolution takes the point for one at rest): a point made to
+  // slip at zero speed while other points hold the body (a box on two corners whose lighter
+  // corner leaves its cone under the minimum-norm split of the tangential force) keeps a
+  // sliding speed of round-off, which crossed zero after every resolution: the events at one
+  // instant never ended. The stick that follows a stop starts from exactly zero (resolve).
   if (mode == OneSidedRows::kSlip)  // spatial: along the reference direction (acceptStep)
-    return calcSliding(s, i).dot(c.rows->slipDirection(c.k));
-  return mode * calcSlidingVelocity(s, i);
+    return calcSliding(s, i).dot(c.rows->slipDirection(c.k)) + 0.5 * speedScale(s);
+  return mode * calcSlidingVelocity(s, i) + 0.5 * speedScale(s);
 }
 
 bool OneSidedHandler::acceptStep(const State& s, VecRef values) {
@@ -252,7 +258,7 @@ bool OneSidedHandler::acceptStep(const State& s, VecRef values) {
     if (!(speed > 0) || !std::isfinite(speed)) continue;
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     c.rows->setSlipDirection(c.k, v / speed);
-    values(nc + static_cast<Eigen::Index>(f)) = speed;
+    values(nc + static_cast<Eigen::Index>(f)) = speed + 0.5 * speedScale(s);  // (slidingFunction at the moved reference)
     moved = true;
   }
   if (moved) system_.forgetCachedState();
