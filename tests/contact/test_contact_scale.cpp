@@ -38,6 +38,17 @@ VectorXd scaleImpactJump(ModelSystem& system, OneSidedHandler& handler, State& s
   return s.v - v0;
 }
 
+/// Three rods lying 1 cm above the floor on four circles, all moving at (0.3, -1.5) m/s.
+json landingThreeRods() {
+  bench::ContactChainOptions o;
+  o.N = 3;
+  o.lying = true;
+  o.height = 0.01;
+  json doc = bench::contactChainScene(o);
+  for (auto& body : doc["bodies"]) body["velocity"] = {0.3, -1.5};
+  return doc;
+}
+
 /// The sparse and the dense recovery at `s` (the state after the jump dv), by the method
 /// expected first and by the QR form that answers when the normal equations are refused.
 void checkScaleRecovery(const Model& model, const State& s, const VectorXd& dv, const VectorXd& F, int rank,
@@ -86,12 +97,7 @@ TEST_CASE("impulse recovery by sparse normal equations or QR equals the dense mi
     for (const auto& cand : handler.candidates()) CHECK(P(cand.row) == Approx(m * 3.0 / 4).epsilon(1e-12));
   }
   SECTION("a planar chain of three rods landing tilted on four circles, with and without friction impulses") {
-    bench::ContactChainOptions o;
-    o.N = 3;
-    o.lying = true;
-    o.height = 0.01;
-    json doc = bench::contactChainScene(o);
-    for (auto& body : doc["bodies"]) body["velocity"] = {0.3, -1.5};
+    json doc = landingThreeRods();
     doc["bodies"][1]["angular_velocity"] = 2.0;
     const Scene scene = sceneFromJson(doc, "scene.json");
     ModelSystem system(scene.model);
@@ -122,13 +128,7 @@ TEST_CASE("a jump slightly outside the rows' range: the QR of A^T gives the leas
   // decomposition only repeats the least-squares one. The tall form measures the part of its
   // residual that the rows could still remove (ImpulseReport::optimality): round-off here,
   // against a residual of 1e-7 that the normal equations' check refuses.
-  bench::ContactChainOptions o;
-  o.N = 3;
-  o.lying = true;
-  o.height = 0.01;
-  json doc = bench::contactChainScene(o);
-  for (auto& body : doc["bodies"]) body["velocity"] = {0.3, -1.5};
-  const Scene scene = sceneFromJson(doc, "scene.json");
+  const Scene scene = sceneFromJson(landingThreeRods(), "scene.json");
   const Model& model = scene.model;
   ModelSystem system(model);
   OneSidedHandler handler(system);
