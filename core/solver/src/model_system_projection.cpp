@@ -220,7 +220,7 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
           fresh = true;
           if (unreleased) {
             factorAt(smallLambda);
-            if (factored.factorized && factored.released > factored.zeroRows) unreleased = false;  // (zero rows: absent, decoupled)
+            if (factored.factorized && factored.releasedNonzero() > 0) unreleased = false;
           }
           if (!unreleased) factorAt(run.lambda);
           if (!factored.factorized) return false;
@@ -238,7 +238,7 @@ bool Projector::structuredSteps(const SystemContext& ctx, const ProjectionOption
         }
         firstStep = false;
         if (impulsesValid_) {
-          if (factored.released != kkt.zeroRows()) {
+          if (factored.releasedNonzero() != 0) {
             impulsesValid_ = false;
           } else {
             kkt.lastMultipliers(stepImpulse_);

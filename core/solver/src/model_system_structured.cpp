@@ -121,16 +121,15 @@ StructuredPath::Outcome StructuredPath::solve(const SystemContext& ctx, const St
   if (ctx.model.hasNonideal()) {
     // the dense solver answers models with non-ideal joints as a whole (their work C needs the
     // ideal forces of every joint), and where the multipliers are not unique (released rows:
-    // the magnitudes Fi are those of the minimum-norm multipliers there). Zero rows (an
-    // inactive contact, a slipping point's tangential row) are decoupled, multiplier 0: they
-    // sent every evaluation of a model with friction to the dense solver
-    if (!denseComps_.empty() || out.released > kkt_.zeroRows()) return Outcome::Failed;
+    // the magnitudes Fi are those of the minimum-norm multipliers there; zero rows, e.g. an
+    // inactive contact or a slipping point's tangential row, are not: SparseOutcome)
+    if (!denseComps_.empty() || out.releasedNonzero() > 0) return Outcome::Failed;
     return addNonidealWork(ctx, s, b, qdd, out, bsNorm) ? Outcome::Solved : Outcome::Failed;
   }
   if (denseComps_.empty()) {
     // unique multipliers (no row released but zero rows, e.g. inactive one-sided rows, whose
     // multiplier is 0): read from kkt_ on demand
-    if (out.released == kkt_.zeroRows()) {
+    if (out.releasedNonzero() == 0) {
       multPending_ = true;
       multReady_ = true;
     }

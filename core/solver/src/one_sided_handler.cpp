@@ -239,8 +239,8 @@ double OneSidedHandler::slidingFunction(const State& s, int i) {
   // sliding speed of round-off, which crossed zero after every resolution: the events at one
   // instant never ended. The stick that follows a stop starts from exactly zero (resolve).
   if (mode == OneSidedRows::kSlip)  // spatial: along the reference direction (acceptStep)
-    return calcSliding(s, i).dot(c.rows->slipDirection(c.k)) + 0.5 * speedScale(s);
-  return mode * calcSlidingVelocity(s, i) + 0.5 * speedScale(s);
+    return calcSliding(s, i).dot(c.rows->slipDirection(c.k)) + slidingStopMargin(s);
+  return mode * calcSlidingVelocity(s, i) + slidingStopMargin(s);
 }
 
 bool OneSidedHandler::acceptStep(const State& s, VecRef values) {
@@ -258,7 +258,7 @@ bool OneSidedHandler::acceptStep(const State& s, VecRef values) {
     if (!(speed > 0) || !std::isfinite(speed)) continue;
     const OneSidedCandidate& c = candidates_[static_cast<std::size_t>(i)];
     c.rows->setSlipDirection(c.k, v / speed);
-    values(nc + static_cast<Eigen::Index>(f)) = speed + 0.5 * speedScale(s);  // (slidingFunction at the moved reference)
+    values(nc + static_cast<Eigen::Index>(f)) = speed + slidingStopMargin(s);  // (slidingFunction there)
     moved = true;
   }
   if (moved) system_.forgetCachedState();
@@ -668,13 +668,14 @@ void OneSidedHandler::recoverImpulses(const State& s, const VectorXd& v0, const 
   // inaccurate. The residual shows it; the dense complete orthogonal decomposition
   // (rank-revealing) answers then, unless the residual is the jump's own part outside the
   // rows' range (impulseInconsistencyTolerance), which the dense answer keeps as well.
-  const bool leastSquares = rep.optimality >= 0 && rep.optimality <= opt_.impulseResidualTolerance &&
+  const bool within = rep.residual <= opt_.impulseResidualTolerance;
+  const bool leastSquares = !within && rep.optimality >= 0 && rep.optimality <= opt_.impulseResidualTolerance &&
                             rep.residual <= opt_.impulseInconsistencyTolerance;
   if (leastSquares && P.allFinite()) {
     ++leastSquaresImpulses_;
     spdlog::debug("t = {}: sparse impulses kept as the least-squares answer (optimality {})", s.t, rep.optimality);
   }
-  if (!(rep.residual <= opt_.impulseResidualTolerance || leastSquares) || !P.allFinite()) {
+  if (!(within || leastSquares) || !P.allFinite()) {
     P = detail::calcImpulsesDense(model_, s, s.v - v0, F);
     ++denseImpulseRecoveries_;
     spdlog::debug("t = {}: sparse impulses rejected (relative residual {}): dense recovery", s.t, rep.residual);

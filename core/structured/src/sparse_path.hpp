@@ -40,6 +40,11 @@ struct SparseOutcome {
   int released = 0;         ///< replaced row pivots: redundant or nearly dependent rows, and zero rows
   int dependent = 0;        ///< of them, rows dependent to round-off (|pivot| < 1e-8 / rho)
   int zeroRows = 0;         ///< of them, zero rows (BlockKkt::zeroRows): decoupled, no refinement needed
+  /// The released rows that are not zero rows: redundant or nearly dependent rows. A zero row
+  /// (an inactive one-sided row) is decoupled with multiplier 0 and changes nothing of the
+  /// others; counting it as released sent the velocity projection to a second factorization
+  /// and non-ideal models to the dense solver.
+  int releasedNonzero() const noexcept { return released - zeroRows; }
   int iterations = 0;
   double residual = 0;      ///< |As x - bs| (2-norm)
   double rhsNorm = 0;       ///< |bs|

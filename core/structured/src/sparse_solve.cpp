@@ -293,7 +293,7 @@ void BlockKkt::iterate(const ModelWorkspace& ws, const VectorXd* q, const Vector
   // replaced pivots need the refinement (a chain with 100 contacts not touching refined every
   // evaluation: 94 against 66 us per evaluation, bench/contact_chain). With a failed component
   // (not factorized to its end: its zero rows' pivots may not be among the released) as before.
-  const bool refine = out.released > out.zeroRows || out.failedComponents > 0;
+  const bool refine = out.releasedNonzero() > 0 || out.failedComponents > 0;
   const double qNorm = q && refine ? q->norm() : 0.0;
   const int iters = std::max(2, maxIterations + 1);
   for (int it = 1; it <= iters; ++it) {

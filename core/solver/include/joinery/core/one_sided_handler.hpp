@@ -151,6 +151,9 @@ class OneSidedHandler final : public OneSidedEvents {
   void impact(State& s, const std::vector<int>& touching, const std::vector<int>& approaching,
               const std::vector<double>& rate);
   double speedScale(const State& s) const;
+  /// Half the speed tolerance: a slipping point's event function is its sliding speed along
+  /// its direction plus this (the stop is located within the tolerance, past zero).
+  double slidingStopMargin(const State& s) const { return 0.5 * speedScale(s); }
   /// P (every row) from the jump s.v - v0 and the friction impulses F (n, or empty) at `s`.
   void recoverImpulses(const State& s, const VectorXd& v0, const VectorXd& F, VectorXd& P);
   /// mult_ at `s`, right after calcAccelerations(s, qdd_) returned `st` (counts the sparse and
